@@ -1,0 +1,127 @@
+//! Operator actions on a data directory: the first-start bootstrap and the `admin` subcommands.
+//! They work while a server runs on the same directory: it reads credentials from storage.
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use chrono::Utc;
+
+use crate::scopes::Scope;
+use crate::secrets::{CredentialKind, Secret, new_id, new_secret};
+use crate::store::{NewApiKey, Store, StoreError, Workspace};
+
+/// Name of the file holding the first admin key.
+pub const ADMIN_KEY_FILE: &str = "admin.key";
+/// Name of the workspace made on first start.
+pub const DEFAULT_WORKSPACE: &str = "default";
+
+/// On an empty store: creates workspace `default` and an admin key with every scope, prints the
+/// key once and writes it to `DIR/admin.key` (mode 0600). Later: says where the file is.
+pub async fn first_start(store: &Arc<dyn Store>, data_dir: &Path) -> anyhow::Result<()> {
+    let key_path = data_dir.join(ADMIN_KEY_FILE);
+    let workspace = Workspace {
+        id: new_id("ws_"),
+        name: DEFAULT_WORKSPACE.into(),
+    };
+    let (key, secret) = new_key(&workspace.id, Scope::ALL.to_vec());
+    if store.bootstrap(workspace, key).await? {
+        write_private(&key_path, &format!("{}\n", secret.expose()))?;
+        println!(
+            "Created workspace \"{DEFAULT_WORKSPACE}\" and an admin API key with every scope."
+        );
+        println!(
+            "Admin API key (shown once; also saved to {}):",
+            key_path.display()
+        );
+        println!();
+        println!("    {}", secret.expose());
+        println!();
+    } else if key_path.exists() {
+        tracing::info!("admin API key is in {}", key_path.display());
+    }
+    Ok(())
+}
+
+/// Creates workspace `name` with an API key holding every scope; returns the key.
+pub async fn create_workspace(store: &Arc<dyn Store>, name: &str) -> anyhow::Result<Secret> {
+    let name = name.trim();
+    if name.is_empty() || name.len() > 100 || name.chars().any(char::is_control) {
+        bail!("workspace name must be 1 to 100 characters without control characters");
+    }
+    let workspace = Workspace {
+        id: new_id("ws_"),
+        name: name.to_string(),
+    };
+    let workspace_id = workspace.id.clone();
+    match store.create_workspace(workspace).await {
+        Err(StoreError::WorkspaceExists) => bail!("workspace {name:?} already exists"),
+        other => other?,
+    }
+    let (key, secret) = new_key(&workspace_id, Scope::ALL.to_vec());
+    store.create_api_key(key).await?;
+    Ok(secret)
+}
+
+/// Creates an API key in workspace `name` with `scopes` (every scope when empty).
+pub async fn create_key(
+    store: &Arc<dyn Store>,
+    workspace: &str,
+    scopes: &[String],
+) -> anyhow::Result<Secret> {
+    let found = store
+        .workspace_by_name(workspace)
+        .await?
+        .with_context(|| format!("no workspace named {workspace:?}"))?;
+    let scopes = if scopes.is_empty() {
+        Scope::ALL.to_vec()
+    } else {
+        scopes
+            .iter()
+            .map(|s| Scope::parse(s).with_context(|| format!("unknown scope {s:?}")))
+            .collect::<anyhow::Result<Vec<_>>>()?
+    };
+    let (key, secret) = new_key(&found.id, scopes);
+    store.create_api_key(key).await?;
+    Ok(secret)
+}
+
+fn new_key(workspace_id: &str, scopes: Vec<Scope>) -> (NewApiKey, Secret) {
+    let secret = new_secret(CredentialKind::ApiKey);
+    let key = NewApiKey {
+        id: new_id("key_"),
+        workspace_id: workspace_id.to_string(),
+        scopes,
+        digest: secret.digest(),
+        created_at: Utc::now(),
+    };
+    (key, secret)
+}
+
+/// Creates `dir` (and parents) readable by the owner only.
+pub fn create_private_dir(dir: &Path) -> anyhow::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder
+        .create(dir)
+        .with_context(|| format!("cannot create data directory {}", dir.display()))
+}
+
+/// Writes `contents` to a new file readable by the owner only.
+fn write_private(path: &Path, contents: &str) -> anyhow::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options
+        .open(path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    #[cfg(unix)]
+    file.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
+    file.write_all(contents.as_bytes())?;
+    file.sync_all()?;
+    Ok(())
+}

@@ -1,0 +1,226 @@
+//! Authentication and scopes: a layer that resolves the bearer credential and spends the rate
+//! limit of its workspace (or of the client address), and an extractor that enforces a scope.
+
+use std::marker::PhantomData;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+
+use axum::extract::{ConnectInfo, FromRequestParts, Request, State};
+use axum::http::HeaderMap;
+use axum::http::header::AUTHORIZATION;
+use axum::http::request::Parts;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use chrono::Utc;
+
+use crate::audit::actions;
+use crate::error::ApiError;
+use crate::rate_limit::Bucket;
+use crate::request_id::RequestId;
+use crate::scopes::Scope;
+use crate::secrets::{SecretDigest, classify, is_token_id};
+use crate::state::AppState;
+use crate::store::{self, AuditEntry, Credential};
+
+/// Who is calling: the credential that authenticated and what it may do.
+#[derive(Debug, Clone)]
+pub struct Principal {
+    /// `key_...` or `tok_...`.
+    pub credential_id: String,
+    pub workspace_id: String,
+    pub scopes: Vec<Scope>,
+}
+
+/// Why a request is not authenticated. `workspace_id` is known when the credential exists but
+/// may no longer be used (revoked, expired), so the denial can be audited.
+#[derive(Debug, Clone)]
+pub struct Denied {
+    message: &'static str,
+    credential_id: Option<String>,
+    workspace_id: Option<String>,
+}
+
+impl Denied {
+    fn invalid() -> Self {
+        Denied {
+            message: "Missing or invalid API key",
+            credential_id: None,
+            workspace_id: None,
+        }
+    }
+}
+
+/// What the auth layer found, for the extractor.
+type Outcome = Result<Principal, Denied>;
+
+async fn resolve(state: &AppState, headers: &HeaderMap) -> Result<Outcome, ApiError> {
+    let presented = headers
+        .get(AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, secret)| secret.trim());
+    let Some((secret, kind)) = presented.and_then(|s| classify(s).map(|kind| (s, kind))) else {
+        return Ok(Err(Denied::invalid()));
+    };
+    let Some(credential) = state
+        .store
+        .find_credential(kind, SecretDigest::of(secret))
+        .await?
+    else {
+        return Ok(Err(Denied::invalid()));
+    };
+    let now = store::now();
+    let denied = |message| Denied {
+        message,
+        credential_id: Some(credential.id.clone()),
+        workspace_id: Some(credential.workspace_id.clone()),
+    };
+    if credential.revoked {
+        return Ok(Err(denied("Missing or invalid API key")));
+    }
+    if credential.expires_at.is_some_and(|at| at <= now) {
+        return Ok(Err(denied("Token has expired")));
+    }
+    state.last_used.record(&state.store, &credential, now).await;
+    Ok(Ok(principal(credential)))
+}
+
+fn principal(credential: Credential) -> Principal {
+    Principal {
+        credential_id: credential.id,
+        workspace_id: credential.workspace_id,
+        scopes: credential.scopes,
+    }
+}
+
+/// Layer: resolves the credential, counts the request against its workspace (or the client
+/// address when there is no valid credential), refuses with 429 past the limit, and writes the
+/// rate-limit headers on every response.
+pub async fn layer(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
+    let outcome = resolve(&state, request.headers()).await;
+    let bucket = match &outcome {
+        Ok(Ok(principal)) => Bucket::Workspace(principal.workspace_id.clone()),
+        _ => Bucket::Address(client_address(&request)),
+    };
+    let decision = state.limiter.check(bucket, Utc::now().timestamp());
+    let mut response = match outcome {
+        _ if !decision.allowed => ApiError::RateLimited {
+            retry_after: decision.retry_after,
+        }
+        .into_response(),
+        Err(err) => err.into_response(),
+        Ok(outcome) => {
+            request.extensions_mut().insert(outcome);
+            next.run(request).await
+        }
+    };
+    decision.write_headers(response.headers_mut());
+    response
+}
+
+fn client_address(request: &Request) -> IpAddr {
+    request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |info| info.0.ip())
+}
+
+/// The scope a handler needs, named by a marker type (see [`require`]).
+pub trait Requirement: Send + Sync + 'static {
+    /// `None`: any valid credential will do.
+    const SCOPE: Option<Scope>;
+}
+
+/// Marker types for [`Authenticated`], one per scope a handler may require.
+pub mod require {
+    use super::{Requirement, Scope};
+
+    macro_rules! requirements {
+        ($($(#[$doc:meta])* $name:ident => $scope:expr;)*) => {$(
+            $(#[$doc])*
+            pub struct $name;
+            impl Requirement for $name {
+                const SCOPE: Option<Scope> = $scope;
+            }
+        )*};
+    }
+
+    requirements! {
+        /// Any valid credential.
+        AnyScope => None;
+        /// `tokens:read`.
+        TokensRead => Some(Scope::TokensRead);
+        /// `tokens:write`.
+        TokensWrite => Some(Scope::TokensWrite);
+        /// `tokens:rotate`.
+        TokensRotate => Some(Scope::TokensRotate);
+        /// `tokens:revoke`.
+        TokensRevoke => Some(Scope::TokensRevoke);
+        /// `audit:read`.
+        AuditRead => Some(Scope::AuditRead);
+    }
+}
+
+/// Extractor: an authenticated caller holding `R`'s scope. Refuses with 401 or 403 before any
+/// body is read, and writes an `auth.denied` audit entry when the workspace is known.
+pub struct Authenticated<R: Requirement> {
+    pub principal: Principal,
+    /// The request id, for audit entries.
+    pub request_id: Option<String>,
+    _requirement: PhantomData<R>,
+}
+
+impl<R: Requirement> FromRequestParts<AppState> for Authenticated<R> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let request_id = parts.extensions.get::<RequestId>().map(|r| r.0.clone());
+        let outcome = parts
+            .extensions
+            .get::<Outcome>()
+            .cloned()
+            .unwrap_or_else(|| Err(Denied::invalid()));
+        let target = target_token(parts.uri.path());
+        let principal = match outcome {
+            Ok(principal) => principal,
+            Err(denied) => {
+                if let (Some(workspace), Some(actor)) = (denied.workspace_id, denied.credential_id)
+                {
+                    let entry = AuditEntry::new(&workspace, actions::AUTH_DENIED, &actor)
+                        .token(about(target, &actor))
+                        .request(request_id);
+                    state.store.record_audit(entry).await?;
+                }
+                return Err(ApiError::Unauthorized(denied.message.into()));
+            }
+        };
+        if let Some(scope) = R::SCOPE.filter(|s| !principal.scopes.contains(s)) {
+            let about = about(target, &principal.credential_id);
+            state.audit_denied(&principal, about, request_id).await?;
+            return Err(ApiError::Forbidden(format!(
+                "Missing required scope: {}",
+                scope.as_str()
+            )));
+        }
+        Ok(Authenticated {
+            principal,
+            request_id,
+            _requirement: PhantomData,
+        })
+    }
+}
+
+/// The token a request path names (`.../tokens/tok_...`), for audit entries.
+fn target_token(path: &str) -> Option<String> {
+    let mut segments = path.split('/').skip_while(|s| *s != "tokens").skip(1);
+    segments
+        .next()
+        .filter(|id| is_token_id(id))
+        .map(str::to_string)
+}
+
+/// The token a denial is about: the one the path names, else the refused credential when it is
+/// a token.
+pub fn about(target: Option<String>, credential_id: &str) -> Option<String> {
+    target.or_else(|| is_token_id(credential_id).then(|| credential_id.to_string()))
+}

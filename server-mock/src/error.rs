@@ -1,0 +1,108 @@
+//! The one error type of the token API, written as the spec's error body.
+
+use axum::Json;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::store::StoreError;
+
+/// `Result` with [`ApiError`] as the error.
+pub type Result<T, E = ApiError> = std::result::Result<T, E>;
+
+/// Every way a token API request can fail. The message is safe to show a client: it never holds a
+/// secret or an internal cause (those are logged, without secrets, where they arise).
+#[derive(Debug)]
+pub enum ApiError {
+    BadRequest(String),
+    Unauthorized(String),
+    Forbidden(String),
+    NotFound(String),
+    Conflict(String),
+    Unprocessable(String),
+    RateLimited { retry_after: u64 },
+    Internal,
+}
+
+/// The error body: `{"error": code, "message": text, "status": int}`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErrorBody {
+    /// Machine-readable code, e.g. `not_found`.
+    pub error: &'static str,
+    /// Human-readable explanation.
+    pub message: String,
+    /// Mirrors the HTTP status.
+    pub status: u16,
+}
+
+impl ApiError {
+    /// The HTTP status this error is sent with.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
+            ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::Conflict(_) => StatusCode::CONFLICT,
+            ApiError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// The body this error is sent with.
+    pub fn body(&self) -> ErrorBody {
+        let (error, message) = match self {
+            ApiError::BadRequest(m) => ("bad_request", m.clone()),
+            ApiError::Unauthorized(m) => ("unauthorized", m.clone()),
+            ApiError::Forbidden(m) => ("forbidden", m.clone()),
+            ApiError::NotFound(m) => ("not_found", m.clone()),
+            ApiError::Conflict(m) => ("conflict", m.clone()),
+            ApiError::Unprocessable(m) => ("unprocessable_entity", m.clone()),
+            ApiError::RateLimited { retry_after } => (
+                "rate_limited",
+                format!("Rate limit exceeded; retry in {retry_after} s"),
+            ),
+            ApiError::Internal => ("internal_error", "Internal server error".to_string()),
+        };
+        ErrorBody {
+            error,
+            message,
+            status: self.status().as_u16(),
+        }
+    }
+
+    /// 404 for a token id that is unknown or belongs to another workspace.
+    pub fn token_not_found(id: &str) -> Self {
+        ApiError::NotFound(format!("No token with id {}", truncate(id, 64)))
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut response = (self.status(), Json(self.body())).into_response();
+        if let ApiError::RateLimited { retry_after } = self {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
+        }
+        response
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(err: StoreError) -> Self {
+        tracing::error!(error = %err, "storage failed");
+        ApiError::Internal
+    }
+}
+
+/// Cuts client-supplied text that is echoed in a message to `max` characters.
+pub fn truncate(text: &str, max: usize) -> String {
+    let mut out: String = text.chars().filter(|c| !c.is_control()).take(max).collect();
+    if text.chars().count() > max {
+        out.push('…');
+    }
+    out
+}

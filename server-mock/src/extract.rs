@@ -1,0 +1,136 @@
+//! Our own extractors, so that every bad request gets the spec's error body instead of axum's
+//! plain-text rejections.
+
+use std::time::Duration;
+
+use axum::extract::{FromRequest, FromRequestParts, Path, Request};
+use axum::http::header::CONTENT_TYPE;
+use axum::http::request::Parts;
+use serde::de::DeserializeOwned;
+
+use crate::error::ApiError;
+use crate::secrets::is_token_id;
+use crate::store::PageRequest;
+
+/// Largest request body accepted (the spec has no 413, so larger bodies are a 400).
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+/// How long a client may take to send its body.
+const BODY_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default and largest page sizes.
+pub const DEFAULT_PER_PAGE: u64 = 25;
+pub const MAX_PER_PAGE: u64 = 100;
+
+/// A JSON body: `Content-Type: application/json`, at most 64 KiB, valid UTF-8 JSON of shape `T`.
+pub struct ApiJson<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, _state: &S) -> Result<Self, ApiError> {
+        if !is_json(request.headers().get(CONTENT_TYPE)) {
+            return Err(ApiError::BadRequest(
+                "Content-Type must be application/json".into(),
+            ));
+        }
+        let body = axum::body::to_bytes(request.into_body(), MAX_BODY_BYTES);
+        let bytes = match tokio::time::timeout(BODY_TIMEOUT, body).await {
+            Err(_) => {
+                return Err(ApiError::BadRequest(
+                    "Request body arrived too slowly".into(),
+                ));
+            }
+            Ok(Err(_)) => {
+                return Err(ApiError::BadRequest(format!(
+                    "Request body is larger than {MAX_BODY_BYTES} bytes or was cut off"
+                )));
+            }
+            Ok(Ok(bytes)) => bytes,
+        };
+        if std::str::from_utf8(&bytes).is_err() {
+            return Err(ApiError::BadRequest(
+                "Request body is not valid UTF-8".into(),
+            ));
+        }
+        serde_json::from_slice(&bytes).map(ApiJson).map_err(|err| {
+            let what = match err.classify() {
+                serde_json::error::Category::Data => "Invalid request body",
+                _ => "Malformed JSON",
+            };
+            ApiError::BadRequest(format!("{what}: {err}"))
+        })
+    }
+}
+
+fn is_json(content_type: Option<&axum::http::HeaderValue>) -> bool {
+    content_type
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/json"))
+}
+
+/// The query string as name/value pairs.
+pub struct Query(Vec<(String, String)>);
+
+impl<S: Send + Sync> FromRequestParts<S> for Query {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
+        let raw = parts.uri.query().unwrap_or("");
+        serde_urlencoded::from_str(raw)
+            .map(Query)
+            .map_err(|_| ApiError::BadRequest("Malformed query string".into()))
+    }
+}
+
+impl Query {
+    /// The last value given for `name`, if any.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// `page` (default 1, at least 1) and `per_page` (default 25, 1 to 100).
+    /// Not an integer: 400. An integer out of range: 422 naming the field.
+    pub fn page_request(&self) -> Result<PageRequest, ApiError> {
+        let page = self.integer("page", 1, u64::MAX / MAX_PER_PAGE, 1)?;
+        let per_page = self.integer("per_page", 1, MAX_PER_PAGE, DEFAULT_PER_PAGE)?;
+        Ok(PageRequest { page, per_page })
+    }
+
+    fn integer(&self, name: &str, min: u64, max: u64, default: u64) -> Result<u64, ApiError> {
+        let Some(raw) = self.get(name) else {
+            return Ok(default);
+        };
+        let digits = raw.strip_prefix(['-', '+']).unwrap_or(raw);
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(ApiError::BadRequest(format!("{name} must be an integer")));
+        }
+        match raw.parse::<i128>().ok().and_then(|v| u64::try_from(v).ok()) {
+            Some(value) if (min..=max).contains(&value) => Ok(value),
+            _ => Err(ApiError::Unprocessable(format!(
+                "{name} must be between {min} and {max}"
+            ))),
+        }
+    }
+}
+
+/// A `:id` path segment naming a token; anything that is not a token id is a 404.
+pub struct TokenId(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for TokenId {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let Path(id) = Path::<String>::from_request_parts(parts, state)
+            .await
+            .map_err(|_| ApiError::NotFound("No token with that id".into()))?;
+        if is_token_id(&id) {
+            Ok(TokenId(id))
+        } else {
+            Err(ApiError::token_not_found(&id))
+        }
+    }
+}

@@ -1,0 +1,135 @@
+//! `tokctl-server`: the reference server for the tokctl token API.
+//!
+//! [`app`] builds the router over an [`AppState`]; [`serve`] opens the data directory, binds,
+//! and serves until a shutdown signal, then finishes in-flight requests and closes the store.
+
+pub mod admin;
+pub mod audit;
+pub mod auth;
+pub mod error;
+pub mod extract;
+pub mod last_used;
+pub mod openapi;
+pub mod pagination;
+pub mod rate_limit;
+pub mod request_id;
+pub mod scopes;
+pub mod secrets;
+pub mod state;
+pub mod store;
+pub mod tokens;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use axum::extract::OriginalUri;
+use axum::http::Method;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router, middleware};
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::trace::TraceLayer;
+
+use crate::error::ApiError;
+pub use crate::state::AppState;
+use crate::store::Store;
+use crate::store::sqlite::SqliteStore;
+
+/// Default requests per minute per workspace.
+pub const DEFAULT_RATE_LIMIT: u32 = 1000;
+
+/// The HTTP application over `state`.
+pub fn app(state: AppState) -> Router {
+    let v1 = Router::new()
+        .merge(tokens::router())
+        .merge(audit::router())
+        .merge(scopes::router())
+        .route("/openapi.json", get(openapi::serve))
+        .fallback(no_route)
+        .method_not_allowed_fallback(no_route);
+    Router::new()
+        .nest("/v1", v1)
+        .fallback(no_route)
+        .method_not_allowed_fallback(no_route)
+        // Everything above carries the rate-limit headers; the health check below does not.
+        .layer(middleware::from_fn_with_state(state.clone(), auth::layer))
+        .route("/healthz", get(healthz))
+        .layer(CatchPanicLayer::custom(|_| {
+            ApiError::Internal.into_response()
+        }))
+        .layer(middleware::from_fn(request_id::layer))
+        .layer(TraceLayer::new_for_http())
+        .with_state(state)
+}
+
+async fn healthz() -> Json<serde_json::Value> {
+    Json(serde_json::json!({ "status": "ok" }))
+}
+
+/// Unknown paths and methods: a 404 in the API's error shape (the spec lists no 405).
+async fn no_route(method: Method, OriginalUri(uri): OriginalUri) -> Response {
+    let path = error::truncate(uri.path(), 100);
+    ApiError::NotFound(format!("No route for {method} {path}")).into_response()
+}
+
+/// How `serve` runs.
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    /// Address to bind; port 0 picks a free port.
+    pub listen: String,
+    /// Directory of the database and `admin.key`.
+    pub data_dir: PathBuf,
+    /// Requests per minute per workspace.
+    pub rate_limit: u32,
+}
+
+/// Opens the store in `data_dir`, creating the directory (mode 0700) and applying migrations.
+pub async fn open_store(data_dir: PathBuf) -> anyhow::Result<Arc<dyn Store>> {
+    let store = tokio::task::spawn_blocking(move || {
+        admin::create_private_dir(&data_dir)?;
+        SqliteStore::open(&data_dir).map_err(anyhow::Error::from)
+    })
+    .await??;
+    Ok(Arc::new(store))
+}
+
+/// Serves until `shutdown` resolves; `on_bound` learns the bound address first.
+pub async fn serve(
+    config: ServeConfig,
+    on_bound: impl FnOnce(SocketAddr),
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    let store = open_store(config.data_dir.clone()).await?;
+    admin::first_start(&store, &config.data_dir).await?;
+    let listener = tokio::net::TcpListener::bind(&config.listen)
+        .await
+        .map_err(|err| anyhow::anyhow!("cannot listen on {}: {err}", config.listen))?;
+    let addr = listener.local_addr()?;
+    tracing::info!("listening on http://{addr}");
+    on_bound(addr);
+
+    let state = AppState::new(store.clone(), config.rate_limit);
+    let flusher = tokio::spawn({
+        let state = state.clone();
+        async move {
+            let mut tick = tokio::time::interval(last_used::FLUSH_EVERY);
+            loop {
+                tick.tick().await;
+                state.last_used.flush(&state.store).await;
+            }
+        }
+    });
+    let served = axum::serve(
+        listener,
+        app(state.clone()).into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await;
+    flusher.abort();
+    state.last_used.flush(&store).await;
+    store.close().await;
+    tracing::info!("stopped; store closed");
+    Ok(served?)
+}

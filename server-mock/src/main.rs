@@ -1,0 +1,155 @@
+//! `tokctl-server`: parses the command line and runs the server or an admin action.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use tokctl_server::{DEFAULT_RATE_LIMIT, ServeConfig, admin, open_store, serve};
+use tracing_subscriber::EnvFilter;
+
+/// Reference server for the tokctl token API.
+#[derive(Parser)]
+#[command(name = "tokctl-server", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    serve: ServeArgs,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the API (the default when no subcommand is given).
+    Serve(ServeArgs),
+    /// Operator actions on a data directory (safe while a server runs on it).
+    Admin {
+        #[command(flatten)]
+        data: DataDirArg,
+        #[command(subcommand)]
+        action: AdminAction,
+    },
+}
+
+#[derive(Args, Clone)]
+struct ServeArgs {
+    /// Address to listen on (port 0 picks a free one).
+    #[arg(long, env = "TOKCTL_SERVER_LISTEN", default_value = "127.0.0.1:8080")]
+    listen: String,
+    #[command(flatten)]
+    data: DataDirArg,
+    /// Requests per minute per workspace.
+    #[arg(long, default_value_t = DEFAULT_RATE_LIMIT, value_parser = clap::value_parser!(u32).range(1..))]
+    rate_limit: u32,
+}
+
+#[derive(Args, Clone)]
+struct DataDirArg {
+    /// Data directory [default: the platform data directory + tokctl-server].
+    #[arg(long, env = "TOKCTL_DATA_DIR", global = true)]
+    data_dir: Option<PathBuf>,
+}
+
+#[derive(Subcommand)]
+enum AdminAction {
+    /// Create a workspace and print an API key with every scope for it.
+    CreateWorkspace {
+        /// Workspace name.
+        name: String,
+    },
+    /// Print a new API key for a workspace.
+    CreateKey {
+        /// Workspace name.
+        #[arg(long)]
+        workspace: String,
+        /// Scope to grant (repeat; default: every scope).
+        #[arg(long = "scope")]
+        scopes: Vec<String>,
+    },
+}
+
+impl DataDirArg {
+    fn resolve(&self) -> anyhow::Result<PathBuf> {
+        match &self.data_dir {
+            Some(dir) => Ok(dir.clone()),
+            None => dirs::data_dir()
+                .map(|dir| dir.join("tokctl-server"))
+                .ok_or_else(|| anyhow::anyhow!("no platform data directory; pass --data-dir")),
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .init();
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("tokctl-server: cannot start the runtime: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("tokctl-server: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        None => run_serve(cli.serve).await,
+        Some(Command::Serve(args)) => run_serve(args).await,
+        Some(Command::Admin { data, action }) => {
+            let store = open_store(data.resolve()?).await?;
+            let secret = match action {
+                AdminAction::CreateWorkspace { name } => {
+                    admin::create_workspace(&store, &name).await
+                }
+                AdminAction::CreateKey { workspace, scopes } => {
+                    admin::create_key(&store, &workspace, &scopes).await
+                }
+            };
+            store.close().await;
+            println!("{}", secret?.expose());
+            Ok(())
+        }
+    }
+}
+
+async fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
+    let config = ServeConfig {
+        listen: args.listen,
+        data_dir: args.data.resolve()?,
+        rate_limit: args.rate_limit,
+    };
+    serve(config, |_| {}, shutdown_signal()).await
+}
+
+/// Resolves on SIGINT or SIGTERM.
+async fn shutdown_signal() {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut terminate =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(signal) => signal,
+                Err(_) => return interrupt.await.unwrap_or(()),
+            };
+        tokio::select! {
+            _ = interrupt => {}
+            _ = terminate.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    interrupt.await.unwrap_or(());
+    tracing::info!("shutting down: finishing in-flight requests");
+}

@@ -1,0 +1,122 @@
+//! The complete list of scopes a credential can hold, with what each allows.
+
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// A permission a credential holds. `GET /v1/scopes` lists them all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scope {
+    TokensRead,
+    TokensWrite,
+    TokensRotate,
+    TokensRevoke,
+    AuditRead,
+    WebhooksRead,
+    WebhooksWrite,
+    ChatWrite,
+    UsageRead,
+}
+
+impl Scope {
+    /// Every scope, in the order `GET /v1/scopes` lists them.
+    pub const ALL: [Scope; 9] = [
+        Scope::TokensRead,
+        Scope::TokensWrite,
+        Scope::TokensRotate,
+        Scope::TokensRevoke,
+        Scope::AuditRead,
+        Scope::WebhooksRead,
+        Scope::WebhooksWrite,
+        Scope::ChatWrite,
+        Scope::UsageRead,
+    ];
+
+    /// The wire name, e.g. `tokens:read`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::TokensRead => "tokens:read",
+            Scope::TokensWrite => "tokens:write",
+            Scope::TokensRotate => "tokens:rotate",
+            Scope::TokensRevoke => "tokens:revoke",
+            Scope::AuditRead => "audit:read",
+            Scope::WebhooksRead => "webhooks:read",
+            Scope::WebhooksWrite => "webhooks:write",
+            Scope::ChatWrite => "chat:write",
+            Scope::UsageRead => "usage:read",
+        }
+    }
+
+    /// What the scope allows, in words.
+    pub fn description(self) -> &'static str {
+        match self {
+            Scope::TokensRead => "List tokens and read a token (never its secret).",
+            Scope::TokensWrite => "Create tokens with a subset of the caller's own scopes.",
+            Scope::TokensRotate => "Replace a token's secret.",
+            Scope::TokensRevoke => "Revoke a token permanently.",
+            Scope::AuditRead => "Read the workspace audit log.",
+            Scope::WebhooksRead => "List webhook endpoints and their deliveries.",
+            Scope::WebhooksWrite => "Create, test and delete webhook endpoints.",
+            Scope::ChatWrite => "Use the chat completions gateway.",
+            Scope::UsageRead => "Read the workspace credit ledger.",
+        }
+    }
+
+    /// Parses a wire name; `None` for a name that is not a scope.
+    pub fn parse(name: &str) -> Option<Scope> {
+        Scope::ALL.into_iter().find(|s| s.as_str() == name)
+    }
+}
+
+/// Parses a space-separated scope list as stored; unknown names (from a newer server) are skipped.
+pub fn parse_stored(list: &str) -> Vec<Scope> {
+    list.split_whitespace().filter_map(Scope::parse).collect()
+}
+
+/// Formats scopes for storage, space-separated.
+pub fn format_stored(scopes: &[Scope]) -> String {
+    scopes
+        .iter()
+        .map(|s| s.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// One item of `GET /v1/scopes`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ScopeView {
+    /// Wire name, e.g. `tokens:rotate`.
+    pub name: &'static str,
+    /// What the scope allows.
+    pub description: &'static str,
+}
+
+impl From<Scope> for ScopeView {
+    fn from(scope: Scope) -> Self {
+        ScopeView {
+            name: scope.as_str(),
+            description: scope.description(),
+        }
+    }
+}
+
+/// Routes of this resource.
+pub fn router() -> axum::Router<crate::state::AppState> {
+    axum::Router::new().route("/scopes", axum::routing::get(list))
+}
+
+/// List every scope with its description (any valid credential may ask).
+#[utoipa::path(get, path = "/v1/scopes", tag = "scopes",
+    responses((status = 200, body = crate::pagination::ListEnvelope<ScopeView>),
+        (status = 401, body = crate::error::ErrorBody),
+        (status = 429, body = crate::error::ErrorBody)))]
+pub async fn list(
+    _auth: crate::auth::Authenticated<crate::auth::require::AnyScope>,
+) -> axum::Json<crate::pagination::ListEnvelope<ScopeView>> {
+    let data: Vec<ScopeView> = Scope::ALL.into_iter().map(ScopeView::from).collect();
+    let page = crate::store::PageRequest {
+        page: 1,
+        per_page: data.len() as u64,
+    };
+    let total = data.len() as u64;
+    axum::Json(crate::pagination::ListEnvelope::new(data, page, total))
+}

@@ -1,0 +1,176 @@
+//! Identifiers, secrets and their digests.
+//!
+//! A secret is `tkt_` (token) or `tka_` (API key), 30 random base62 characters (178 bits) and a
+//! 6-character checksum, so a secret scanner can recognise one offline and the server can turn
+//! away a malformed credential without touching storage. Only the SHA-256 digest is stored.
+
+use sha2::{Digest as _, Sha256};
+use subtle::ConstantTimeEq;
+
+const BASE62: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const BASE36: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+const RANDOM_LEN: usize = 30;
+const CHECKSUM_LEN: usize = 6;
+
+/// Prefix of a token secret.
+pub const TOKEN_SECRET_PREFIX: &str = "tkt_";
+/// Prefix of an API key.
+pub const API_KEY_PREFIX: &str = "tka_";
+
+/// What kind of credential a secret is, told by its prefix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CredentialKind {
+    ApiKey,
+    Token,
+}
+
+/// A plain-text secret, shown to the user once. Its `Debug` never prints it.
+pub struct Secret(String);
+
+impl Secret {
+    /// The secret itself, for the one response or file that must carry it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+
+    /// The digest that storage keeps.
+    pub fn digest(&self) -> SecretDigest {
+        SecretDigest::of(&self.0)
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret([redacted])")
+    }
+}
+
+/// SHA-256 of a secret: what storage keeps and looks credentials up by.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct SecretDigest(pub [u8; 32]);
+
+impl SecretDigest {
+    /// Digest of a presented secret.
+    pub fn of(secret: &str) -> Self {
+        SecretDigest(Sha256::digest(secret.as_bytes()).into())
+    }
+
+    /// Constant-time comparison with a stored digest.
+    pub fn matches(&self, stored: &[u8]) -> bool {
+        stored.len() == 32 && bool::from(self.0.as_slice().ct_eq(stored))
+    }
+}
+
+impl std::fmt::Debug for SecretDigest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SecretDigest(..)")
+    }
+}
+
+/// A new secret of the given kind.
+pub fn new_secret(kind: CredentialKind) -> Secret {
+    let prefix = match kind {
+        CredentialKind::ApiKey => API_KEY_PREFIX,
+        CredentialKind::Token => TOKEN_SECRET_PREFIX,
+    };
+    let random = random_string(BASE62, RANDOM_LEN);
+    let checksum = checksum(&random);
+    Secret(format!("{prefix}{random}{checksum}"))
+}
+
+/// Tells a well-formed secret's kind; `None` when the prefix, length, alphabet or checksum is
+/// wrong, so such a credential never reaches storage.
+pub fn classify(secret: &str) -> Option<CredentialKind> {
+    let kind = if secret.starts_with(TOKEN_SECRET_PREFIX) {
+        CredentialKind::Token
+    } else if secret.starts_with(API_KEY_PREFIX) {
+        CredentialKind::ApiKey
+    } else {
+        return None;
+    };
+    let body = &secret[4..];
+    if body.len() != RANDOM_LEN + CHECKSUM_LEN || !body.bytes().all(|b| BASE62.contains(&b)) {
+        return None;
+    }
+    let (random, sum) = body.split_at(RANDOM_LEN);
+    bool::from(checksum(random).as_bytes().ct_eq(sum.as_bytes())).then_some(kind)
+}
+
+/// A new identifier: `prefix` + 24 characters of `[0-9a-z]`.
+pub fn new_id(prefix: &str) -> String {
+    format!("{prefix}{}", random_string(BASE36, 24))
+}
+
+/// Whether `id` has the shape of a token id (`tok_` + 24 of `[0-9a-z]`).
+pub fn is_token_id(id: &str) -> bool {
+    id.strip_prefix("tok_").is_some_and(|rest| {
+        rest.len() == 24
+            && rest
+                .bytes()
+                .all(|b| b.is_ascii_digit() || b.is_ascii_lowercase())
+    })
+}
+
+fn checksum(random: &str) -> String {
+    let digest = Sha256::digest(random.as_bytes());
+    let mut n = u64::from(u32::from_be_bytes([
+        digest[0], digest[1], digest[2], digest[3],
+    ]));
+    let mut out = [b'0'; CHECKSUM_LEN];
+    for slot in out.iter_mut().rev() {
+        *slot = BASE62[(n % 62) as usize];
+        n /= 62;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn random_string(alphabet: &[u8], len: usize) -> String {
+    // Rejection sampling keeps every character uniformly likely.
+    let limit = 256 - (256 % alphabet.len());
+    let mut out = String::with_capacity(len);
+    let mut buf = [0u8; 64];
+    while out.len() < len {
+        getrandom::fill(&mut buf).expect("the operating system's random source failed");
+        for &b in &buf {
+            if (b as usize) < limit && out.len() < len {
+                out.push(alphabet[b as usize % alphabet.len()] as char);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_classify_by_prefix_and_checksum() {
+        let token = new_secret(CredentialKind::Token);
+        let key = new_secret(CredentialKind::ApiKey);
+        assert_eq!(classify(token.expose()), Some(CredentialKind::Token));
+        assert_eq!(classify(key.expose()), Some(CredentialKind::ApiKey));
+        assert_eq!(token.expose().len(), 40);
+
+        let mut tampered = token.expose().to_string();
+        let last = tampered.pop().unwrap();
+        tampered.push(if last == 'a' { 'b' } else { 'a' });
+        assert_eq!(classify(&tampered), None);
+        assert_eq!(classify("tok_abc"), None);
+        assert_eq!(classify(""), None);
+    }
+
+    #[test]
+    fn debug_never_shows_the_secret() {
+        let secret = new_secret(CredentialKind::Token);
+        assert!(!format!("{secret:?}").contains(secret.expose()));
+    }
+
+    #[test]
+    fn ids_have_the_contract_shape() {
+        let id = new_id("tok_");
+        assert!(is_token_id(&id), "{id}");
+        assert!(!is_token_id("tok_ABC"));
+        assert!(!is_token_id("key_aaaaaaaaaaaaaaaaaaaaaaaa"));
+    }
+}

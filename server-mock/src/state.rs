@@ -1,0 +1,46 @@
+//! What every handler shares.
+
+use std::sync::Arc;
+
+use crate::audit::actions;
+use crate::auth::Principal;
+use crate::error::ApiError;
+use crate::last_used::LastUsed;
+use crate::rate_limit::RateLimiter;
+use crate::store::{AuditEntry, Store};
+
+/// Shared state: cheap to clone.
+#[derive(Clone)]
+pub struct AppState {
+    pub store: Arc<dyn Store>,
+    pub limiter: Arc<RateLimiter>,
+    pub last_used: Arc<LastUsed>,
+}
+
+impl AppState {
+    /// State over `store` with `rate_limit` requests per minute per workspace.
+    pub fn new(store: Arc<dyn Store>, rate_limit: u32) -> Self {
+        AppState {
+            store,
+            limiter: Arc::new(RateLimiter::new(rate_limit)),
+            last_used: Arc::new(LastUsed::default()),
+        }
+    }
+
+    /// Records that `principal` was refused (missing scope, escalation) in the audit log.
+    pub async fn audit_denied(
+        &self,
+        principal: &Principal,
+        token_id: Option<String>,
+        request_id: Option<String>,
+    ) -> Result<(), ApiError> {
+        let entry = AuditEntry::new(
+            &principal.workspace_id,
+            actions::AUTH_DENIED,
+            &principal.credential_id,
+        )
+        .token(token_id)
+        .request(request_id);
+        Ok(self.store.record_audit(entry).await?)
+    }
+}

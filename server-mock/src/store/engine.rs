@@ -1,0 +1,179 @@
+//! Runs SQLite off the async runtime: one writer thread that commits queued writes in groups
+//! (one fsync for many acknowledged writes), and a small pool of read connections used from
+//! tokio's blocking threads.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, mpsc};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use rusqlite::Connection;
+use tokio::sync::oneshot;
+
+use super::{StoreError, StoreResult};
+
+/// Most writes committed in one transaction.
+const MAX_GROUP: usize = 512;
+/// Most idle read connections kept.
+const MAX_IDLE_READERS: usize = 16;
+
+type Reply = Box<dyn FnOnce(StoreResult<()>) + Send>;
+type Job = Box<dyn FnOnce(&Connection) -> Reply + Send>;
+
+/// Opens a connection with the settings every connection shares.
+pub fn open(path: &Path) -> rusqlite::Result<Connection> {
+    let conn = Connection::open(path)?;
+    conn.busy_timeout(Duration::from_secs(10))?;
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    // FULL: an acknowledged rotation or revocation survives a crash or power loss.
+    conn.pragma_update(None, "synchronous", "FULL")?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    Ok(conn)
+}
+
+/// The writer thread and the read pool of one database file.
+pub struct Engine {
+    path: PathBuf,
+    writer: Mutex<Option<mpsc::Sender<Job>>>,
+    writer_thread: Mutex<Option<JoinHandle<()>>>,
+    readers: std::sync::Arc<Mutex<Vec<Connection>>>,
+}
+
+impl Engine {
+    /// Starts the writer on an open, migrated connection.
+    pub fn start(path: PathBuf, conn: Connection) -> Self {
+        let (tx, rx) = mpsc::channel::<Job>();
+        let thread = std::thread::Builder::new()
+            .name("sqlite-writer".into())
+            .spawn(move || write_loop(conn, rx))
+            .ok();
+        Engine {
+            path,
+            writer: Mutex::new(thread.as_ref().map(|_| tx)),
+            writer_thread: Mutex::new(thread),
+            readers: Default::default(),
+        }
+    }
+
+    /// Runs `f` in the next write transaction; resolves once that transaction has committed.
+    /// An error from `f` undoes only `f`'s own changes.
+    pub async fn write<T, F>(&self, f: F) -> StoreResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> StoreResult<T> + Send + 'static,
+    {
+        let (tx, rx) = oneshot::channel();
+        let job: Job = Box::new(move |conn| {
+            let result = in_savepoint(conn, f);
+            Box::new(move |committed: StoreResult<()>| {
+                let _ = tx.send(committed.and(result));
+            })
+        });
+        let sent = match self.writer.lock() {
+            Ok(guard) => guard.as_ref().is_some_and(|w| w.send(job).is_ok()),
+            Err(_) => false,
+        };
+        if !sent {
+            return Err(StoreError::Backend("the store is closed".into()));
+        }
+        rx.await
+            .unwrap_or_else(|_| Err(StoreError::Backend("the writer stopped".into())))
+    }
+
+    /// Runs `f` on a read connection on a blocking thread.
+    pub async fn read<T, F>(&self, f: F) -> StoreResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> StoreResult<T> + Send + 'static,
+    {
+        let pool = self.readers.clone();
+        let path = self.path.clone();
+        tokio::task::spawn_blocking(move || {
+            let idle = pool.lock().ok().and_then(|mut idle| idle.pop());
+            let conn = match idle {
+                Some(conn) => conn,
+                None => open(&path)?,
+            };
+            let result = f(&conn);
+            if let Ok(mut idle) = pool.lock()
+                && idle.len() < MAX_IDLE_READERS
+            {
+                idle.push(conn);
+            }
+            result
+        })
+        .await
+        .unwrap_or_else(|err| Err(StoreError::Backend(format!("read task failed: {err}"))))
+    }
+
+    /// Lets queued writes finish, stops the writer and drops the read connections.
+    pub fn close(&self) {
+        if let Ok(mut writer) = self.writer.lock() {
+            writer.take();
+        }
+        let thread = self.writer_thread.lock().ok().and_then(|mut t| t.take());
+        if let Some(thread) = thread {
+            let _ = thread.join();
+        }
+        if let Ok(mut idle) = self.readers.lock() {
+            idle.clear();
+        }
+    }
+}
+
+fn in_savepoint<T>(
+    conn: &Connection,
+    f: impl FnOnce(&Connection) -> StoreResult<T>,
+) -> StoreResult<T> {
+    conn.execute_batch("SAVEPOINT job")?;
+    let result = f(conn);
+    let end = if result.is_ok() {
+        "RELEASE job"
+    } else {
+        "ROLLBACK TO job; RELEASE job"
+    };
+    conn.execute_batch(end)?;
+    result
+}
+
+fn write_loop(conn: Connection, jobs: mpsc::Receiver<Job>) {
+    while let Ok(first) = jobs.recv() {
+        let mut group = vec![first];
+        while group.len() < MAX_GROUP {
+            match jobs.try_recv() {
+                Ok(job) => group.push(job),
+                Err(_) => break,
+            }
+        }
+        commit_group(&conn, group);
+    }
+    if let Err(err) = conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)") {
+        tracing::warn!(error = %err, "final checkpoint failed");
+    }
+}
+
+fn commit_group(conn: &Connection, group: Vec<Job>) {
+    if let Err(err) = conn.execute_batch("BEGIN IMMEDIATE") {
+        let message = err.to_string();
+        for job in group {
+            // Run nothing; tell every waiter why.
+            drop(job);
+            tracing::error!(error = %message, "could not start a write transaction");
+        }
+        return;
+    }
+    let replies: Vec<Reply> = group.into_iter().map(|job| job(conn)).collect();
+    let committed = conn
+        .execute_batch("COMMIT")
+        .map_err(|err| StoreError::Backend(err.to_string()));
+    if committed.is_err() {
+        let _ = conn.execute_batch("ROLLBACK");
+    }
+    for reply in replies {
+        reply(committed.as_ref().map(|_| ()).map_err(clone_error));
+    }
+}
+
+fn clone_error(err: &StoreError) -> StoreError {
+    StoreError::Backend(err.to_string())
+}

@@ -1,0 +1,61 @@
+//! SQLite schema, applied as numbered migrations at start (`PRAGMA user_version` tracks them).
+
+use rusqlite::Connection;
+
+/// Migrations in order; never edit one that has shipped, append a new one.
+const MIGRATIONS: &[&str] = &[r#"
+CREATE TABLE workspaces (
+    id          TEXT PRIMARY KEY,
+    name        TEXT NOT NULL UNIQUE,
+    created_at  INTEGER NOT NULL
+);
+CREATE TABLE api_keys (
+    id             TEXT PRIMARY KEY,
+    workspace_id   TEXT NOT NULL REFERENCES workspaces(id),
+    secret_digest  BLOB NOT NULL UNIQUE,
+    scopes         TEXT NOT NULL,
+    created_at     INTEGER NOT NULL,
+    revoked_at     INTEGER
+);
+CREATE TABLE tokens (
+    id             TEXT PRIMARY KEY,
+    workspace_id   TEXT NOT NULL REFERENCES workspaces(id),
+    name           TEXT NOT NULL,
+    secret_digest  BLOB NOT NULL UNIQUE,
+    scopes         TEXT NOT NULL,
+    created_at     INTEGER NOT NULL,
+    expires_at     INTEGER,
+    revoked_at     INTEGER,
+    last_used_at   INTEGER,
+    created_by     TEXT NOT NULL
+);
+CREATE UNIQUE INDEX tokens_live_name ON tokens(workspace_id, name) WHERE revoked_at IS NULL;
+CREATE INDEX tokens_newest ON tokens(workspace_id, created_at DESC, id DESC);
+CREATE TABLE audit_log (
+    seq           INTEGER PRIMARY KEY AUTOINCREMENT,
+    id            TEXT NOT NULL UNIQUE,
+    workspace_id  TEXT NOT NULL,
+    action        TEXT NOT NULL,
+    actor         TEXT NOT NULL,
+    token_id      TEXT,
+    request_id    TEXT,
+    created_at    INTEGER NOT NULL
+);
+CREATE INDEX audit_newest ON audit_log(workspace_id, seq DESC);
+CREATE INDEX audit_by_token ON audit_log(workspace_id, token_id, seq DESC);
+"#];
+
+/// Brings the database up to the newest schema, one transaction per migration. Safe to run from
+/// two processes at once: the version is read inside each write transaction.
+pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
+    loop {
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let current: i64 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+        let Some(sql) = MIGRATIONS.get(current as usize) else {
+            return Ok(());
+        };
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", current + 1)?;
+        tx.commit()?;
+    }
+}

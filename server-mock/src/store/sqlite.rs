@@ -1,0 +1,442 @@
+//! The embedded default store: one SQLite file in WAL mode with `synchronous=FULL`.
+
+use std::path::{Path, PathBuf};
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use rusqlite::types::Value;
+use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
+
+use super::engine::{self, Engine};
+use super::{
+    AuditEntry, AuditFilter, Credential, NewApiKey, NewToken, Page, PageRequest, Store, StoreError,
+    StoreResult, TokenFilter, TokenRecord, TokenStatus, Workspace, schema,
+};
+use crate::scopes::{format_stored, parse_stored};
+use crate::secrets::{CredentialKind, SecretDigest};
+
+/// File name of the database inside the data directory.
+pub const DB_FILE: &str = "tokctl.db";
+
+/// SQLite-backed [`Store`].
+pub struct SqliteStore {
+    engine: Engine,
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) `DIR/tokctl.db` and applies migrations.
+    pub fn open(data_dir: &Path) -> StoreResult<Self> {
+        let path: PathBuf = data_dir.join(DB_FILE);
+        let mut conn = engine::open(&path)?;
+        schema::migrate(&mut conn)?;
+        Ok(SqliteStore {
+            engine: Engine::start(path, conn),
+        })
+    }
+}
+
+const TOKEN_COLUMNS: &str =
+    "id, workspace_id, name, scopes, created_at, expires_at, revoked_at, last_used_at, created_by";
+
+fn micros(at: DateTime<Utc>) -> i64 {
+    at.timestamp_micros()
+}
+
+fn from_micros(value: i64) -> DateTime<Utc> {
+    DateTime::from_timestamp_micros(value).unwrap_or_default()
+}
+
+fn token_from_row(row: &Row<'_>) -> rusqlite::Result<TokenRecord> {
+    Ok(TokenRecord {
+        id: row.get(0)?,
+        workspace_id: row.get(1)?,
+        name: row.get(2)?,
+        scopes: parse_stored(&row.get::<_, String>(3)?),
+        created_at: from_micros(row.get(4)?),
+        expires_at: row.get::<_, Option<i64>>(5)?.map(from_micros),
+        revoked_at: row.get::<_, Option<i64>>(6)?.map(from_micros),
+        last_used_at: row.get::<_, Option<i64>>(7)?.map(from_micros),
+        created_by: row.get(8)?,
+    })
+}
+
+fn audit_from_row(row: &Row<'_>) -> rusqlite::Result<AuditEntry> {
+    Ok(AuditEntry {
+        id: row.get(0)?,
+        workspace_id: row.get(1)?,
+        action: row.get(2)?,
+        actor: row.get(3)?,
+        token_id: row.get(4)?,
+        request_id: row.get(5)?,
+        created_at: from_micros(row.get(6)?),
+    })
+}
+
+fn fetch_token(
+    conn: &Connection,
+    workspace_id: &str,
+    id: &str,
+) -> StoreResult<Option<TokenRecord>> {
+    let sql = format!("SELECT {TOKEN_COLUMNS} FROM tokens WHERE id = ?1 AND workspace_id = ?2");
+    Ok(conn
+        .prepare_cached(&sql)?
+        .query_row(params![id, workspace_id], token_from_row)
+        .optional()?)
+}
+
+fn insert_audit(conn: &Connection, entry: &AuditEntry) -> StoreResult<()> {
+    conn.prepare_cached(
+        "INSERT INTO audit_log (id, workspace_id, action, actor, token_id, request_id, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?
+    .execute(params![
+        entry.id,
+        entry.workspace_id,
+        entry.action,
+        entry.actor,
+        entry.token_id,
+        entry.request_id,
+        micros(entry.created_at)
+    ])?;
+    Ok(())
+}
+
+fn is_unique_violation(err: &rusqlite::Error) -> bool {
+    matches!(err, rusqlite::Error::SqliteFailure(e, _)
+        if e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE)
+}
+
+fn insert_api_key(conn: &Connection, key: &NewApiKey) -> StoreResult<()> {
+    conn.execute(
+        "INSERT INTO api_keys (id, workspace_id, secret_digest, scopes, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![
+            key.id,
+            key.workspace_id,
+            key.digest.0.as_slice(),
+            format_stored(&key.scopes),
+            micros(key.created_at)
+        ],
+    )?;
+    Ok(())
+}
+
+fn insert_workspace(conn: &Connection, workspace: &Workspace) -> StoreResult<()> {
+    conn.execute(
+        "INSERT INTO workspaces (id, name, created_at) VALUES (?1, ?2, ?3)",
+        params![workspace.id, workspace.name, micros(Utc::now())],
+    )
+    .map_err(|err| match is_unique_violation(&err) {
+        true => StoreError::WorkspaceExists,
+        false => err.into(),
+    })?;
+    Ok(())
+}
+
+/// SQL condition for a status filter, and whether it takes `now` as a parameter.
+fn status_condition(status: Option<TokenStatus>) -> (&'static str, bool) {
+    match status {
+        None => ("", false),
+        Some(TokenStatus::Active) => (
+            " AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)",
+            true,
+        ),
+        Some(TokenStatus::Expired) => (" AND revoked_at IS NULL AND expires_at <= ?", true),
+        Some(TokenStatus::Revoked) => (" AND revoked_at IS NOT NULL", false),
+    }
+}
+
+fn page_bounds(page: PageRequest, total: u64) -> Option<(i64, i64)> {
+    let offset = page.offset();
+    (offset < total).then_some((page.per_page as i64, offset as i64))
+}
+
+#[async_trait]
+impl Store for SqliteStore {
+    async fn find_credential(
+        &self,
+        kind: CredentialKind,
+        digest: SecretDigest,
+    ) -> StoreResult<Option<Credential>> {
+        self.engine
+            .read(move |conn| {
+                let sql = match kind {
+                    CredentialKind::Token => {
+                        "SELECT id, workspace_id, scopes, expires_at, revoked_at, last_used_at, secret_digest
+                         FROM tokens WHERE secret_digest = ?1"
+                    }
+                    CredentialKind::ApiKey => {
+                        "SELECT id, workspace_id, scopes, NULL, revoked_at, NULL, secret_digest
+                         FROM api_keys WHERE secret_digest = ?1"
+                    }
+                };
+                let found = conn
+                    .prepare_cached(sql)?
+                    .query_row(params![digest.0.as_slice()], |row| {
+                        let stored: Vec<u8> = row.get(6)?;
+                        Ok((
+                            Credential {
+                                id: row.get(0)?,
+                                kind,
+                                workspace_id: row.get(1)?,
+                                scopes: parse_stored(&row.get::<_, String>(2)?),
+                                expires_at: row.get::<_, Option<i64>>(3)?.map(from_micros),
+                                revoked: row.get::<_, Option<i64>>(4)?.is_some(),
+                                last_used_at: row.get::<_, Option<i64>>(5)?.map(from_micros),
+                            },
+                            stored,
+                        ))
+                    })
+                    .optional()?;
+                Ok(found
+                    .filter(|(_, stored)| digest.matches(stored))
+                    .map(|(credential, _)| credential))
+            })
+            .await
+    }
+
+    async fn create_token(&self, token: NewToken, audit: AuditEntry) -> StoreResult<TokenRecord> {
+        self.engine
+            .write(move |conn| {
+                conn.prepare_cached(
+                    "INSERT INTO tokens (id, workspace_id, name, secret_digest, scopes, created_at,
+                                         expires_at, created_by)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                )?
+                .execute(params![
+                    token.id,
+                    token.workspace_id,
+                    token.name,
+                    token.digest.0.as_slice(),
+                    format_stored(&token.scopes),
+                    micros(token.created_at),
+                    token.expires_at.map(micros),
+                    token.created_by
+                ])
+                .map_err(|err| match is_unique_violation(&err) {
+                    true => StoreError::NameTaken,
+                    false => err.into(),
+                })?;
+                insert_audit(conn, &audit)?;
+                Ok(TokenRecord {
+                    id: token.id,
+                    workspace_id: token.workspace_id,
+                    name: token.name,
+                    scopes: token.scopes,
+                    created_at: token.created_at,
+                    expires_at: token.expires_at,
+                    revoked_at: None,
+                    last_used_at: None,
+                    created_by: token.created_by,
+                })
+            })
+            .await
+    }
+
+    async fn list_tokens(
+        &self,
+        workspace_id: &str,
+        filter: TokenFilter,
+        page: PageRequest,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Page<TokenRecord>> {
+        let workspace_id = workspace_id.to_string();
+        self.engine
+            .read(move |conn| {
+                let (condition, takes_now) = status_condition(filter.status);
+                let mut args: Vec<Value> = vec![Value::Text(workspace_id)];
+                if takes_now {
+                    args.push(Value::Integer(micros(now)));
+                }
+                let total: i64 = conn
+                    .prepare_cached(&format!(
+                        "SELECT COUNT(*) FROM tokens WHERE workspace_id = ?{condition}"
+                    ))?
+                    .query_row(params_from_iter(&args), |r| r.get(0))?;
+                let total = total as u64;
+                let Some((limit, offset)) = page_bounds(page, total) else {
+                    return Ok(Page {
+                        items: Vec::new(),
+                        total,
+                    });
+                };
+                args.extend([Value::Integer(limit), Value::Integer(offset)]);
+                let sql = format!(
+                    "SELECT {TOKEN_COLUMNS} FROM tokens WHERE workspace_id = ?{condition}
+                     ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?"
+                );
+                let items = conn
+                    .prepare_cached(&sql)?
+                    .query_map(params_from_iter(&args), token_from_row)?
+                    .collect::<rusqlite::Result<Vec<_>>>()?;
+                Ok(Page { items, total })
+            })
+            .await
+    }
+
+    async fn get_token(&self, workspace_id: &str, id: &str) -> StoreResult<Option<TokenRecord>> {
+        let (workspace_id, id) = (workspace_id.to_string(), id.to_string());
+        self.engine
+            .read(move |conn| fetch_token(conn, &workspace_id, &id))
+            .await
+    }
+
+    async fn rotate_token(
+        &self,
+        workspace_id: &str,
+        id: &str,
+        digest: SecretDigest,
+        audit: AuditEntry,
+    ) -> StoreResult<TokenRecord> {
+        let (workspace_id, id) = (workspace_id.to_string(), id.to_string());
+        self.engine
+            .write(move |conn| {
+                let token = fetch_token(conn, &workspace_id, &id)?.ok_or(StoreError::NotFound)?;
+                match token.status(audit.created_at) {
+                    TokenStatus::Revoked => return Err(StoreError::NotFound),
+                    TokenStatus::Expired => return Err(StoreError::Expired),
+                    TokenStatus::Active => {}
+                }
+                conn.prepare_cached("UPDATE tokens SET secret_digest = ?1 WHERE id = ?2")?
+                    .execute(params![digest.0.as_slice(), id])?;
+                insert_audit(conn, &audit)?;
+                Ok(token)
+            })
+            .await
+    }
+
+    async fn revoke_token(
+        &self,
+        workspace_id: &str,
+        id: &str,
+        audit: AuditEntry,
+    ) -> StoreResult<()> {
+        let (workspace_id, id) = (workspace_id.to_string(), id.to_string());
+        self.engine
+            .write(move |conn| {
+                let changed = conn
+                    .prepare_cached(
+                        "UPDATE tokens SET revoked_at = ?1
+                         WHERE id = ?2 AND workspace_id = ?3 AND revoked_at IS NULL",
+                    )?
+                    .execute(params![micros(audit.created_at), id, workspace_id])?;
+                if changed == 0 {
+                    return Err(StoreError::NotFound);
+                }
+                insert_audit(conn, &audit)
+            })
+            .await
+    }
+
+    async fn record_audit(&self, entry: AuditEntry) -> StoreResult<()> {
+        self.engine
+            .write(move |conn| insert_audit(conn, &entry))
+            .await
+    }
+
+    async fn list_audit(
+        &self,
+        workspace_id: &str,
+        filter: AuditFilter,
+        page: PageRequest,
+    ) -> StoreResult<Page<AuditEntry>> {
+        let workspace_id = workspace_id.to_string();
+        self.engine
+            .read(move |conn| {
+                // NULL filters match everything.
+                let condition = "workspace_id = ?1 AND (?2 IS NULL OR token_id = ?2)
+                                 AND (?3 IS NULL OR action = ?3)";
+                let total: i64 = conn
+                    .prepare_cached(&format!("SELECT COUNT(*) FROM audit_log WHERE {condition}"))?
+                    .query_row(params![workspace_id, filter.token_id, filter.action], |r| {
+                        r.get(0)
+                    })?;
+                let total = total as u64;
+                let Some((limit, offset)) = page_bounds(page, total) else {
+                    return Ok(Page {
+                        items: Vec::new(),
+                        total,
+                    });
+                };
+                let sql = format!(
+                    "SELECT id, workspace_id, action, actor, token_id, request_id, created_at
+                     FROM audit_log WHERE {condition} ORDER BY seq DESC LIMIT ?4 OFFSET ?5"
+                );
+                let items = conn
+                    .prepare_cached(&sql)?
+                    .query_map(
+                        params![workspace_id, filter.token_id, filter.action, limit, offset],
+                        audit_from_row,
+                    )?
+                    .collect::<rusqlite::Result<Vec<_>>>()?;
+                Ok(Page { items, total })
+            })
+            .await
+    }
+
+    async fn record_last_used(&self, uses: Vec<(String, DateTime<Utc>)>) -> StoreResult<()> {
+        self.engine
+            .write(move |conn| {
+                let mut stmt = conn.prepare_cached(
+                    "UPDATE tokens SET last_used_at = MAX(COALESCE(last_used_at, 0), ?1)
+                     WHERE id = ?2",
+                )?;
+                for (id, at) in &uses {
+                    stmt.execute(params![micros(*at), id])?;
+                }
+                Ok(())
+            })
+            .await
+    }
+
+    async fn create_workspace(&self, workspace: Workspace) -> StoreResult<()> {
+        self.engine
+            .write(move |conn| insert_workspace(conn, &workspace))
+            .await
+    }
+
+    async fn workspace_by_name(&self, name: &str) -> StoreResult<Option<Workspace>> {
+        let name = name.to_string();
+        self.engine
+            .read(move |conn| {
+                Ok(conn
+                    .query_row(
+                        "SELECT id, name FROM workspaces WHERE name = ?1",
+                        params![name],
+                        |row| {
+                            Ok(Workspace {
+                                id: row.get(0)?,
+                                name: row.get(1)?,
+                            })
+                        },
+                    )
+                    .optional()?)
+            })
+            .await
+    }
+
+    async fn create_api_key(&self, key: NewApiKey) -> StoreResult<()> {
+        self.engine
+            .write(move |conn| insert_api_key(conn, &key))
+            .await
+    }
+
+    async fn bootstrap(&self, workspace: Workspace, key: NewApiKey) -> StoreResult<bool> {
+        self.engine
+            .write(move |conn| {
+                let existing: i64 =
+                    conn.query_row("SELECT COUNT(*) FROM workspaces", [], |r| r.get(0))?;
+                if existing > 0 {
+                    return Ok(false);
+                }
+                insert_workspace(conn, &workspace)?;
+                insert_api_key(conn, &key)?;
+                Ok(true)
+            })
+            .await
+    }
+
+    async fn close(&self) {
+        self.engine.close();
+    }
+}

@@ -1,0 +1,338 @@
+//! `/v1/tokens`: create, list, get, rotate and revoke tokens.
+
+use axum::extract::State;
+use axum::http::{StatusCode, header};
+use axum::response::IntoResponse;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use chrono::{DateTime, SecondsFormat, SubsecRound, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::audit::actions;
+use crate::auth::{Authenticated, require};
+use crate::error::{ApiError, ErrorBody, Result};
+use crate::extract::{ApiJson, Query, TokenId};
+use crate::pagination::ListEnvelope;
+use crate::scopes::Scope;
+use crate::secrets::{CredentialKind, Secret, new_id, new_secret};
+use crate::state::AppState;
+use crate::store::{self, AuditEntry, NewToken, StoreError, TokenFilter, TokenRecord, TokenStatus};
+
+/// Routes of this resource.
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/tokens", get(list).post(create))
+        .route("/tokens/{id}", get(show).delete(revoke))
+        .route("/tokens/{id}/rotate", post(rotate))
+}
+
+/// Body of `POST /v1/tokens`. Unknown fields are ignored.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct CreateToken {
+    /// 1 to 100 characters after trimming, no control characters; unique among the
+    /// workspace's tokens that are not revoked.
+    pub name: String,
+    /// Scope names, at least one, each held by the caller.
+    pub scopes: Vec<String>,
+    /// RFC 3339 datetime in the future; absent or null: never expires.
+    #[serde(default)]
+    pub expires_at: Option<String>,
+}
+
+/// A token as the API shows it. `token` (the secret) appears only in create and rotate
+/// responses; `expires_at` is absent when the token never expires.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TokenView {
+    /// `tok_` + 24 characters of `[0-9a-z]`; stable across rotation.
+    pub id: String,
+    pub name: String,
+    /// The secret, shown once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+    pub scopes: Vec<&'static str>,
+    /// `active`, `expired` or `revoked`.
+    pub status: &'static str,
+    /// RFC 3339, UTC.
+    pub created_at: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<String>,
+    /// Null until first use; later uses may show up to a minute late.
+    pub last_used_at: Option<String>,
+    /// The credential that created the token (`key_...` or `tok_...`).
+    pub created_by: String,
+}
+
+/// Formats a timestamp as the API does: RFC 3339 in UTC with a `Z`.
+pub fn timestamp(at: DateTime<Utc>) -> String {
+    at.to_rfc3339_opts(SecondsFormat::AutoSi, true)
+}
+
+impl TokenView {
+    fn new(state: &AppState, record: TokenRecord, secret: Option<&Secret>) -> Self {
+        let now = Utc::now();
+        let last_used = record.last_used_at.max(state.last_used.pending(&record.id));
+        TokenView {
+            status: record.status(now).as_str(),
+            id: record.id,
+            name: record.name,
+            token: secret.map(|s| s.expose().to_string()),
+            scopes: record.scopes.iter().map(|s| s.as_str()).collect(),
+            created_at: timestamp(record.created_at),
+            expires_at: record.expires_at.map(timestamp),
+            last_used_at: last_used.map(timestamp),
+            created_by: record.created_by,
+        }
+    }
+}
+
+/// Create a token.
+#[utoipa::path(post, path = "/v1/tokens", tag = "tokens", request_body = CreateToken,
+    responses(
+        (status = 201, description = "Created; the body holds the secret once", body = TokenView),
+        (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
+        (status = 403, description = "Missing tokens:write, or asks for a scope the caller lacks", body = ErrorBody),
+        (status = 409, description = "Name in use", body = ErrorBody),
+        (status = 422, body = ErrorBody), (status = 429, body = ErrorBody)))]
+pub async fn create(
+    State(state): State<AppState>,
+    auth: Authenticated<require::TokensWrite>,
+    ApiJson(body): ApiJson<CreateToken>,
+) -> Result<impl IntoResponse> {
+    let name = validate_name(&body.name)?;
+    let scopes = validate_scopes(&body.scopes)?;
+    if let Some(missing) = scopes.iter().find(|s| !auth.principal.scopes.contains(s)) {
+        state
+            .audit_denied(
+                &auth.principal,
+                crate::auth::about(None, &auth.principal.credential_id),
+                auth.request_id.clone(),
+            )
+            .await?;
+        return Err(ApiError::Forbidden(format!(
+            "Cannot grant scope {}: the caller does not hold it",
+            missing.as_str()
+        )));
+    }
+    let now = store::now();
+    let expires_at = body
+        .expires_at
+        .as_deref()
+        .map(|raw| validate_expiry(raw, now))
+        .transpose()?;
+    let secret = new_secret(CredentialKind::Token);
+    let token = NewToken {
+        id: new_id("tok_"),
+        workspace_id: auth.principal.workspace_id.clone(),
+        name,
+        scopes,
+        digest: secret.digest(),
+        created_at: now,
+        expires_at,
+        created_by: auth.principal.credential_id.clone(),
+    };
+    let audit = entry(&auth, actions::TOKEN_CREATED, &token.id);
+    let record = match state.store.create_token(token, audit).await {
+        Err(StoreError::NameTaken) => {
+            return Err(ApiError::Conflict(
+                "A token with this name already exists in the workspace".into(),
+            ));
+        }
+        other => other?,
+    };
+    let location = format!("/v1/tokens/{}", record.id);
+    let view = TokenView::new(&state, record, Some(&secret));
+    Ok((
+        StatusCode::CREATED,
+        [(header::LOCATION, location)],
+        Json(view),
+    ))
+}
+
+/// List tokens, newest first.
+#[utoipa::path(get, path = "/v1/tokens", tag = "tokens",
+    params(
+        ("page" = Option<u64>, Query, description = "From 1; default 1"),
+        ("per_page" = Option<u64>, Query, description = "1 to 100; default 25"),
+        ("status" = Option<String>, Query, description = "active, expired or revoked; default all")),
+    responses((status = 200, body = ListEnvelope<TokenView>),
+        (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody), (status = 422, body = ErrorBody),
+        (status = 429, body = ErrorBody)))]
+pub async fn list(
+    State(state): State<AppState>,
+    auth: Authenticated<require::TokensRead>,
+    query: Query,
+) -> Result<Json<ListEnvelope<TokenView>>> {
+    let page = query.page_request()?;
+    let status = match query.get("status") {
+        None => None,
+        Some("active") => Some(TokenStatus::Active),
+        Some("expired") => Some(TokenStatus::Expired),
+        Some("revoked") => Some(TokenStatus::Revoked),
+        Some(_) => {
+            return Err(ApiError::Unprocessable(
+                "status must be one of active, expired, revoked".into(),
+            ));
+        }
+    };
+    let found = state
+        .store
+        .list_tokens(
+            &auth.principal.workspace_id,
+            TokenFilter { status },
+            page,
+            Utc::now(),
+        )
+        .await?;
+    let data = found
+        .items
+        .into_iter()
+        .map(|record| TokenView::new(&state, record, None))
+        .collect();
+    Ok(Json(ListEnvelope::new(data, page, found.total)))
+}
+
+/// Get one token, whatever its status (never its secret).
+#[utoipa::path(get, path = "/v1/tokens/{id}", tag = "tokens",
+    params(("id" = String, Path, description = "Token id")),
+    responses((status = 200, body = TokenView), (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 429, body = ErrorBody)))]
+pub async fn show(
+    State(state): State<AppState>,
+    auth: Authenticated<require::TokensRead>,
+    TokenId(id): TokenId,
+) -> Result<Json<TokenView>> {
+    let record = state
+        .store
+        .get_token(&auth.principal.workspace_id, &id)
+        .await?
+        .ok_or_else(|| ApiError::token_not_found(&id))?;
+    Ok(Json(TokenView::new(&state, record, None)))
+}
+
+/// Replace an active token's secret; the old secret stops working at once.
+#[utoipa::path(post, path = "/v1/tokens/{id}/rotate", tag = "tokens",
+    params(("id" = String, Path, description = "Token id")),
+    responses((status = 200, description = "The token with its new secret", body = TokenView),
+        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 404, description = "Unknown, revoked, or in another workspace", body = ErrorBody),
+        (status = 409, description = "The token has expired", body = ErrorBody),
+        (status = 429, body = ErrorBody)))]
+pub async fn rotate(
+    State(state): State<AppState>,
+    auth: Authenticated<require::TokensRotate>,
+    TokenId(id): TokenId,
+) -> Result<Json<TokenView>> {
+    let secret = new_secret(CredentialKind::Token);
+    let audit = entry(&auth, actions::TOKEN_ROTATED, &id);
+    let rotated = state
+        .store
+        .rotate_token(&auth.principal.workspace_id, &id, secret.digest(), audit)
+        .await;
+    let record = match rotated {
+        Err(StoreError::NotFound) => return Err(ApiError::token_not_found(&id)),
+        Err(StoreError::Expired) => {
+            return Err(ApiError::Conflict(
+                "Token has expired; create a new token".into(),
+            ));
+        }
+        other => other?,
+    };
+    Ok(Json(TokenView::new(&state, record, Some(&secret))))
+}
+
+/// Revoke a token permanently. A 404 means it is already revoked or unknown: callers may treat
+/// it as success.
+#[utoipa::path(delete, path = "/v1/tokens/{id}", tag = "tokens",
+    params(("id" = String, Path, description = "Token id")),
+    responses((status = 204, description = "Revoked"), (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+        (status = 404, description = "Already revoked, unknown, or in another workspace", body = ErrorBody),
+        (status = 429, body = ErrorBody)))]
+pub async fn revoke(
+    State(state): State<AppState>,
+    auth: Authenticated<require::TokensRevoke>,
+    TokenId(id): TokenId,
+) -> Result<StatusCode> {
+    let audit = entry(&auth, actions::TOKEN_REVOKED, &id);
+    match state
+        .store
+        .revoke_token(&auth.principal.workspace_id, &id, audit)
+        .await
+    {
+        Err(StoreError::NotFound) => Err(ApiError::token_not_found(&id)),
+        other => other.map(|()| StatusCode::NO_CONTENT).map_err(Into::into),
+    }
+}
+
+fn entry<R: crate::auth::Requirement>(
+    auth: &Authenticated<R>,
+    action: &str,
+    token_id: &str,
+) -> AuditEntry {
+    AuditEntry::new(
+        &auth.principal.workspace_id,
+        action,
+        &auth.principal.credential_id,
+    )
+    .token(Some(token_id.to_string()))
+    .request(auth.request_id.clone())
+}
+
+fn validate_name(raw: &str) -> Result<String> {
+    let name = raw.trim();
+    let length = name.chars().count();
+    if !(1..=100).contains(&length) {
+        return Err(ApiError::Unprocessable(
+            "name must be 1 to 100 characters".into(),
+        ));
+    }
+    if name.chars().any(char::is_control) {
+        return Err(ApiError::Unprocessable(
+            "name must not contain control characters".into(),
+        ));
+    }
+    Ok(name.to_string())
+}
+
+fn validate_scopes(raw: &[String]) -> Result<Vec<Scope>> {
+    if raw.is_empty() {
+        return Err(ApiError::Unprocessable(
+            "scopes must name at least one scope".into(),
+        ));
+    }
+    let mut scopes = Vec::new();
+    for name in raw {
+        let scope = Scope::parse(name).ok_or_else(|| {
+            ApiError::Unprocessable(format!(
+                "scopes: unknown scope {:?}; GET /v1/scopes lists them",
+                crate::error::truncate(name, 40)
+            ))
+        })?;
+        if !scopes.contains(&scope) {
+            scopes.push(scope);
+        }
+    }
+    Ok(scopes)
+}
+
+fn validate_expiry(raw: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>> {
+    let at = DateTime::parse_from_rfc3339(raw.trim())
+        .map_err(|_| {
+            ApiError::Unprocessable(
+                "expires_at must be an ISO 8601 / RFC 3339 datetime with a time zone, \
+                 e.g. 2030-01-01T00:00:00Z"
+                    .into(),
+            )
+        })?
+        .with_timezone(&Utc)
+        .trunc_subsecs(6);
+    if at <= now {
+        return Err(ApiError::Unprocessable(
+            "expires_at must be in the future".into(),
+        ));
+    }
+    Ok(at)
+}

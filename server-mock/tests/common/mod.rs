@@ -1,0 +1,254 @@
+//! Starts the real `tokctl-server` binary on 127.0.0.1:0 with a temporary data directory, and
+//! speaks to it with plain reqwest.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::Duration;
+
+use reqwest::{Method, Response, StatusCode};
+use serde_json::{Value, json};
+
+/// A running server process.
+pub struct Server {
+    child: Child,
+    /// `http://127.0.0.1:PORT`.
+    pub base: String,
+    pub dir: PathBuf,
+    /// The admin key written on first start.
+    pub admin_key: String,
+    stdout: Arc<Mutex<String>>,
+    stderr: Arc<Mutex<String>>,
+    _tmp: Option<tempfile::TempDir>,
+    client: reqwest::Client,
+}
+
+/// Options for [`Server::start_with`].
+#[derive(Default)]
+pub struct Options<'a> {
+    pub rate_limit: Option<u32>,
+    pub env: Vec<(&'a str, &'a str)>,
+}
+
+impl Server {
+    /// A server on a fresh temporary data directory.
+    pub fn start() -> Server {
+        Server::start_with(Options::default())
+    }
+
+    pub fn start_with(options: Options<'_>) -> Server {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let dir = tmp.path().join("data");
+        let mut server = Server::start_in(&dir, options);
+        server._tmp = Some(tmp);
+        server
+    }
+
+    /// A server on `dir` (which may already hold data).
+    pub fn start_in(dir: &Path, options: Options<'_>) -> Server {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_tokctl-server"));
+        command
+            .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+            .arg(dir)
+            .env_remove("TOKCTL_SERVER_LISTEN")
+            .env_remove("TOKCTL_DATA_DIR")
+            .env("RUST_LOG", "info")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        if let Some(limit) = options.rate_limit {
+            command.args(["--rate-limit", &limit.to_string()]);
+        }
+        for (key, value) in options.env {
+            command.env(key, value);
+        }
+        let mut child = command.spawn().expect("spawn tokctl-server");
+        let stdout = capture(child.stdout.take().expect("stdout"), None);
+        let (tx, rx) = mpsc::channel();
+        let stderr = capture(child.stderr.take().expect("stderr"), Some(tx));
+        let base = match rx.recv_timeout(Duration::from_secs(60)) {
+            Ok(addr) => format!("http://{addr}"),
+            Err(_) => {
+                let _ = child.kill();
+                panic!(
+                    "server did not report its address; stderr:\n{}",
+                    stderr.lock().unwrap()
+                );
+            }
+        };
+        let admin_key = std::fs::read_to_string(dir.join("admin.key"))
+            .expect("admin.key")
+            .trim()
+            .to_string();
+        Server {
+            child,
+            base,
+            dir: dir.to_path_buf(),
+            admin_key,
+            stdout,
+            stderr,
+            _tmp: None,
+            client: reqwest::Client::new(),
+        }
+    }
+
+    /// Stops with SIGTERM and waits; returns whether the exit was clean.
+    pub fn stop(&mut self) -> bool {
+        let pid = self.child.id().to_string();
+        let sent = Command::new("kill").args(["-TERM", &pid]).status();
+        assert!(sent.is_ok_and(|s| s.success()), "kill -TERM failed");
+        self.child.wait().expect("wait").success()
+    }
+
+    /// Kills with SIGKILL, as a crash would.
+    pub fn crash(&mut self) {
+        self.child.kill().expect("kill");
+        let _ = self.child.wait();
+    }
+
+    /// Everything the server wrote to stderr (its logs) so far.
+    pub fn logs(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+
+    /// Everything the server wrote to stdout so far.
+    pub fn stdout(&self) -> String {
+        self.stdout.lock().unwrap().clone()
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// A request with `key` as bearer credential.
+    pub fn request(&self, method: Method, path: &str, key: &str) -> reqwest::RequestBuilder {
+        self.client.request(method, self.url(path)).bearer_auth(key)
+    }
+
+    pub async fn get(&self, path: &str, key: &str) -> Response {
+        self.request(Method::GET, path, key)
+            .send()
+            .await
+            .expect("send")
+    }
+
+    pub async fn post(&self, path: &str, key: &str, body: &Value) -> Response {
+        self.request(Method::POST, path, key)
+            .json(body)
+            .send()
+            .await
+            .expect("send")
+    }
+
+    pub async fn delete(&self, path: &str, key: &str) -> Response {
+        self.request(Method::DELETE, path, key)
+            .send()
+            .await
+            .expect("send")
+    }
+
+    /// Creates a token named `name` with `scopes` using the admin key; returns the body.
+    pub async fn create_token(&self, name: &str, scopes: &[&str]) -> Value {
+        let response = self
+            .post(
+                "/v1/tokens",
+                &self.admin_key,
+                &json!({ "name": name, "scopes": scopes }),
+            )
+            .await;
+        assert_eq!(response.status(), StatusCode::CREATED);
+        response.json().await.expect("json")
+    }
+
+    /// Runs `tokctl-server admin ARGS...` on this server's data directory; returns stdout.
+    pub fn admin(&self, args: &[&str]) -> String {
+        let output = Command::new(env!("CARGO_BIN_EXE_tokctl-server"))
+            .arg("admin")
+            .arg("--data-dir")
+            .arg(&self.dir)
+            .args(args)
+            .output()
+            .expect("run admin");
+        assert!(
+            output.status.success(),
+            "admin {args:?} failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout)
+            .expect("utf-8")
+            .trim()
+            .to_string()
+    }
+
+    /// Moves a token's expiry into the past, as if time had passed (the server computes status
+    /// from the stored expiry on every request).
+    pub fn expire(&self, token_id: &str) {
+        let db = rusqlite::Connection::open(self.dir.join("tokctl.db")).expect("open db");
+        db.busy_timeout(Duration::from_secs(10)).unwrap();
+        let changed = db
+            .execute(
+                "UPDATE tokens SET expires_at = 1000000 WHERE id = ?1",
+                [token_id],
+            )
+            .expect("update");
+        assert_eq!(changed, 1);
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn capture(
+    stream: impl Read + Send + 'static,
+    addr: Option<mpsc::Sender<String>>,
+) -> Arc<Mutex<String>> {
+    let text = Arc::new(Mutex::new(String::new()));
+    let sink = text.clone();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stream).lines() {
+            let Ok(line) = line else { break };
+            if let (Some(tx), Some(at)) = (&addr, line.find("listening on http://")) {
+                let _ = tx.send(line[at + "listening on http://".len()..].trim().to_string());
+            }
+            let mut sink = sink.lock().unwrap();
+            sink.push_str(&line);
+            sink.push('\n');
+        }
+    });
+    text
+}
+
+/// Asserts the spec's error body and returns its message.
+pub async fn assert_error(response: Response, status: u16, code: &str) -> String {
+    assert_eq!(response.status().as_u16(), status, "status");
+    let headers = response.headers().clone();
+    for name in [
+        "x-ratelimit-limit",
+        "x-ratelimit-remaining",
+        "x-ratelimit-reset",
+    ] {
+        assert!(headers.contains_key(name), "{name} missing on a {status}");
+    }
+    let body: Value = response.json().await.expect("error body is JSON");
+    assert_eq!(body["error"], code, "{body}");
+    assert_eq!(body["status"], status, "{body}");
+    let message = body["message"].as_str().expect("message").to_string();
+    assert!(!message.is_empty());
+    message
+}
+
+/// The secret of a create or rotate response.
+pub fn secret(token: &Value) -> String {
+    token["token"].as_str().expect("token secret").to_string()
+}
+
+/// The id of a token object.
+pub fn id(token: &Value) -> String {
+    token["id"].as_str().expect("token id").to_string()
+}

@@ -1,0 +1,1 @@
+//! End-to-end tests across the tokctl crates live in `tests/`.
