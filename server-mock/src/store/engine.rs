@@ -77,7 +77,7 @@ impl Engine {
             return Err(StoreError::Backend("the store is closed".into()));
         }
         rx.await
-            .unwrap_or_else(|_| Err(StoreError::Backend("the writer stopped".into())))
+            .unwrap_or_else(|_| Err(StoreError::Backend("the write was not committed".into())))
     }
 
     /// Runs `f` on a read connection on a blocking thread.
@@ -154,26 +154,19 @@ fn write_loop(conn: Connection, jobs: mpsc::Receiver<Job>) {
 
 fn commit_group(conn: &Connection, group: Vec<Job>) {
     if let Err(err) = conn.execute_batch("BEGIN IMMEDIATE") {
-        let message = err.to_string();
-        for job in group {
-            // Run nothing; tell every waiter why.
-            drop(job);
-            tracing::error!(error = %message, "could not start a write transaction");
-        }
+        // Dropping the jobs unrun tells every waiter that the write failed.
+        tracing::error!(error = %err, jobs = group.len(), "could not start a write transaction");
         return;
     }
     let replies: Vec<Reply> = group.into_iter().map(|job| job(conn)).collect();
-    let committed = conn
-        .execute_batch("COMMIT")
-        .map_err(|err| StoreError::Backend(err.to_string()));
+    let committed = conn.execute_batch("COMMIT");
     if committed.is_err() {
         let _ = conn.execute_batch("ROLLBACK");
     }
     for reply in replies {
-        reply(committed.as_ref().map(|_| ()).map_err(clone_error));
+        reply(match &committed {
+            Ok(()) => Ok(()),
+            Err(err) => Err(StoreError::Backend(err.to_string())),
+        });
     }
-}
-
-fn clone_error(err: &StoreError) -> StoreError {
-    StoreError::Backend(err.to_string())
 }

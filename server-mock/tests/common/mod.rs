@@ -21,6 +21,7 @@ pub struct Server {
     pub admin_key: String,
     stdout: Arc<Mutex<String>>,
     stderr: Arc<Mutex<String>>,
+    readers: Vec<std::thread::JoinHandle<()>>,
     _tmp: Option<tempfile::TempDir>,
     client: reqwest::Client,
 }
@@ -65,9 +66,9 @@ impl Server {
             command.env(key, value);
         }
         let mut child = command.spawn().expect("spawn tokctl-server");
-        let stdout = capture(child.stdout.take().expect("stdout"), None);
+        let (stdout, out_reader) = capture(child.stdout.take().expect("stdout"), None);
         let (tx, rx) = mpsc::channel();
-        let stderr = capture(child.stderr.take().expect("stderr"), Some(tx));
+        let (stderr, err_reader) = capture(child.stderr.take().expect("stderr"), Some(tx));
         let base = match rx.recv_timeout(Duration::from_secs(60)) {
             Ok(addr) => format!("http://{addr}"),
             Err(_) => {
@@ -89,23 +90,34 @@ impl Server {
             admin_key,
             stdout,
             stderr,
+            readers: vec![out_reader, err_reader],
             _tmp: None,
             client: reqwest::Client::new(),
         }
     }
 
-    /// Stops with SIGTERM and waits; returns whether the exit was clean.
+    /// Stops with SIGTERM and waits, output included; returns whether the exit was clean.
     pub fn stop(&mut self) -> bool {
         let pid = self.child.id().to_string();
         let sent = Command::new("kill").args(["-TERM", &pid]).status();
         assert!(sent.is_ok_and(|s| s.success()), "kill -TERM failed");
-        self.child.wait().expect("wait").success()
+        let clean = self.child.wait().expect("wait").success();
+        self.drain();
+        clean
     }
 
     /// Kills with SIGKILL, as a crash would.
     pub fn crash(&mut self) {
         self.child.kill().expect("kill");
         let _ = self.child.wait();
+        self.drain();
+    }
+
+    /// Waits until the output pipes are closed, so `logs` and `stdout` are complete.
+    fn drain(&mut self) {
+        for reader in self.readers.drain(..) {
+            let _ = reader.join();
+        }
     }
 
     /// Everything the server wrote to stderr (its logs) so far.
@@ -207,10 +219,10 @@ impl Drop for Server {
 fn capture(
     stream: impl Read + Send + 'static,
     addr: Option<mpsc::Sender<String>>,
-) -> Arc<Mutex<String>> {
+) -> (Arc<Mutex<String>>, std::thread::JoinHandle<()>) {
     let text = Arc::new(Mutex::new(String::new()));
     let sink = text.clone();
-    std::thread::spawn(move || {
+    let reader = std::thread::spawn(move || {
         for line in BufReader::new(stream).lines() {
             let Ok(line) = line else { break };
             if let (Some(tx), Some(at)) = (&addr, line.find("listening on http://")) {
@@ -221,7 +233,7 @@ fn capture(
             sink.push('\n');
         }
     });
-    text
+    (text, reader)
 }
 
 /// Asserts the spec's error body and returns its message.
