@@ -131,25 +131,30 @@ async fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
         data_dir: args.data.resolve()?,
         rate_limit: args.rate_limit,
     };
-    serve(config, |_| {}, shutdown_signal()).await
+    serve(config, |_| {}, shutdown_signal()?).await
 }
 
-/// Resolves on SIGINT or SIGTERM.
-async fn shutdown_signal() {
-    let interrupt = tokio::signal::ctrl_c();
+/// Installs the SIGINT and SIGTERM handlers now (so a signal that arrives during start-up is not
+/// lost) and resolves when either arrives.
+fn shutdown_signal() -> anyhow::Result<impl std::future::Future<Output = ()> + Send + 'static> {
     #[cfg(unix)]
-    {
-        let mut terminate =
-            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-                Ok(signal) => signal,
-                Err(_) => return interrupt.await.unwrap_or(()),
-            };
-        tokio::select! {
-            _ = interrupt => {}
-            _ = terminate.recv() => {}
+    let stopped = {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut interrupt = signal(SignalKind::interrupt())?;
+        let mut terminate = signal(SignalKind::terminate())?;
+        async move {
+            tokio::select! {
+                _ = interrupt.recv() => {}
+                _ = terminate.recv() => {}
+            }
         }
-    }
+    };
     #[cfg(not(unix))]
-    interrupt.await.unwrap_or(());
-    tracing::info!("shutting down: finishing in-flight requests");
+    let stopped = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    Ok(async move {
+        stopped.await;
+        tracing::info!("shutting down: finishing in-flight requests");
+    })
 }

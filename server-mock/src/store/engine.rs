@@ -3,13 +3,14 @@
 //! tokio's blocking threads.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, mpsc};
+use std::sync::{Arc, Mutex, mpsc};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use rusqlite::Connection;
 use tokio::sync::oneshot;
 
+use super::cache::Cache;
 use super::{StoreError, StoreResult};
 
 /// Most writes committed in one transaction.
@@ -18,7 +19,9 @@ const MAX_GROUP: usize = 512;
 const MAX_IDLE_READERS: usize = 16;
 
 type Reply = Box<dyn FnOnce(StoreResult<()>) + Send>;
-type Job = Box<dyn FnOnce(&Connection) -> Reply + Send>;
+/// A write: runs in the group's transaction and returns its reply and the ids of the cached
+/// rows it changed.
+type Job = Box<dyn FnOnce(&Connection) -> (Reply, Vec<String>) + Send>;
 
 /// Opens a connection with the settings every connection shares.
 pub fn open(path: &Path) -> rusqlite::Result<Connection> {
@@ -36,16 +39,17 @@ pub struct Engine {
     path: PathBuf,
     writer: Mutex<Option<mpsc::Sender<Job>>>,
     writer_thread: Mutex<Option<JoinHandle<()>>>,
-    readers: std::sync::Arc<Mutex<Vec<Connection>>>,
+    readers: Arc<Mutex<Vec<Connection>>>,
 }
 
 impl Engine {
-    /// Starts the writer on an open, migrated connection.
-    pub fn start(path: PathBuf, conn: Connection) -> Self {
+    /// Starts the writer on an open, migrated connection; commits that change rows kept in
+    /// `cache` drop them from it (see [`Cache`]).
+    pub fn start(path: PathBuf, conn: Connection, cache: Arc<Cache>) -> Self {
         let (tx, rx) = mpsc::channel::<Job>();
         let thread = std::thread::Builder::new()
             .name("sqlite-writer".into())
-            .spawn(move || write_loop(conn, rx))
+            .spawn(move || write_loop(conn, rx, &cache))
             .ok();
         Engine {
             path,
@@ -56,8 +60,9 @@ impl Engine {
     }
 
     /// Runs `f` in the next write transaction; resolves once that transaction has committed.
-    /// An error from `f` undoes only `f`'s own changes.
-    pub async fn write<T, F>(&self, f: F) -> StoreResult<T>
+    /// An error from `f` undoes only `f`'s own changes. `touches` names the credentials and
+    /// tokens whose cached rows `f` may change.
+    pub async fn write<T, F>(&self, touches: Vec<String>, f: F) -> StoreResult<T>
     where
         T: Send + 'static,
         F: FnOnce(&Connection) -> StoreResult<T> + Send + 'static,
@@ -65,9 +70,11 @@ impl Engine {
         let (tx, rx) = oneshot::channel();
         let job: Job = Box::new(move |conn| {
             let result = in_savepoint(conn, f);
-            Box::new(move |committed: StoreResult<()>| {
+            let touched = if result.is_ok() { touches } else { Vec::new() };
+            let reply: Reply = Box::new(move |committed: StoreResult<()>| {
                 let _ = tx.send(committed.and(result));
-            })
+            });
+            (reply, touched)
         });
         let sent = match self.writer.lock() {
             Ok(guard) => guard.as_ref().is_some_and(|w| w.send(job).is_ok()),
@@ -136,7 +143,7 @@ fn in_savepoint<T>(
     result
 }
 
-fn write_loop(conn: Connection, jobs: mpsc::Receiver<Job>) {
+fn write_loop(conn: Connection, jobs: mpsc::Receiver<Job>, cache: &Cache) {
     while let Ok(first) = jobs.recv() {
         let mut group = vec![first];
         while group.len() < MAX_GROUP {
@@ -145,23 +152,33 @@ fn write_loop(conn: Connection, jobs: mpsc::Receiver<Job>) {
                 Err(_) => break,
             }
         }
-        commit_group(&conn, group);
+        commit_group(&conn, group, cache);
     }
     if let Err(err) = conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)") {
         tracing::warn!(error = %err, "final checkpoint failed");
     }
 }
 
-fn commit_group(conn: &Connection, group: Vec<Job>) {
+fn commit_group(conn: &Connection, group: Vec<Job>, cache: &Cache) {
     if let Err(err) = conn.execute_batch("BEGIN IMMEDIATE") {
         // Dropping the jobs unrun tells every waiter that the write failed.
         tracing::error!(error = %err, jobs = group.len(), "could not start a write transaction");
         return;
     }
-    let replies: Vec<Reply> = group.into_iter().map(|job| job(conn)).collect();
+    let mut replies = Vec::with_capacity(group.len());
+    let mut touched = Vec::new();
+    for job in group {
+        let (reply, ids) = job(conn);
+        replies.push(reply);
+        touched.extend(ids);
+    }
+    let guard = (!touched.is_empty()).then(|| cache.begin_commit());
     let committed = conn.execute_batch("COMMIT");
     if committed.is_err() {
         let _ = conn.execute_batch("ROLLBACK");
+    }
+    if let Some(guard) = guard {
+        guard.invalidate(&touched);
     }
     for reply in replies {
         reply(match &committed {

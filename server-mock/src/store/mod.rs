@@ -1,6 +1,7 @@
 //! Storage behind a small trait, so handlers never see SQL and another backend (a server
 //! database) can serve the same API. [`sqlite::SqliteStore`] is the embedded default.
 
+mod cache;
 mod engine;
 mod schema;
 pub mod sqlite;

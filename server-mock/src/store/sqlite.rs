@@ -1,12 +1,14 @@
 //! The embedded default store: one SQLite file in WAL mode with `synchronous=FULL`.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 
+use super::cache::Cache;
 use super::engine::{self, Engine};
 use super::{
     AuditEntry, AuditFilter, Credential, NewApiKey, NewToken, Page, PageRequest, Store, StoreError,
@@ -18,9 +20,10 @@ use crate::secrets::{CredentialKind, SecretDigest};
 /// File name of the database inside the data directory.
 pub const DB_FILE: &str = "tokctl.db";
 
-/// SQLite-backed [`Store`].
+/// SQLite-backed [`Store`], with a read-through cache of credentials and tokens.
 pub struct SqliteStore {
     engine: Engine,
+    cache: Arc<Cache>,
 }
 
 impl SqliteStore {
@@ -29,8 +32,10 @@ impl SqliteStore {
         let path: PathBuf = data_dir.join(DB_FILE);
         let mut conn = engine::open(&path)?;
         schema::migrate(&mut conn)?;
+        let cache = Arc::new(Cache::default());
         Ok(SqliteStore {
-            engine: Engine::start(path, conn),
+            engine: Engine::start(path, conn, cache.clone()),
+            cache,
         })
     }
 }
@@ -158,7 +163,12 @@ impl Store for SqliteStore {
         kind: CredentialKind,
         digest: SecretDigest,
     ) -> StoreResult<Option<Credential>> {
-        self.engine
+        if let Some(credential) = self.cache.credential(&digest.0) {
+            return Ok(Some(credential));
+        }
+        let seen = self.cache.generation();
+        let found = self
+            .engine
             .read(move |conn| {
                 let sql = match kind {
                     CredentialKind::Token => {
@@ -192,12 +202,17 @@ impl Store for SqliteStore {
                     .filter(|(_, stored)| digest.matches(stored))
                     .map(|(credential, _)| credential))
             })
-            .await
+            .await?;
+        if let Some(credential) = &found {
+            self.cache
+                .put_credential(seen, digest.0, credential.clone());
+        }
+        Ok(found)
     }
 
     async fn create_token(&self, token: NewToken, audit: AuditEntry) -> StoreResult<TokenRecord> {
         self.engine
-            .write(move |conn| {
+            .write(Vec::new(), move |conn| {
                 conn.prepare_cached(
                     "INSERT INTO tokens (id, workspace_id, name, secret_digest, scopes, created_at,
                                          expires_at, created_by)
@@ -275,10 +290,19 @@ impl Store for SqliteStore {
     }
 
     async fn get_token(&self, workspace_id: &str, id: &str) -> StoreResult<Option<TokenRecord>> {
+        if let Some(token) = self.cache.token(workspace_id, id) {
+            return Ok(Some(token));
+        }
+        let seen = self.cache.generation();
         let (workspace_id, id) = (workspace_id.to_string(), id.to_string());
-        self.engine
+        let found = self
+            .engine
             .read(move |conn| fetch_token(conn, &workspace_id, &id))
-            .await
+            .await?;
+        if let Some(token) = &found {
+            self.cache.put_token(seen, token.clone());
+        }
+        Ok(found)
     }
 
     async fn rotate_token(
@@ -290,7 +314,7 @@ impl Store for SqliteStore {
     ) -> StoreResult<TokenRecord> {
         let (workspace_id, id) = (workspace_id.to_string(), id.to_string());
         self.engine
-            .write(move |conn| {
+            .write(vec![id.clone()], move |conn| {
                 let token = fetch_token(conn, &workspace_id, &id)?.ok_or(StoreError::NotFound)?;
                 match token.status(audit.created_at) {
                     TokenStatus::Revoked => return Err(StoreError::NotFound),
@@ -313,7 +337,7 @@ impl Store for SqliteStore {
     ) -> StoreResult<()> {
         let (workspace_id, id) = (workspace_id.to_string(), id.to_string());
         self.engine
-            .write(move |conn| {
+            .write(vec![id.clone()], move |conn| {
                 let changed = conn
                     .prepare_cached(
                         "UPDATE tokens SET revoked_at = ?1
@@ -330,7 +354,7 @@ impl Store for SqliteStore {
 
     async fn record_audit(&self, entry: AuditEntry) -> StoreResult<()> {
         self.engine
-            .write(move |conn| insert_audit(conn, &entry))
+            .write(Vec::new(), move |conn| insert_audit(conn, &entry))
             .await
     }
 
@@ -376,22 +400,25 @@ impl Store for SqliteStore {
 
     async fn record_last_used(&self, uses: Vec<(String, DateTime<Utc>)>) -> StoreResult<()> {
         self.engine
-            .write(move |conn| {
-                let mut stmt = conn.prepare_cached(
-                    "UPDATE tokens SET last_used_at = MAX(COALESCE(last_used_at, 0), ?1)
+            .write(
+                uses.iter().map(|(id, _)| id.clone()).collect(),
+                move |conn| {
+                    let mut stmt = conn.prepare_cached(
+                        "UPDATE tokens SET last_used_at = MAX(COALESCE(last_used_at, 0), ?1)
                      WHERE id = ?2",
-                )?;
-                for (id, at) in &uses {
-                    stmt.execute(params![micros(*at), id])?;
-                }
-                Ok(())
-            })
+                    )?;
+                    for (id, at) in &uses {
+                        stmt.execute(params![micros(*at), id])?;
+                    }
+                    Ok(())
+                },
+            )
             .await
     }
 
     async fn create_workspace(&self, workspace: Workspace) -> StoreResult<()> {
         self.engine
-            .write(move |conn| insert_workspace(conn, &workspace))
+            .write(Vec::new(), move |conn| insert_workspace(conn, &workspace))
             .await
     }
 
@@ -417,13 +444,13 @@ impl Store for SqliteStore {
 
     async fn create_api_key(&self, key: NewApiKey) -> StoreResult<()> {
         self.engine
-            .write(move |conn| insert_api_key(conn, &key))
+            .write(Vec::new(), move |conn| insert_api_key(conn, &key))
             .await
     }
 
     async fn bootstrap(&self, workspace: Workspace, key: NewApiKey) -> StoreResult<bool> {
         self.engine
-            .write(move |conn| {
+            .write(Vec::new(), move |conn| {
                 let existing: i64 =
                     conn.query_row("SELECT COUNT(*) FROM workspaces", [], |r| r.get(0))?;
                 if existing > 0 {

@@ -194,18 +194,21 @@ impl Server {
             .to_string()
     }
 
-    /// Moves a token's expiry into the past, as if time had passed (the server computes status
-    /// from the stored expiry on every request).
-    pub fn expire(&self, token_id: &str) {
+    /// Moves tokens' expiry into the past, as if time had passed while the server was down:
+    /// stops the server, edits the database, and starts it again on the same data directory.
+    pub fn expire_while_stopped(&mut self, token_ids: &[&str]) {
+        assert!(self.stop());
         let db = rusqlite::Connection::open(self.dir.join("tokctl.db")).expect("open db");
-        db.busy_timeout(Duration::from_secs(10)).unwrap();
-        let changed = db
-            .execute(
-                "UPDATE tokens SET expires_at = 1000000 WHERE id = ?1",
-                [token_id],
-            )
-            .expect("update");
-        assert_eq!(changed, 1);
+        for id in token_ids {
+            let changed = db
+                .execute("UPDATE tokens SET expires_at = 1000000 WHERE id = ?1", [id])
+                .expect("update");
+            assert_eq!(changed, 1);
+        }
+        drop(db);
+        let tmp = self._tmp.take();
+        *self = Server::start_in(&self.dir, Options::default());
+        self._tmp = tmp;
     }
 }
 

@@ -1,0 +1,112 @@
+//! A read-through cache of credentials and tokens, so the hot path (authenticate, read a token)
+//! needs no trip to SQLite once warm.
+//!
+//! Coherence rests on two rules. The writer thread commits any transaction that changes a
+//! cached row while holding the cache's write lock, and drops those rows before releasing it:
+//! no request can see the old row after the commit, nor the new one before it. A reader that
+//! missed stores what it read only if no such commit happened since it looked (the generation
+//! did not move), so a row read before a commit never lands after it.
+
+use std::collections::HashMap;
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use super::{Credential, TokenRecord};
+
+/// Most entries kept per map; past it the map starts over.
+const MAX_ENTRIES: usize = 100_000;
+
+/// Rows read recently, by digest and by token id.
+#[derive(Default)]
+pub struct Cache {
+    inner: RwLock<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
+    generation: u64,
+    credentials: HashMap<[u8; 32], Credential>,
+    /// Credential id → digest, to drop a credential by id.
+    digests: HashMap<String, [u8; 32]>,
+    tokens: HashMap<String, TokenRecord>,
+}
+
+/// A point in the cache's history, taken before reading storage on a miss.
+#[derive(Clone, Copy)]
+pub struct Generation(u64);
+
+/// Held by the writer across a commit that changes cached rows.
+pub struct CommitGuard<'a>(RwLockWriteGuard<'a, Inner>);
+
+impl CommitGuard<'_> {
+    /// Drops every cached row of these credentials or tokens.
+    pub fn invalidate(mut self, ids: &[String]) {
+        let inner = &mut *self.0;
+        inner.generation += 1;
+        for id in ids {
+            if let Some(digest) = inner.digests.remove(id) {
+                inner.credentials.remove(&digest);
+            }
+            inner.tokens.remove(id);
+        }
+    }
+}
+
+impl Cache {
+    fn read(&self) -> RwLockReadGuard<'_, Inner> {
+        self.inner.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, Inner> {
+        self.inner.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The cached credential with this digest.
+    pub fn credential(&self, digest: &[u8; 32]) -> Option<Credential> {
+        self.read().credentials.get(digest).cloned()
+    }
+
+    /// The cached token `id` of `workspace_id`.
+    pub fn token(&self, workspace_id: &str, id: &str) -> Option<TokenRecord> {
+        self.read()
+            .tokens
+            .get(id)
+            .filter(|t| t.workspace_id == workspace_id)
+            .cloned()
+    }
+
+    /// Where the cache stands now; pass it back when storing what a miss read.
+    pub fn generation(&self) -> Generation {
+        Generation(self.read().generation)
+    }
+
+    /// Stores a credential read at `seen`, unless a commit changed cached rows since.
+    pub fn put_credential(&self, seen: Generation, digest: [u8; 32], credential: Credential) {
+        let mut inner = self.write();
+        if inner.generation != seen.0 {
+            return;
+        }
+        if inner.credentials.len() >= MAX_ENTRIES {
+            inner.credentials.clear();
+            inner.digests.clear();
+        }
+        inner.digests.insert(credential.id.clone(), digest);
+        inner.credentials.insert(digest, credential);
+    }
+
+    /// Stores a token read at `seen`, unless a commit changed cached rows since.
+    pub fn put_token(&self, seen: Generation, token: TokenRecord) {
+        let mut inner = self.write();
+        if inner.generation != seen.0 {
+            return;
+        }
+        if inner.tokens.len() >= MAX_ENTRIES {
+            inner.tokens.clear();
+        }
+        inner.tokens.insert(token.id.clone(), token);
+    }
+
+    /// Blocks readers until the guard is used; see the module docs.
+    pub fn begin_commit(&self) -> CommitGuard<'_> {
+        CommitGuard(self.write())
+    }
+}
