@@ -1,0 +1,346 @@
+//! The client, its builder, and the one private HTTP core every resource goes through:
+//! authentication, retries, rate-limit bookkeeping and error decoding live here only.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use reqwest::header::{AUTHORIZATION, HeaderValue};
+use reqwest::{Method, StatusCode};
+use secrecy::{ExposeSecret, SecretString};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use url::Url;
+
+use crate::error::{Error, RateLimit, Result, retry_after};
+use crate::retry::RetryPolicy;
+use crate::{audit, scopes, tokens};
+
+/// Default token API base URL (the reference server's default address).
+pub const DEFAULT_BASE_URL: &str = "http://127.0.0.1:8080/v1";
+/// Default chat gateway base URL.
+pub const DEFAULT_CHAT_BASE_URL: &str = "http://127.0.0.1:8080";
+/// Default time limit for one HTTP attempt.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A client of the tokctl service. Cheap to clone: clones share one connection pool and one
+/// view of the rate limit.
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    http: reqwest::Client,
+    base_url: Url,
+    chat_base_url: Url,
+    api_key: Option<SecretString>,
+    retry: RetryPolicy,
+    rate_limit: Mutex<Option<RateLimit>>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &self.inner.base_url.as_str())
+            .field("chat_base_url", &self.inner.chat_base_url.as_str())
+            .field(
+                "api_key",
+                &self.inner.api_key.as_ref().map(|_| "[redacted]"),
+            )
+            .field("retry", &self.inner.retry)
+            .finish()
+    }
+}
+
+/// Builds a [`Client`]. Every setting has a default except the API key.
+#[derive(Clone)]
+pub struct ClientBuilder {
+    base_url: String,
+    chat_base_url: String,
+    api_key: Option<SecretString>,
+    timeout: Duration,
+    user_agent: String,
+    retry: RetryPolicy,
+}
+
+impl std::fmt::Debug for ClientBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientBuilder")
+            .field("base_url", &self.base_url)
+            .field("chat_base_url", &self.chat_base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .field("timeout", &self.timeout)
+            .field("user_agent", &self.user_agent)
+            .field("retry", &self.retry)
+            .finish()
+    }
+}
+
+impl Default for ClientBuilder {
+    fn default() -> Self {
+        ClientBuilder {
+            base_url: DEFAULT_BASE_URL.into(),
+            chat_base_url: DEFAULT_CHAT_BASE_URL.into(),
+            api_key: None,
+            timeout: DEFAULT_TIMEOUT,
+            user_agent: format!("tokctl-sdk/{}", env!("CARGO_PKG_VERSION")),
+            retry: RetryPolicy::default(),
+        }
+    }
+}
+
+impl ClientBuilder {
+    /// Token API base URL, including `/v1` (default `http://127.0.0.1:8080/v1`).
+    pub fn base_url(mut self, url: impl Into<String>) -> Self {
+        self.base_url = url.into();
+        self
+    }
+
+    /// Chat gateway base URL, without `/v1` (default `http://127.0.0.1:8080`).
+    pub fn chat_base_url(mut self, url: impl Into<String>) -> Self {
+        self.chat_base_url = url.into();
+        self
+    }
+
+    /// The API key or token sent as `Authorization: Bearer ...`.
+    pub fn api_key(mut self, key: impl Into<String>) -> Self {
+        self.api_key = Some(SecretString::from(key.into()));
+        self
+    }
+
+    /// Time limit for one HTTP attempt (default 30 s).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The `User-Agent` header (default `tokctl-sdk/VERSION`).
+    pub fn user_agent(mut self, user_agent: impl Into<String>) -> Self {
+        self.user_agent = user_agent.into();
+        self
+    }
+
+    /// How rate limits, server errors and connection failures are retried.
+    pub fn retry_policy(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// Builds the client. Fails on an invalid URL or an API key that cannot be a header value.
+    pub fn build(self) -> Result<Client> {
+        let base_url = parse_base(&self.base_url, "base URL")?;
+        let chat_base_url = parse_base(&self.chat_base_url, "chat base URL")?;
+        if let Some(key) = &self.api_key {
+            HeaderValue::from_str(&format!("Bearer {}", key.expose_secret())).map_err(|_| {
+                Error::Config("the API key contains characters not allowed in a header".into())
+            })?;
+        }
+        let http = reqwest::Client::builder()
+            .timeout(self.timeout)
+            .user_agent(self.user_agent)
+            .build()
+            .map_err(|err| Error::Config(format!("cannot build the HTTP client: {err}")))?;
+        Ok(Client {
+            inner: Arc::new(Inner {
+                http,
+                base_url,
+                chat_base_url,
+                api_key: self.api_key,
+                retry: self.retry,
+                rate_limit: Mutex::new(None),
+            }),
+        })
+    }
+}
+
+fn parse_base(raw: &str, what: &str) -> Result<Url> {
+    let mut url = Url::parse(raw.trim())
+        .map_err(|err| Error::Config(format!("invalid {what} {raw:?}: {err}")))?;
+    if !matches!(url.scheme(), "http" | "https") || url.cannot_be_a_base() {
+        return Err(Error::Config(format!(
+            "invalid {what} {raw:?}: must be an http or https URL"
+        )));
+    }
+    // Keep a trailing slash off the path so segments can be appended uniformly.
+    let path = url.path().trim_end_matches('/').to_string();
+    url.set_path(&path);
+    Ok(url)
+}
+
+impl Client {
+    /// A builder with every default.
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::default()
+    }
+
+    /// A client from the environment: `TOKCTL_API_KEY` (required), `TOKCTL_BASE_URL` and
+    /// `TOKCTL_CHAT_BASE_URL` (optional).
+    pub fn from_env() -> Result<Client> {
+        let mut builder = Client::builder();
+        match std::env::var("TOKCTL_API_KEY") {
+            Ok(key) if !key.trim().is_empty() => builder = builder.api_key(key.trim()),
+            _ => return Err(Error::Config("TOKCTL_API_KEY is not set".into())),
+        }
+        if let Ok(url) = std::env::var("TOKCTL_BASE_URL") {
+            builder = builder.base_url(url);
+        }
+        if let Ok(url) = std::env::var("TOKCTL_CHAT_BASE_URL") {
+            builder = builder.chat_base_url(url);
+        }
+        builder.build()
+    }
+
+    /// Tokens: create, list, get, rotate, revoke.
+    pub fn tokens(&self) -> tokens::Tokens<'_> {
+        tokens::Tokens::new(self)
+    }
+
+    /// The scopes a credential can hold.
+    pub fn scopes(&self) -> scopes::Scopes<'_> {
+        scopes::Scopes::new(self)
+    }
+
+    /// The workspace audit log.
+    pub fn audit(&self) -> audit::Audit<'_> {
+        audit::Audit::new(self)
+    }
+
+    /// The rate-limit state of the most recent response, if any response carried one.
+    pub fn rate_limit(&self) -> Option<RateLimit> {
+        *self
+            .inner
+            .rate_limit
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The token API base URL.
+    pub fn base_url(&self) -> &Url {
+        &self.inner.base_url
+    }
+
+    /// The chat gateway base URL.
+    pub fn chat_base_url(&self) -> &Url {
+        &self.inner.chat_base_url
+    }
+
+    /// `base_url` + path segments (each escaped).
+    pub(crate) fn url(&self, segments: &[&str]) -> Url {
+        let mut url = self.inner.base_url.clone();
+        if let Ok(mut path) = url.path_segments_mut() {
+            path.extend(segments);
+        }
+        url
+    }
+
+    pub(crate) async fn get<T: DeserializeOwned>(
+        &self,
+        url: Url,
+        query: &[(&str, String)],
+    ) -> Result<T> {
+        let body = self.send(Method::GET, url, query, None).await?;
+        decode(&body)
+    }
+
+    pub(crate) async fn post<T: DeserializeOwned>(
+        &self,
+        url: Url,
+        body: Option<&impl Serialize>,
+    ) -> Result<T> {
+        let json = match body {
+            Some(body) => Some(
+                serde_json::to_vec(body)
+                    .map_err(|err| Error::Config(format!("cannot encode the request: {err}")))?,
+            ),
+            None => None,
+        };
+        let body = self.send(Method::POST, url, &[], json).await?;
+        decode(&body)
+    }
+
+    pub(crate) async fn delete(&self, url: Url) -> Result<()> {
+        self.send(Method::DELETE, url, &[], None).await.map(|_| ())
+    }
+
+    /// Sends with retries; returns the body of a success response.
+    async fn send(
+        &self,
+        method: Method,
+        url: Url,
+        query: &[(&str, String)],
+        json: Option<Vec<u8>>,
+    ) -> Result<Vec<u8>> {
+        let idempotent = matches!(method, Method::GET | Method::DELETE);
+        let mut attempt = 0u32;
+        loop {
+            let mut request = self.inner.http.request(method.clone(), url.clone());
+            if !query.is_empty() {
+                request = request.query(query);
+            }
+            if let Some(key) = &self.inner.api_key {
+                request = request.header(AUTHORIZATION, format!("Bearer {}", key.expose_secret()));
+            }
+            if let Some(json) = &json {
+                request = request
+                    .header("content-type", "application/json")
+                    .body(json.clone());
+            }
+            let (status, headers, body) = match request.send().await {
+                Ok(response) => {
+                    let status = response.status();
+                    let headers = response.headers().clone();
+                    self.note_rate_limit(&headers);
+                    match response.bytes().await {
+                        Ok(body) if status.is_success() => return Ok(body.to_vec()),
+                        Ok(body) => (status, headers, body),
+                        Err(err) => return Err(Error::transport(err)),
+                    }
+                }
+                Err(err) => match self.inner.retry.backoff(attempt) {
+                    // Only a request that is safe to repeat is sent again.
+                    Some(wait) if idempotent => {
+                        tokio::time::sleep(wait).await;
+                        attempt += 1;
+                        continue;
+                    }
+                    _ => return Err(Error::transport(err)),
+                },
+            };
+            let wait = if status == StatusCode::TOO_MANY_REQUESTS {
+                self.inner.retry.rate_limit_wait(
+                    attempt,
+                    retry_after(&headers),
+                    RateLimit::from_headers(&headers),
+                )
+            } else if status.is_server_error() && idempotent {
+                self.inner.retry.backoff(attempt)
+            } else {
+                None
+            };
+            match wait {
+                Some(wait) => {
+                    tokio::time::sleep(wait).await;
+                    attempt += 1;
+                }
+                None => return Err(Error::from_response(status.as_u16(), &headers, &body)),
+            }
+        }
+    }
+
+    fn note_rate_limit(&self, headers: &reqwest::header::HeaderMap) {
+        if let Some(limit) = RateLimit::from_headers(headers) {
+            *self
+                .inner
+                .rate_limit
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()) = Some(limit);
+        }
+    }
+}
+
+fn decode<T: DeserializeOwned>(body: &[u8]) -> Result<T> {
+    serde_json::from_slice(body).map_err(|source| Error::Decode {
+        source,
+        body: String::from_utf8_lossy(body).into_owned(),
+    })
+}

@@ -1,0 +1,199 @@
+//! The one error type of the SDK.
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use reqwest::header::HeaderMap;
+use serde::Deserialize;
+
+/// `Result` with the SDK's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The rate-limit state a response reported (`X-RateLimit-*` headers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimit {
+    /// Requests allowed per window.
+    pub limit: u32,
+    /// Requests left in the current window.
+    pub remaining: u32,
+    /// When the window resets.
+    pub reset: DateTime<Utc>,
+}
+
+impl RateLimit {
+    /// Reads the three headers; `None` unless all three are present and valid.
+    pub fn from_headers(headers: &HeaderMap) -> Option<Self> {
+        let number = |name: &str| headers.get(name)?.to_str().ok()?.trim().parse::<i64>().ok();
+        Some(RateLimit {
+            limit: u32::try_from(number("x-ratelimit-limit")?).ok()?,
+            remaining: u32::try_from(number("x-ratelimit-remaining")?).ok()?,
+            reset: DateTime::from_timestamp(number("x-ratelimit-reset")?, 0)?,
+        })
+    }
+}
+
+/// An error answer from the API, decoded from its `{"error", "message", "status"}` body.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ApiError {
+    /// HTTP status.
+    pub status: u16,
+    /// Machine-readable code, e.g. `not_found` or `rate_limited`.
+    pub code: String,
+    /// Human-readable message from the server.
+    pub message: String,
+    /// Rate-limit state reported with the error.
+    pub rate_limit: Option<RateLimit>,
+    /// `Retry-After`, when the server sent one.
+    pub retry_after: Option<Duration>,
+    /// The server's `x-request-id`, to quote when reporting a problem.
+    pub request_id: Option<String>,
+}
+
+/// Everything that can go wrong calling the service.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The API answered with an error body.
+    #[error("{} ({} {})", .0.message, .0.status, .0.code)]
+    Api(ApiError),
+    /// The server answered with an error status whose body is not the API's error shape.
+    #[error("unexpected HTTP {status} from the server")]
+    UnexpectedStatus {
+        /// HTTP status.
+        status: u16,
+        /// The raw body, as text.
+        body: String,
+        /// Rate-limit state reported with the response.
+        rate_limit: Option<RateLimit>,
+    },
+    /// A success response whose body could not be decoded.
+    #[error("could not decode the server's response: {source}")]
+    Decode {
+        /// What serde found wrong.
+        source: serde_json::Error,
+        /// The raw body, as text.
+        body: String,
+    },
+    /// The request took longer than the configured timeout.
+    #[error("the request timed out")]
+    Timeout,
+    /// The request could not be sent or the response not read (connection refused, reset, DNS).
+    #[error("could not reach the server: {0}")]
+    Transport(#[source] reqwest::Error),
+    /// The client is misconfigured (bad base URL, no API key, invalid header value).
+    #[error("invalid client configuration: {0}")]
+    Config(String),
+}
+
+#[derive(Deserialize)]
+struct ErrorBody {
+    error: String,
+    message: String,
+}
+
+impl Error {
+    /// Builds the error for a non-success response.
+    pub(crate) fn from_response(status: u16, headers: &HeaderMap, body: &[u8]) -> Self {
+        let rate_limit = RateLimit::from_headers(headers);
+        match serde_json::from_slice::<ErrorBody>(body) {
+            Ok(decoded) => Error::Api(ApiError {
+                status,
+                code: decoded.error,
+                message: decoded.message,
+                rate_limit,
+                retry_after: retry_after(headers),
+                request_id: headers
+                    .get("x-request-id")
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_string),
+            }),
+            Err(_) => Error::UnexpectedStatus {
+                status,
+                body: String::from_utf8_lossy(body).into_owned(),
+                rate_limit,
+            },
+        }
+    }
+
+    pub(crate) fn transport(err: reqwest::Error) -> Self {
+        if err.is_timeout() {
+            Error::Timeout
+        } else {
+            Error::Transport(err.without_url())
+        }
+    }
+
+    /// The HTTP status, when the server answered.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            Error::Api(api) => Some(api.status),
+            Error::UnexpectedStatus { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+
+    /// The API's error code (`not_found`, `conflict`, ...), when the body carried one.
+    pub fn code(&self) -> Option<&str> {
+        match self {
+            Error::Api(api) => Some(&api.code),
+            _ => None,
+        }
+    }
+
+    /// The rate-limit state reported with the error, if any.
+    pub fn rate_limit(&self) -> Option<RateLimit> {
+        match self {
+            Error::Api(api) => api.rate_limit,
+            Error::UnexpectedStatus { rate_limit, .. } => *rate_limit,
+            _ => None,
+        }
+    }
+
+    /// 404: unknown id, another workspace's resource, or an already revoked token.
+    pub fn is_not_found(&self) -> bool {
+        self.status() == Some(404)
+    }
+
+    /// 401 of any kind: missing, invalid, revoked or expired credential.
+    pub fn is_unauthorized(&self) -> bool {
+        self.status() == Some(401)
+    }
+
+    /// 401 because the credential has expired.
+    pub fn is_token_expired(&self) -> bool {
+        matches!(self, Error::Api(api) if api.status == 401 && api.message == "Token has expired")
+    }
+
+    /// 403: the credential lacks a scope.
+    pub fn is_forbidden(&self) -> bool {
+        self.status() == Some(403)
+    }
+
+    /// 409: name already in use, or rotating an expired token.
+    pub fn is_conflict(&self) -> bool {
+        self.status() == Some(409)
+    }
+
+    /// 429: the rate limit was hit (after any retries the client made).
+    pub fn is_rate_limited(&self) -> bool {
+        self.status() == Some(429)
+    }
+
+    /// The server could not be reached or did not answer in time.
+    pub fn is_transport(&self) -> bool {
+        matches!(self, Error::Transport(_) | Error::Timeout)
+    }
+}
+
+/// `Retry-After` in seconds (the only form the service sends).
+pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let seconds = headers
+        .get("retry-after")?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse::<u64>()
+        .ok()?;
+    Some(Duration::from_secs(seconds))
+}

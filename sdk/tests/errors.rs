@@ -1,0 +1,366 @@
+//! Error mapping, retries and rate limits against wiremock.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{KEY, client, client_with, error_body, fixture, mock_server, with_rate_limit};
+use tokctl_sdk::{CreateToken, Error, ListTokens, RetryPolicy};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, ResponseTemplate};
+
+#[tokio::test]
+async fn each_error_status_maps_to_its_helper() {
+    type Check = fn(&Error) -> bool;
+    let cases: [(u16, &str, &str, Check); 7] = [
+        (400, "bad_request", "Malformed JSON", |e| {
+            e.status() == Some(400)
+        }),
+        (401, "unauthorized", "Missing or invalid API key", |e| {
+            e.is_unauthorized() && !e.is_token_expired()
+        }),
+        (
+            401,
+            "unauthorized",
+            "Token has expired",
+            Error::is_token_expired,
+        ),
+        (
+            403,
+            "forbidden",
+            "Missing required scope: tokens:read",
+            Error::is_forbidden,
+        ),
+        (
+            404,
+            "not_found",
+            "No token with id tok_x",
+            Error::is_not_found,
+        ),
+        (
+            409,
+            "conflict",
+            "A token with this name already exists",
+            Error::is_conflict,
+        ),
+        (
+            422,
+            "unprocessable_entity",
+            "expires_at must be in the future",
+            |e| e.status() == Some(422),
+        ),
+    ];
+    for (status, code, message, check) in cases {
+        let server = mock_server().await;
+        Mock::given(method("GET"))
+            .and(path("/v1/tokens/tok_x"))
+            .respond_with(with_rate_limit(
+                ResponseTemplate::new(status)
+                    .set_body_json(error_body(status, code, message))
+                    .insert_header("x-request-id", "req_abc"),
+                7,
+                1_900_000_000,
+            ))
+            .expect(1)
+            .mount(&server)
+            .await;
+        let err = client(&server).tokens().get("tok_x").await.unwrap_err();
+        assert!(check(&err), "{status} {message}: {err:?}");
+        let Error::Api(api) = &err else {
+            panic!("not an API error: {err:?}")
+        };
+        assert_eq!(
+            (api.status, api.code.as_str(), api.message.as_str()),
+            (status, code, message)
+        );
+        assert_eq!(api.request_id.as_deref(), Some("req_abc"));
+        assert_eq!(err.rate_limit().map(|r| r.remaining), Some(7));
+        assert!(err.to_string().contains(message));
+    }
+}
+
+#[tokio::test]
+async fn a_non_json_error_keeps_the_raw_body() {
+    let server = mock_server().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/tokens"))
+        .respond_with(ResponseTemplate::new(502).set_body_string("<html>bad gateway</html>"))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let err = client(&server)
+        .tokens()
+        .create(&CreateToken::new("x").scope("tokens:read"))
+        .await
+        .unwrap_err();
+    match err {
+        Error::UnexpectedStatus { status, body, .. } => {
+            assert_eq!(status, 502);
+            assert!(body.contains("bad gateway"));
+        }
+        other => panic!("expected UnexpectedStatus, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn an_undecodable_success_body_is_a_decode_error() {
+    let server = mock_server().await;
+    Mock::given(method("GET"))
+        .and(path("/v1/tokens/tok_x"))
+        .respond_with(ResponseTemplate::new(200).set_body_string("{\"id\": 5}"))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let err = client(&server).tokens().get("tok_x").await.unwrap_err();
+    assert!(
+        matches!(&err, Error::Decode { body, .. } if body == "{\"id\": 5}"),
+        "{err:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_429_waits_for_retry_after_then_succeeds_for_any_method() {
+    let server = mock_server().await;
+    let reset = chrono::Utc::now().timestamp() + 1;
+    Mock::given(method("POST"))
+        .and(path("/v1/tokens"))
+        .respond_with(with_rate_limit(
+            ResponseTemplate::new(429)
+                .set_body_json(error_body(
+                    429,
+                    "rate_limited",
+                    "Rate limit exceeded; retry in 1 s",
+                ))
+                .insert_header("retry-after", "1"),
+            0,
+            reset,
+        ))
+        .up_to_n_times(1)
+        .expect(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/v1/tokens"))
+        .respond_with(with_rate_limit(
+            ResponseTemplate::new(201).set_body_json(fixture("token_created.json")),
+            999,
+            reset + 60,
+        ))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let client = client(&server);
+    let started = Instant::now();
+    let token = client
+        .tokens()
+        .create(&CreateToken::new("x").scope("tokens:read"))
+        .await
+        .unwrap();
+    assert_eq!(token.name, "ci-deploy");
+    assert!(
+        started.elapsed() >= Duration::from_millis(950),
+        "waited for Retry-After"
+    );
+    assert_eq!(client.rate_limit().map(|r| r.remaining), Some(999));
+}
+
+#[tokio::test]
+async fn a_429_whose_reset_is_too_far_is_returned_at_once() {
+    let server = mock_server().await;
+    Mock::given(method("GET"))
+        .and(path("/v1/tokens"))
+        .respond_with(with_rate_limit(
+            ResponseTemplate::new(429)
+                .set_body_json(error_body(
+                    429,
+                    "rate_limited",
+                    "Rate limit exceeded; retry in 50 s",
+                ))
+                .insert_header("retry-after", "50"),
+            0,
+            chrono::Utc::now().timestamp() + 50,
+        ))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let retry = RetryPolicy::default().max_rate_limit_wait(Duration::from_secs(5));
+    let err = client_with(&server, retry)
+        .tokens()
+        .list(&ListTokens::new())
+        .await
+        .unwrap_err();
+    assert!(err.is_rate_limited());
+    let Error::Api(api) = &err else { panic!() };
+    assert_eq!(api.retry_after, Some(Duration::from_secs(50)));
+    assert_eq!(err.rate_limit().map(|r| r.remaining), Some(0));
+}
+
+#[tokio::test]
+async fn server_errors_are_retried_for_get_and_delete() {
+    let server = mock_server().await;
+    Mock::given(method("GET"))
+        .and(path("/v1/tokens/tok_x"))
+        .respond_with(ResponseTemplate::new(503).set_body_json(error_body(
+            500,
+            "internal_error",
+            "Internal server error",
+        )))
+        .up_to_n_times(2)
+        .expect(2)
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/v1/tokens/tok_x"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(fixture("token.json")))
+        .expect(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("DELETE"))
+        .and(path("/v1/tokens/tok_x"))
+        .respond_with(ResponseTemplate::new(500).set_body_json(error_body(
+            500,
+            "internal_error",
+            "Internal server error",
+        )))
+        .up_to_n_times(1)
+        .expect(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("DELETE"))
+        .and(path("/v1/tokens/tok_x"))
+        .respond_with(ResponseTemplate::new(204))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let client = client(&server);
+    assert_eq!(
+        client.tokens().get("tok_x").await.unwrap().name,
+        "ci-deploy"
+    );
+    assert_eq!(
+        client.tokens().revoke("tok_x").await.unwrap(),
+        tokctl_sdk::RevokeOutcome::Revoked
+    );
+}
+
+#[tokio::test]
+async fn retries_stop_after_the_maximum() {
+    let server = mock_server().await;
+    Mock::given(method("GET"))
+        .and(path("/v1/tokens"))
+        .respond_with(ResponseTemplate::new(500).set_body_json(error_body(
+            500,
+            "internal_error",
+            "Internal server error",
+        )))
+        .expect(4) // the first attempt and three retries
+        .mount(&server)
+        .await;
+    let err = client(&server)
+        .tokens()
+        .list(&ListTokens::new())
+        .await
+        .unwrap_err();
+    assert_eq!(err.status(), Some(500));
+}
+
+#[tokio::test]
+async fn create_and_rotate_are_never_retried_on_server_errors() {
+    let server = mock_server().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/tokens"))
+        .respond_with(ResponseTemplate::new(503).set_body_json(error_body(
+            500,
+            "internal_error",
+            "Internal server error",
+        )))
+        .expect(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/v1/tokens/tok_x/rotate"))
+        .respond_with(ResponseTemplate::new(500).set_body_json(error_body(
+            500,
+            "internal_error",
+            "Internal server error",
+        )))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let client = client(&server);
+    assert_eq!(
+        client
+            .tokens()
+            .create(&CreateToken::new("x").scope("tokens:read"))
+            .await
+            .unwrap_err()
+            .status(),
+        Some(503)
+    );
+    assert_eq!(
+        client.tokens().rotate("tok_x").await.unwrap_err().status(),
+        Some(500)
+    );
+}
+
+#[tokio::test]
+async fn a_slow_server_is_a_timeout() {
+    let server = mock_server().await;
+    Mock::given(method("GET"))
+        .and(path("/v1/tokens/tok_x"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(fixture("token.json"))
+                .set_delay(Duration::from_secs(5)),
+        )
+        .expect(1)
+        .mount(&server)
+        .await;
+    let client = tokctl_sdk::Client::builder()
+        .base_url(format!("{}/v1", server.uri()))
+        .api_key(KEY)
+        .timeout(Duration::from_millis(200))
+        .retry_policy(RetryPolicy::none())
+        .build()
+        .unwrap();
+    let err = client.tokens().get("tok_x").await.unwrap_err();
+    assert!(matches!(err, Error::Timeout), "{err:?}");
+}
+
+#[tokio::test]
+async fn an_unreachable_server_is_a_transport_error_without_the_key() {
+    // A port nothing listens on: bind one, then free it.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let client = tokctl_sdk::Client::builder()
+        .base_url(format!("http://127.0.0.1:{port}/v1"))
+        .api_key(KEY)
+        .retry_policy(common::fast_retries())
+        .build()
+        .unwrap();
+    let err = client.tokens().get("tok_x").await.unwrap_err();
+    assert!(err.is_transport(), "{err:?}");
+    assert!(
+        !format!("{err} {err:?} {client:?}").contains(KEY),
+        "the key never shows"
+    );
+}
+
+#[test]
+fn bad_configuration_is_refused_when_building() {
+    for url in ["not a url", "ftp://example.com/v1", "mailto:x@y"] {
+        let err = tokctl_sdk::Client::builder()
+            .base_url(url)
+            .build()
+            .unwrap_err();
+        assert!(matches!(err, Error::Config(_)), "{url}");
+    }
+    let err = tokctl_sdk::Client::builder()
+        .api_key("bad\nkey")
+        .build()
+        .unwrap_err();
+    assert!(matches!(&err, Error::Config(m) if !m.contains("bad\nkey")));
+}
