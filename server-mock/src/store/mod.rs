@@ -3,6 +3,7 @@
 
 mod cache;
 mod engine;
+mod rows;
 mod schema;
 pub mod sqlite;
 

@@ -6,10 +6,14 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use rusqlite::types::Value;
-use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
+use rusqlite::{OptionalExtension, params, params_from_iter};
 
 use super::cache::Cache;
 use super::engine::{self, Engine};
+use super::rows::{
+    TOKEN_COLUMNS, audit_from_row, fetch_token, from_micros, insert_api_key, insert_audit,
+    insert_workspace, is_unique_violation, micros, page_bounds, status_condition, token_from_row,
+};
 use super::{
     AuditEntry, AuditFilter, Credential, NewApiKey, NewToken, Page, PageRequest, Store, StoreError,
     StoreResult, TokenFilter, TokenRecord, TokenStatus, Workspace, schema,
@@ -38,122 +42,6 @@ impl SqliteStore {
             cache,
         })
     }
-}
-
-const TOKEN_COLUMNS: &str =
-    "id, workspace_id, name, scopes, created_at, expires_at, revoked_at, last_used_at, created_by";
-
-fn micros(at: DateTime<Utc>) -> i64 {
-    at.timestamp_micros()
-}
-
-fn from_micros(value: i64) -> DateTime<Utc> {
-    DateTime::from_timestamp_micros(value).unwrap_or_default()
-}
-
-fn token_from_row(row: &Row<'_>) -> rusqlite::Result<TokenRecord> {
-    Ok(TokenRecord {
-        id: row.get(0)?,
-        workspace_id: row.get(1)?,
-        name: row.get(2)?,
-        scopes: parse_stored(&row.get::<_, String>(3)?),
-        created_at: from_micros(row.get(4)?),
-        expires_at: row.get::<_, Option<i64>>(5)?.map(from_micros),
-        revoked_at: row.get::<_, Option<i64>>(6)?.map(from_micros),
-        last_used_at: row.get::<_, Option<i64>>(7)?.map(from_micros),
-        created_by: row.get(8)?,
-    })
-}
-
-fn audit_from_row(row: &Row<'_>) -> rusqlite::Result<AuditEntry> {
-    Ok(AuditEntry {
-        id: row.get(0)?,
-        workspace_id: row.get(1)?,
-        action: row.get(2)?,
-        actor: row.get(3)?,
-        token_id: row.get(4)?,
-        request_id: row.get(5)?,
-        created_at: from_micros(row.get(6)?),
-    })
-}
-
-fn fetch_token(
-    conn: &Connection,
-    workspace_id: &str,
-    id: &str,
-) -> StoreResult<Option<TokenRecord>> {
-    let sql = format!("SELECT {TOKEN_COLUMNS} FROM tokens WHERE id = ?1 AND workspace_id = ?2");
-    Ok(conn
-        .prepare_cached(&sql)?
-        .query_row(params![id, workspace_id], token_from_row)
-        .optional()?)
-}
-
-fn insert_audit(conn: &Connection, entry: &AuditEntry) -> StoreResult<()> {
-    conn.prepare_cached(
-        "INSERT INTO audit_log (id, workspace_id, action, actor, token_id, request_id, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-    )?
-    .execute(params![
-        entry.id,
-        entry.workspace_id,
-        entry.action,
-        entry.actor,
-        entry.token_id,
-        entry.request_id,
-        micros(entry.created_at)
-    ])?;
-    Ok(())
-}
-
-fn is_unique_violation(err: &rusqlite::Error) -> bool {
-    matches!(err, rusqlite::Error::SqliteFailure(e, _)
-        if e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE)
-}
-
-fn insert_api_key(conn: &Connection, key: &NewApiKey) -> StoreResult<()> {
-    conn.execute(
-        "INSERT INTO api_keys (id, workspace_id, secret_digest, scopes, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5)",
-        params![
-            key.id,
-            key.workspace_id,
-            key.digest.0.as_slice(),
-            format_stored(&key.scopes),
-            micros(key.created_at)
-        ],
-    )?;
-    Ok(())
-}
-
-fn insert_workspace(conn: &Connection, workspace: &Workspace) -> StoreResult<()> {
-    conn.execute(
-        "INSERT INTO workspaces (id, name, created_at) VALUES (?1, ?2, ?3)",
-        params![workspace.id, workspace.name, micros(Utc::now())],
-    )
-    .map_err(|err| match is_unique_violation(&err) {
-        true => StoreError::WorkspaceExists,
-        false => err.into(),
-    })?;
-    Ok(())
-}
-
-/// SQL condition for a status filter, and whether it takes `now` as a parameter.
-fn status_condition(status: Option<TokenStatus>) -> (&'static str, bool) {
-    match status {
-        None => ("", false),
-        Some(TokenStatus::Active) => (
-            " AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)",
-            true,
-        ),
-        Some(TokenStatus::Expired) => (" AND revoked_at IS NULL AND expires_at <= ?", true),
-        Some(TokenStatus::Revoked) => (" AND revoked_at IS NOT NULL", false),
-    }
-}
-
-fn page_bounds(page: PageRequest, total: u64) -> Option<(i64, i64)> {
-    let offset = page.offset();
-    (offset < total).then_some((page.per_page as i64, offset as i64))
 }
 
 #[async_trait]
