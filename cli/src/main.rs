@@ -1,12 +1,34 @@
-//! `tokctl`: the command-line client. Its commands land with the CLI issue.
+//! `tokctl`: parses the command line, runs the command, and turns the result into one line on
+//! stderr and a documented exit code.
 
-fn main() {
-    if std::env::args().nth(1).as_deref() == Some("--version") {
-        println!("tokctl {}", env!("CARGO_PKG_VERSION"));
-        return;
+mod cli;
+mod commands;
+mod config;
+mod error;
+mod output;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("tokctl: cannot start: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(commands::run(cli)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) if err.code == error::exit::OK => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("tokctl: {err}");
+            ExitCode::from(err.code)
+        }
     }
-    eprintln!(
-        "tokctl: no commands yet; see README.md for the curl walk-through against tokctl-server"
-    );
-    std::process::exit(2);
 }

@@ -2,7 +2,7 @@
 //! authentication, retries, rate-limit bookkeeping and error decoding live here only.
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use reqwest::header::{AUTHORIZATION, HeaderValue};
 use reqwest::{Method, StatusCode};
@@ -29,8 +29,28 @@ pub struct Client {
     inner: Arc<Inner>,
 }
 
+/// One HTTP attempt, as reported to an observer set with [`ClientBuilder::on_request`].
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct RequestEvent {
+    /// `GET`, `POST`, ...
+    pub method: String,
+    /// The URL path, e.g. `/v1/tokens/tok_...` (never a query string, header or body).
+    pub path: String,
+    /// The HTTP status, or `None` when no answer came.
+    pub status: Option<u16>,
+    /// Time from sending to the whole answer being read.
+    pub elapsed: Duration,
+    /// 0 for the first attempt, 1 for the first retry, ...
+    pub attempt: u32,
+}
+
+/// Receives a [`RequestEvent`] after every HTTP attempt.
+pub type RequestObserver = Arc<dyn Fn(&RequestEvent) + Send + Sync>;
+
 struct Inner {
     http: reqwest::Client,
+    observer: Option<RequestObserver>,
     base_url: Url,
     chat_base_url: Url,
     api_key: Option<SecretString>,
@@ -61,6 +81,7 @@ pub struct ClientBuilder {
     timeout: Duration,
     user_agent: String,
     retry: RetryPolicy,
+    observer: Option<RequestObserver>,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -85,6 +106,7 @@ impl Default for ClientBuilder {
             timeout: DEFAULT_TIMEOUT,
             user_agent: format!("tokctl-sdk/{}", env!("CARGO_PKG_VERSION")),
             retry: RetryPolicy::default(),
+            observer: None,
         }
     }
 }
@@ -126,6 +148,13 @@ impl ClientBuilder {
         self
     }
 
+    /// Calls `observer` after every HTTP attempt (for verbose logs and metrics). It sees the
+    /// method, path, status and timing, never a header or body.
+    pub fn on_request(mut self, observer: impl Fn(&RequestEvent) + Send + Sync + 'static) -> Self {
+        self.observer = Some(Arc::new(observer));
+        self
+    }
+
     /// Builds the client. Fails on an invalid URL or an API key that cannot be a header value.
     pub fn build(self) -> Result<Client> {
         let base_url = parse_base(&self.base_url, "base URL")?;
@@ -143,6 +172,7 @@ impl ClientBuilder {
         Ok(Client {
             inner: Arc::new(Inner {
                 http,
+                observer: self.observer,
                 base_url,
                 chat_base_url,
                 api_key: self.api_key,
@@ -285,26 +315,33 @@ impl Client {
                     .header("content-type", "application/json")
                     .body(json.clone());
             }
-            let (status, headers, body) = match request.send().await {
+            let started = Instant::now();
+            let sent = request.send().await;
+            let (status, headers, body) = match sent {
                 Ok(response) => {
                     let status = response.status();
                     let headers = response.headers().clone();
                     self.note_rate_limit(&headers);
-                    match response.bytes().await {
+                    let body = response.bytes().await;
+                    self.observe(&method, &url, Some(status.as_u16()), started, attempt);
+                    match body {
                         Ok(body) if status.is_success() => return Ok(body.to_vec()),
                         Ok(body) => (status, headers, body),
                         Err(err) => return Err(Error::transport(err)),
                     }
                 }
-                Err(err) => match self.inner.retry.backoff(attempt) {
-                    // Only a request that is safe to repeat is sent again.
-                    Some(wait) if idempotent => {
-                        tokio::time::sleep(wait).await;
-                        attempt += 1;
-                        continue;
+                Err(err) => {
+                    self.observe(&method, &url, None, started, attempt);
+                    match self.inner.retry.backoff(attempt) {
+                        // Only a request that is safe to repeat is sent again.
+                        Some(wait) if idempotent => {
+                            tokio::time::sleep(wait).await;
+                            attempt += 1;
+                            continue;
+                        }
+                        _ => return Err(Error::transport(err)),
                     }
-                    _ => return Err(Error::transport(err)),
-                },
+                }
             };
             let wait = if status == StatusCode::TOO_MANY_REQUESTS {
                 self.inner.retry.rate_limit_wait(
@@ -324,6 +361,25 @@ impl Client {
                 }
                 None => return Err(Error::from_response(status.as_u16(), &headers, &body)),
             }
+        }
+    }
+
+    fn observe(
+        &self,
+        method: &Method,
+        url: &Url,
+        status: Option<u16>,
+        started: Instant,
+        attempt: u32,
+    ) {
+        if let Some(observer) = &self.inner.observer {
+            observer(&RequestEvent {
+                method: method.to_string(),
+                path: url.path().to_string(),
+                status,
+                elapsed: started.elapsed(),
+                attempt,
+            });
         }
     }
 

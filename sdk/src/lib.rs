@@ -60,7 +60,10 @@ pub mod tokens;
 pub mod webhooks;
 
 pub use audit::{AuditEntry, ListAudit};
-pub use client::{Client, ClientBuilder, DEFAULT_BASE_URL, DEFAULT_CHAT_BASE_URL, DEFAULT_TIMEOUT};
+pub use client::{
+    Client, ClientBuilder, DEFAULT_BASE_URL, DEFAULT_CHAT_BASE_URL, DEFAULT_TIMEOUT, RequestEvent,
+    RequestObserver,
+};
 pub use error::{ApiError, Error, RateLimit, Result};
 pub use pagination::{ItemStream, Page, PageMeta};
 pub use retry::RetryPolicy;

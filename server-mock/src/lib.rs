@@ -133,3 +133,43 @@ pub async fn serve(
     tracing::info!("stopped; store closed");
     Ok(served?)
 }
+
+/// A server started with [`spawn`], serving on a background task.
+pub struct Running {
+    /// The bound address.
+    pub addr: SocketAddr,
+    stop: tokio::sync::oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<anyhow::Result<()>>,
+}
+
+impl Running {
+    /// Stops gracefully (in-flight requests finish, the store closes) and waits for it.
+    pub async fn stop(self) -> anyhow::Result<()> {
+        let _ = self.stop.send(());
+        self.task.await?
+    }
+}
+
+/// Starts [`serve`] on a background task and returns once it is listening (for tests and
+/// embedding). Dropping the returned value leaves the server running until the runtime ends.
+pub async fn spawn(config: ServeConfig) -> anyhow::Result<Running> {
+    let (bound_tx, bound_rx) = tokio::sync::oneshot::channel();
+    let (stop, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        let on_bound = |addr| {
+            let _ = bound_tx.send(addr);
+        };
+        let shutdown = async move {
+            let _ = stop_rx.await;
+        };
+        serve(config, on_bound, shutdown).await
+    });
+    match bound_rx.await {
+        Ok(addr) => Ok(Running { addr, stop, task }),
+        // It stopped before binding: report why.
+        Err(_) => Err(task
+            .await?
+            .err()
+            .unwrap_or_else(|| anyhow::anyhow!("server stopped"))),
+    }
+}

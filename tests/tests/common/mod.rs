@@ -4,17 +4,15 @@
 use std::time::Duration;
 
 use tokctl_sdk::{Client, RetryPolicy};
-use tokctl_server::{ServeConfig, serve};
-use tokio::sync::oneshot;
+use tokctl_server::{Running, ServeConfig, spawn};
 
-/// A running server; stops when dropped.
+/// A running server with a temporary data directory.
 pub struct TestServer {
     /// `http://127.0.0.1:PORT/v1`.
     pub base_url: String,
     /// The admin key written on first start.
     pub admin_key: String,
-    stop: Option<oneshot::Sender<()>>,
-    task: Option<tokio::task::JoinHandle<Result<(), String>>>,
+    running: Running,
     _dir: tempfile::TempDir,
 }
 
@@ -25,32 +23,18 @@ impl TestServer {
 
     pub async fn with_rate_limit(rate_limit: u32) -> TestServer {
         let dir = tempfile::tempdir().expect("temp dir");
+        let data_dir = dir.path().join("data");
         let config = ServeConfig {
             listen: "127.0.0.1:0".into(),
-            data_dir: dir.path().join("data"),
+            data_dir: data_dir.clone(),
             rate_limit,
         };
-        let (bound_tx, bound_rx) = oneshot::channel();
-        let (stop_tx, stop_rx) = oneshot::channel::<()>();
-        let task = tokio::spawn(async move {
-            let shutdown = async move {
-                let _ = stop_rx.await;
-            };
-            let on_bound = |addr| {
-                let _ = bound_tx.send(addr);
-            };
-            serve(config, on_bound, shutdown)
-                .await
-                .map_err(|e| e.to_string())
-        });
-        let addr = bound_rx.await.expect("server bound");
-        let admin_key =
-            std::fs::read_to_string(dir.path().join("data/admin.key")).expect("admin.key");
+        let running = spawn(config).await.expect("server started");
+        let admin_key = std::fs::read_to_string(data_dir.join("admin.key")).expect("admin.key");
         TestServer {
-            base_url: format!("http://{addr}/v1"),
+            base_url: format!("http://{}/v1", running.addr),
             admin_key: admin_key.trim().to_string(),
-            stop: Some(stop_tx),
-            task: Some(task),
+            running,
             _dir: dir,
         }
     }
@@ -70,14 +54,8 @@ impl TestServer {
         self.client(&self.admin_key)
     }
 
-    /// Stops gracefully; returns what `serve` returned.
-    pub async fn stop(mut self) -> Result<(), String> {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        match self.task.take() {
-            Some(task) => task.await.map_err(|e| e.to_string())?,
-            None => Ok(()),
-        }
+    /// Stops gracefully; returns what the server returned.
+    pub async fn stop(self) -> Result<(), String> {
+        self.running.stop().await.map_err(|e| e.to_string())
     }
 }

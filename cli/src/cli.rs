@@ -1,0 +1,195 @@
+//! The command line, as clap definitions only: doc comments are the help text.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0  success
+  1  error (including a bulk run in which some items failed)
+  2  usage error, or a destructive command without --yes when not on a terminal
+  4  unauthorized or forbidden (run `tokctl login`)
+  5  not found
+  6  conflict (name in use, token expired)
+  7  rate limited after retries
+
+Environment:
+  TOKCTL_API_KEY, TOKCTL_BASE_URL, TOKCTL_PROFILE  override the profile
+  TOKCTL_CONFIG     config file (default: CONFIG_DIR/tokctl/config.toml)
+  TOKCTL_MAX_WAIT   longest wait in seconds for a rate-limit window before exit 7 (default 60)
+  TOKCTL_DATA_DIR   where a local tokctl-server keeps admin.key (used when no key is set)
+  NO_COLOR          no colours";
+
+/// Manage tokctl access tokens: create, list, rotate, revoke, audit.
+#[derive(Debug, Parser)]
+#[command(name = "tokctl", version, about, after_help = EXIT_CODES)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+    #[command(flatten)]
+    pub global: GlobalArgs,
+}
+
+/// Flags every command takes.
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// Output format: table on a terminal, tab-separated lines when piped, or json.
+    #[arg(long, short = 'o', global = true, value_enum)]
+    pub output: Option<OutputFormat>,
+    /// Print only the value a script needs (the secret, or ids).
+    #[arg(long, short = 'q', global = true)]
+    pub quiet: bool,
+    /// Log each HTTP request (method, path, status, time) to stderr; never a secret.
+    #[arg(long, short = 'v', global = true)]
+    pub verbose: bool,
+    /// Profile to use [env: TOKCTL_PROFILE].
+    #[arg(long, global = true)]
+    pub profile: Option<String>,
+    /// Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL].
+    #[arg(long, global = true)]
+    pub base_url: Option<String>,
+}
+
+/// How results are printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// A table on a terminal, tab-separated lines otherwise.
+    Auto,
+    /// Tab-separated lines.
+    Plain,
+    /// The API's JSON objects.
+    Json,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Save a base URL and API key as a profile (asks on a terminal; --with-token reads stdin).
+    Login(LoginArgs),
+    /// Show and change the configuration file and its profiles.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// Create, list, inspect, rotate and revoke tokens.
+    #[command(subcommand)]
+    Tokens(TokensCommand),
+    /// Read the workspace audit log.
+    #[command(subcommand)]
+    Audit(AuditCommand),
+    /// List every scope a token can hold.
+    Scopes,
+    /// Print a shell completion script.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct LoginArgs {
+    /// Read the API key from standard input (for CI).
+    #[arg(long)]
+    pub with_token: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Show the settings in effect and where each comes from (the key is redacted).
+    Show,
+    /// Set KEY (base_url, chat_base_url, api_key) in the current profile.
+    Set {
+        /// base_url, chat_base_url or api_key.
+        key: String,
+        /// The new value.
+        value: String,
+    },
+    /// List profiles; the current one is marked.
+    Profiles,
+    /// Make PROFILE the current profile.
+    Use {
+        /// Profile name.
+        profile: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TokensCommand {
+    /// Create a token and print its secret (shown once).
+    Create(CreateArgs),
+    /// List tokens (every page).
+    List(ListArgs),
+    /// Show one token by id or name.
+    Get {
+        /// Token id (tok_...) or name.
+        token: String,
+    },
+    /// Replace a token's secret and print the new one; the old one stops working at once.
+    Rotate {
+        /// Token id (tok_...) or name.
+        token: String,
+    },
+    /// Revoke tokens for good (asks first on a terminal; --yes otherwise).
+    Revoke(RevokeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CreateArgs {
+    /// Token name, unique among the workspace's live tokens.
+    pub name: String,
+    /// Scope to grant (repeat); see `tokctl scopes`.
+    #[arg(long = "scope", short = 's', required = true)]
+    pub scopes: Vec<String>,
+    /// Expire after this long, e.g. 30d, 12h.
+    #[arg(long, value_parser = parse_duration, conflicts_with = "expires_at")]
+    pub expires_in: Option<std::time::Duration>,
+    /// Expire at this RFC 3339 time, e.g. 2030-01-01T00:00:00Z.
+    #[arg(long)]
+    pub expires_at: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Only tokens with this status.
+    #[arg(long, value_parser = ["active", "expired", "revoked"])]
+    pub status: Option<String>,
+    /// Only tokens expiring within this long, e.g. 7d.
+    #[arg(long, value_parser = parse_duration)]
+    pub expiring_within: Option<std::time::Duration>,
+    /// Only tokens unused for this long (never-used tokens count from creation), e.g. 90d.
+    #[arg(long, value_parser = parse_duration)]
+    pub stale: Option<std::time::Duration>,
+}
+
+#[derive(Debug, Args)]
+pub struct RevokeArgs {
+    /// Token ids (tok_...) or names.
+    pub tokens: Vec<String>,
+    /// Also revoke every expired token.
+    #[arg(long)]
+    pub expired: bool,
+    /// Also revoke every active token unused for this long, e.g. 90d.
+    #[arg(long, value_parser = parse_duration)]
+    pub stale: Option<std::time::Duration>,
+    /// Also revoke the ids or names in FILE, one a line (`-` for stdin).
+    #[arg(long)]
+    pub from_file: Option<PathBuf>,
+    /// Do not ask for confirmation (needed when not on a terminal).
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AuditCommand {
+    /// List audit entries, newest first (every page).
+    List {
+        /// Only entries about this token id.
+        #[arg(long)]
+        token: Option<String>,
+        /// Only entries with this action, e.g. token.rotated.
+        #[arg(long)]
+        action: Option<String>,
+    },
+}
+
+fn parse_duration(raw: &str) -> Result<std::time::Duration, String> {
+    humantime::parse_duration(raw).map_err(|err| format!("{err} (examples: 30d, 12h, 90m)"))
+}

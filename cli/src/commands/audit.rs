@@ -1,0 +1,57 @@
+//! `tokctl audit list`.
+
+use chrono::{DateTime, Utc};
+use futures::TryStreamExt;
+use serde::Serialize;
+use tokctl_sdk::{AuditEntry, ListAudit};
+
+use super::Ctx;
+use crate::cli::AuditCommand;
+use crate::error::CliError;
+use crate::output::Row;
+
+#[derive(Serialize)]
+#[serde(transparent)]
+struct AuditRow(AuditEntry);
+
+impl Row for AuditRow {
+    fn headers() -> &'static [&'static str] {
+        &["TIME", "ACTION", "ACTOR", "TOKEN", "REQUEST", "ID"]
+    }
+
+    fn cells(&self, time: &dyn Fn(Option<DateTime<Utc>>) -> String) -> Vec<String> {
+        let e = &self.0;
+        vec![
+            time(Some(e.created_at)),
+            e.action.clone(),
+            e.actor.clone(),
+            e.token_id.clone().unwrap_or_else(|| "-".into()),
+            e.request_id.clone().unwrap_or_else(|| "-".into()),
+            e.id.clone(),
+        ]
+    }
+
+    fn key(&self) -> &str {
+        &self.0.id
+    }
+}
+
+/// Runs an audit subcommand.
+pub async fn run(ctx: &Ctx, command: AuditCommand) -> Result<(), CliError> {
+    let AuditCommand::List { token, action } = command;
+    let mut request = ListAudit::new();
+    if let Some(token) = token {
+        request = request.token_id(token);
+    }
+    if let Some(action) = action {
+        request = request.action(action);
+    }
+    let client = ctx.client()?;
+    let entries: Vec<AuditRow> = client
+        .audit()
+        .list_all(request)
+        .map_ok(AuditRow)
+        .try_collect()
+        .await?;
+    Ok(ctx.out.list(&entries)?)
+}

@@ -1,0 +1,73 @@
+//! `tokctl login`: verify a key with one call and save it in a profile.
+
+use std::io::Read;
+
+use super::{Ctx, interactive};
+use crate::cli::LoginArgs;
+use crate::config::{self, Source};
+use crate::error::{CliError, exit};
+
+/// Asks for (or reads) the base URL and key, verifies them, saves the profile.
+pub async fn run(mut ctx: Ctx, args: LoginArgs) -> Result<(), CliError> {
+    let (current_url, source) = ctx.settings.base_url.clone();
+    let base_url = if matches!(source, Source::Default | Source::Profile(_))
+        && interactive()
+        && !args.with_token
+    {
+        dialoguer::Input::<String>::new()
+            .with_prompt("Base URL")
+            .default(current_url)
+            .interact_text()
+            .map_err(|err| CliError::new(format!("no base URL: {err}")))?
+    } else {
+        current_url
+    };
+    let key = if args.with_token {
+        let mut key = String::new();
+        std::io::stdin().read_to_string(&mut key)?;
+        key.trim().to_string()
+    } else if interactive() {
+        dialoguer::Password::new()
+            .with_prompt("API key")
+            .interact()
+            .map_err(|err| CliError::new(format!("no API key: {err}")))?
+            .trim()
+            .to_string()
+    } else {
+        return Err(CliError::usage(
+            "not on a terminal: pipe the key with `tokctl login --with-token`",
+        ));
+    };
+    if key.is_empty() {
+        return Err(CliError::usage("the API key is empty"));
+    }
+
+    let client = tokctl_sdk::Client::builder()
+        .base_url(&base_url)
+        .api_key(&key)
+        .build()?;
+    client.scopes().list().await.map_err(|err| {
+        let code = crate::error::code_for(&err);
+        CliError::new(format!("the key was not accepted by {base_url}: {err}")).with_code(
+            if code == exit::ERROR {
+                exit::ERROR
+            } else {
+                code
+            },
+        )
+    })?;
+
+    let profile_name = ctx.settings.profile.clone();
+    let profile = ctx.config.profiles.entry(profile_name.clone()).or_default();
+    profile.base_url = Some(base_url.clone());
+    profile.api_key = Some(key);
+    if ctx.config.current_profile.is_none() {
+        ctx.config.current_profile = Some(profile_name.clone());
+    }
+    config::save(&ctx.config_path, &ctx.config)?;
+    eprintln!(
+        "Logged in to {base_url}; saved as profile {profile_name:?} in {}",
+        ctx.config_path.display()
+    );
+    Ok(())
+}

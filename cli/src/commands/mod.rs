@@ -1,0 +1,95 @@
+//! One module per noun, each with a `run`; they call the SDK and hand results to [`Output`].
+
+mod audit;
+mod completions;
+mod config;
+mod login;
+mod scopes;
+mod tokens;
+
+use std::io::IsTerminal;
+
+use crate::cli::{Cli, Command, GlobalArgs};
+use crate::config::{ConfigFile, Settings};
+use crate::error::CliError;
+use crate::output::Output;
+
+/// What every command gets: parsed flags, settings, and the output.
+pub struct Ctx {
+    pub global: GlobalArgs,
+    pub config_path: std::path::PathBuf,
+    pub config: ConfigFile,
+    pub settings: Settings,
+    pub out: Output,
+}
+
+impl Ctx {
+    /// An SDK client from the settings in effect.
+    pub fn client(&self) -> Result<tokctl_sdk::Client, CliError> {
+        let Some((key, _)) = &self.settings.api_key else {
+            return Err(CliError {
+                hint: Some("run `tokctl login`, or set TOKCTL_API_KEY"),
+                ..CliError::new("no API key configured")
+            }
+            .with_code(crate::error::exit::UNAUTHORIZED));
+        };
+        let mut builder = tokctl_sdk::Client::builder()
+            .base_url(&self.settings.base_url.0)
+            .chat_base_url(&self.settings.chat_base_url.0)
+            .api_key(key)
+            .user_agent(format!("tokctl/{}", env!("CARGO_PKG_VERSION")));
+        if let Some(seconds) = std::env::var("TOKCTL_MAX_WAIT")
+            .ok()
+            .and_then(|v| v.parse().ok())
+        {
+            let wait = std::time::Duration::from_secs(seconds);
+            builder =
+                builder.retry_policy(tokctl_sdk::RetryPolicy::default().max_rate_limit_wait(wait));
+        }
+        if self.global.verbose {
+            builder = builder.on_request(|event| {
+                let status = event.status.map_or("-".to_string(), |s| s.to_string());
+                let retry = if event.attempt > 0 {
+                    format!(" (retry {})", event.attempt)
+                } else {
+                    String::new()
+                };
+                eprintln!(
+                    "{} {} {status} {:.1} ms{retry}",
+                    event.method,
+                    event.path,
+                    event.elapsed.as_secs_f64() * 1000.0
+                );
+            });
+        }
+        builder.build().map_err(CliError::from)
+    }
+}
+
+/// Whether prompts and progress bars may be shown: stdin and stderr are terminals.
+pub fn interactive() -> bool {
+    std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
+}
+
+/// Runs the parsed command.
+pub async fn run(cli: Cli) -> Result<(), CliError> {
+    let config_path = crate::config::path()?;
+    let config = crate::config::load(&config_path)?;
+    let settings = crate::config::resolve(&cli.global, &config);
+    let out = Output::new(&cli.global);
+    let ctx = Ctx {
+        global: cli.global,
+        config_path,
+        config,
+        settings,
+        out,
+    };
+    match cli.command {
+        Command::Login(args) => login::run(ctx, args).await,
+        Command::Config(command) => config::run(ctx, command),
+        Command::Tokens(command) => tokens::run(&ctx, command).await,
+        Command::Audit(command) => audit::run(&ctx, command).await,
+        Command::Scopes => scopes::run(&ctx).await,
+        Command::Completions { shell } => completions::run(shell),
+    }
+}

@@ -1,0 +1,196 @@
+//! `tokctl tokens create | list | get | rotate | revoke`.
+
+use chrono::{DateTime, Duration, Utc};
+use futures::TryStreamExt;
+use serde::Serialize;
+use tokctl_sdk::{Client, CreateToken, ListTokens, Token, TokenStatus};
+
+use super::Ctx;
+use crate::cli::{CreateArgs, ListArgs, TokensCommand};
+use crate::error::CliError;
+use crate::output::{Mark, Row};
+
+mod revoke;
+
+/// How soon an expiry is marked on a terminal.
+const EXPIRING_SOON: Duration = Duration::days(7);
+
+#[derive(Serialize)]
+#[serde(transparent)]
+pub(crate) struct TokenRow(pub Token);
+
+impl Row for TokenRow {
+    fn headers() -> &'static [&'static str] {
+        &[
+            "ID",
+            "NAME",
+            "STATUS",
+            "SCOPES",
+            "EXPIRES",
+            "LAST USED",
+            "CREATED",
+        ]
+    }
+
+    fn cells(&self, time: &dyn Fn(Option<DateTime<Utc>>) -> String) -> Vec<String> {
+        let t = &self.0;
+        let status = match self.mark() {
+            Mark::Warn => format!("{} (expiring)", t.status),
+            _ => t.status.to_string(),
+        };
+        vec![
+            t.id.clone(),
+            t.name.clone(),
+            status,
+            t.scopes.join(","),
+            t.expires_at.map_or("never".into(), |at| time(Some(at))),
+            t.last_used_at.map_or("never".into(), |at| time(Some(at))),
+            time(Some(t.created_at)),
+        ]
+    }
+
+    fn key(&self) -> &str {
+        &self.0.id
+    }
+
+    fn mark(&self) -> Mark {
+        let t = &self.0;
+        match t.status {
+            TokenStatus::Active
+                if t.expires_at
+                    .is_some_and(|at| at - Utc::now() < EXPIRING_SOON) =>
+            {
+                Mark::Warn
+            }
+            TokenStatus::Active => Mark::Normal,
+            _ => Mark::Dim,
+        }
+    }
+}
+
+/// Runs a tokens subcommand.
+pub async fn run(ctx: &Ctx, command: TokensCommand) -> Result<(), CliError> {
+    let client = ctx.client()?;
+    match command {
+        TokensCommand::Create(args) => create(ctx, &client, args).await,
+        TokensCommand::List(args) => list(ctx, &client, args).await,
+        TokensCommand::Get { token } => {
+            let id = resolve(&client, &token).await?;
+            let token = client.tokens().get(&id).await?;
+            Ok(ctx.out.item(&TokenRow(token))?)
+        }
+        TokensCommand::Rotate { token } => {
+            let id = resolve(&client, &token).await?;
+            let rotated = client.tokens().rotate(&id).await?;
+            print_with_secret(ctx, rotated)
+        }
+        TokensCommand::Revoke(args) => revoke::run(ctx, &client, args).await,
+    }
+}
+
+async fn create(ctx: &Ctx, client: &Client, args: CreateArgs) -> Result<(), CliError> {
+    let mut request = CreateToken::new(args.name).scopes(args.scopes);
+    let expires_at = match (args.expires_in, args.expires_at) {
+        (Some(after), _) => Some(Utc::now() + chrono_duration(after)?),
+        (None, at) => at,
+    };
+    if let Some(at) = expires_at {
+        request = request.expires_at(at);
+    }
+    let token = client.tokens().create(&request).await?;
+    print_with_secret(ctx, token)
+}
+
+/// Prints a token that carries its secret, and reminds (on stderr) that it is shown once.
+fn print_with_secret(ctx: &Ctx, token: Token) -> Result<(), CliError> {
+    let secret = token
+        .secret
+        .as_ref()
+        .map(|s| s.expose().to_string())
+        .ok_or_else(|| CliError::new("the server returned no secret"))?;
+    if ctx.out.quiet() {
+        ctx.out.line(&secret)?;
+    } else if ctx.out.json() {
+        ctx.out.print_json(&token)?;
+    } else {
+        ctx.out.item(&TokenRow(token))?;
+        ctx.out.line(&format!("secret     {secret}"))?;
+    }
+    eprintln!("Store the secret now: it is not shown again.");
+    Ok(())
+}
+
+async fn list(ctx: &Ctx, client: &Client, args: ListArgs) -> Result<(), CliError> {
+    let mut request = ListTokens::new();
+    if let Some(status) = &args.status {
+        request = request.status(TokenStatus::from(status.as_str()));
+    }
+    let now = Utc::now();
+    let expiring_before = args
+        .expiring_within
+        .map(chrono_duration)
+        .transpose()?
+        .map(|d| now + d);
+    let unused_since = args
+        .stale
+        .map(chrono_duration)
+        .transpose()?
+        .map(|d| now - d);
+    let tokens: Vec<TokenRow> = client
+        .tokens()
+        .list_all(request)
+        .try_filter(|t| {
+            let expiring = expiring_before.is_none_or(|before| {
+                t.status == TokenStatus::Active && t.expires_at.is_some_and(|at| at <= before)
+            });
+            let stale = unused_since.is_none_or(|since| is_stale(t, since));
+            std::future::ready(expiring && stale)
+        })
+        .map_ok(TokenRow)
+        .try_collect()
+        .await?;
+    Ok(ctx.out.list(&tokens)?)
+}
+
+/// Active and unused since `since` (a never-used token counts from its creation).
+pub(crate) fn is_stale(token: &Token, since: DateTime<Utc>) -> bool {
+    token.status == TokenStatus::Active && token.last_used_at.unwrap_or(token.created_at) < since
+}
+
+/// An id as given, or the id of the one non-revoked token with that name.
+pub(crate) async fn resolve(client: &Client, id_or_name: &str) -> Result<String, CliError> {
+    if looks_like_id(id_or_name) {
+        return Ok(id_or_name.to_string());
+    }
+    let matches: Vec<Token> = client
+        .tokens()
+        .list_all(ListTokens::new())
+        .try_filter(|t| {
+            std::future::ready(t.name == id_or_name && t.status != TokenStatus::Revoked)
+        })
+        .try_collect()
+        .await?;
+    match matches.as_slice() {
+        [one] => Ok(one.id.clone()),
+        [] => Err(CliError::not_found(format!(
+            "no token named {id_or_name:?} that is not revoked"
+        ))),
+        _ => Err(CliError::new(format!(
+            "{} tokens are named {id_or_name:?}; use an id",
+            matches.len()
+        ))),
+    }
+}
+
+fn looks_like_id(value: &str) -> bool {
+    value.strip_prefix("tok_").is_some_and(|rest| {
+        rest.len() == 24
+            && rest
+                .bytes()
+                .all(|b| b.is_ascii_digit() || b.is_ascii_lowercase())
+    })
+}
+
+pub(crate) fn chrono_duration(d: std::time::Duration) -> Result<Duration, CliError> {
+    Duration::from_std(d).map_err(|_| CliError::usage("duration too large"))
+}

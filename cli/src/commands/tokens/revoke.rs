@@ -1,0 +1,227 @@
+//! `tokctl tokens revoke`: one or many tokens, with confirmation, progress and a summary.
+
+use std::io::BufRead;
+
+use chrono::Utc;
+use futures::TryStreamExt;
+use serde::Serialize;
+use tokctl_sdk::{Client, ListTokens, RevokeOutcome, TokenStatus};
+
+use super::{chrono_duration, is_stale, resolve};
+use crate::cli::RevokeArgs;
+use crate::commands::{Ctx, interactive};
+use crate::error::{CliError, code_for, exit};
+use crate::output::Row;
+
+/// What happened to one requested token.
+#[derive(Debug, Serialize)]
+struct Outcome {
+    /// As given (id or name).
+    target: String,
+    /// The id it resolved to, if it did.
+    id: Option<String>,
+    /// `revoked`, `already_gone` or `failed`.
+    outcome: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+    #[serde(skip)]
+    code: u8,
+}
+
+impl Row for Outcome {
+    fn headers() -> &'static [&'static str] {
+        &["TOKEN", "ID", "OUTCOME", "ERROR"]
+    }
+
+    fn cells(&self, _: &dyn Fn(Option<chrono::DateTime<Utc>>) -> String) -> Vec<String> {
+        vec![
+            self.target.clone(),
+            self.id.clone().unwrap_or_else(|| "-".into()),
+            self.outcome.replace('_', " "),
+            self.error.clone().unwrap_or_default(),
+        ]
+    }
+
+    fn key(&self) -> &str {
+        self.id.as_deref().unwrap_or(&self.target)
+    }
+}
+
+/// Revokes every requested token; a failure does not stop the rest.
+pub async fn run(ctx: &Ctx, client: &Client, args: RevokeArgs) -> Result<(), CliError> {
+    let asked_for_set = args.expired || args.stale.is_some();
+    let targets = targets(client, &args).await?;
+    if targets.is_empty() {
+        if asked_for_set {
+            eprintln!("Nothing to revoke.");
+            return Ok(());
+        }
+        return Err(CliError::usage(
+            "name tokens to revoke, or use --expired, --stale or --from-file",
+        ));
+    }
+    confirm(&targets, args.yes)?;
+
+    let progress = (interactive() && targets.len() > 1).then(|| {
+        let bar = indicatif::ProgressBar::new(targets.len() as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    });
+    let mut outcomes = Vec::with_capacity(targets.len());
+    for target in targets {
+        if let Some(bar) = &progress {
+            bar.set_message(target.clone());
+        }
+        outcomes.push(revoke_one(client, target).await);
+        if let Some(bar) = &progress {
+            bar.inc(1);
+        }
+    }
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
+    }
+
+    if ctx.out.quiet() {
+        for o in outcomes.iter().filter(|o| o.outcome != "failed") {
+            ctx.out.line(o.key())?;
+        }
+    } else {
+        ctx.out.list(&outcomes)?;
+    }
+    let count = |what| outcomes.iter().filter(|o| o.outcome == what).count();
+    let failed = count("failed");
+    eprintln!(
+        "Revoked {}, already gone {}, failed {failed}.",
+        count("revoked"),
+        count("already_gone")
+    );
+    match outcomes.as_slice() {
+        _ if failed == 0 => Ok(()),
+        [only] => Err(CliError::new(only.error.clone().unwrap_or_default()).with_code(only.code)),
+        _ => Err(CliError::new(format!(
+            "{failed} of {} revocations failed",
+            outcomes.len()
+        ))),
+    }
+}
+
+async fn revoke_one(client: &Client, target: String) -> Outcome {
+    let id = match resolve(client, &target).await {
+        Ok(id) => id,
+        Err(err) => return failed(target, None, err.message, err.code),
+    };
+    match client.tokens().revoke(&id).await {
+        Ok(RevokeOutcome::Revoked) => done(target, id, "revoked"),
+        Ok(RevokeOutcome::AlreadyGone) => done(target, id, "already_gone"),
+        Err(err) => {
+            let code = code_for(&err);
+            failed(target, Some(id), err.to_string(), code)
+        }
+    }
+}
+
+fn done(target: String, id: String, outcome: &'static str) -> Outcome {
+    Outcome {
+        target,
+        id: Some(id),
+        outcome,
+        error: None,
+        code: 0,
+    }
+}
+
+fn failed(target: String, id: Option<String>, error: String, code: u8) -> Outcome {
+    Outcome {
+        target,
+        id,
+        outcome: "failed",
+        error: Some(error),
+        code,
+    }
+}
+
+/// Every requested id or name, once, in the order given.
+async fn targets(client: &Client, args: &RevokeArgs) -> Result<Vec<String>, CliError> {
+    let mut targets: Vec<String> = args.tokens.clone();
+    if let Some(path) = &args.from_file {
+        targets.extend(read_lines(path)?);
+    }
+    if args.expired || args.stale.is_some() {
+        let unused_since = args
+            .stale
+            .map(chrono_duration)
+            .transpose()?
+            .map(|d| Utc::now() - d);
+        let found: Vec<String> = client
+            .tokens()
+            .list_all(ListTokens::new())
+            .try_filter(|t| {
+                let expired = args.expired && t.status == TokenStatus::Expired;
+                let stale = unused_since.is_some_and(|since| is_stale(t, since));
+                std::future::ready(expired || stale)
+            })
+            .map_ok(|t| t.id)
+            .try_collect()
+            .await?;
+        targets.extend(found);
+    }
+    let mut seen = std::collections::HashSet::new();
+    targets.retain(|t| seen.insert(t.clone()));
+    Ok(targets)
+}
+
+fn read_lines(path: &std::path::Path) -> Result<Vec<String>, CliError> {
+    let reader: Box<dyn BufRead> = if path.as_os_str() == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        let file = std::fs::File::open(path)
+            .map_err(|err| CliError::usage(format!("cannot read {}: {err}", path.display())))?;
+        Box::new(std::io::BufReader::new(file))
+    };
+    let mut lines = Vec::new();
+    for line in reader.lines() {
+        let line = line?;
+        let line = line.trim();
+        if !line.is_empty() && !line.starts_with('#') {
+            lines.push(line.to_string());
+        }
+    }
+    Ok(lines)
+}
+
+/// Asks on a terminal; without one, demands `--yes`.
+fn confirm(targets: &[String], yes: bool) -> Result<(), CliError> {
+    if yes {
+        return Ok(());
+    }
+    if !interactive() {
+        return Err(CliError::usage(
+            "refusing to revoke without confirmation: pass --yes when not on a terminal",
+        ));
+    }
+    let shown: Vec<&str> = targets.iter().take(5).map(String::as_str).collect();
+    let more = targets.len().saturating_sub(shown.len());
+    let suffix = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    let prompt = format!(
+        "Revoke {} token(s) for good ({}{suffix})?",
+        targets.len(),
+        shown.join(", ")
+    );
+    let confirmed = dialoguer::Confirm::new()
+        .with_prompt(prompt)
+        .default(false)
+        .interact()
+        .map_err(|err| CliError::new(format!("no confirmation: {err}")))?;
+    if confirmed {
+        Ok(())
+    } else {
+        Err(CliError::new("cancelled").with_code(exit::ERROR))
+    }
+}

@@ -1,0 +1,187 @@
+//! The configuration file (profiles) and the settings in effect.
+//!
+//! Precedence: flags > environment (`TOKCTL_API_KEY`, `TOKCTL_BASE_URL`, `TOKCTL_PROFILE`) >
+//! profile > defaults. With no key anywhere and a loopback base URL, the key the reference
+//! server wrote on its first start (`admin.key` in its data directory) is used, so a fresh
+//! `tokctl-server` and `tokctl tokens list` work together with no copying.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::cli::GlobalArgs;
+use crate::error::CliError;
+
+/// Name of the profile used when none is chosen.
+pub const DEFAULT_PROFILE: &str = "default";
+
+/// `config.toml`.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct ConfigFile {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current_profile: Option<String>,
+    #[serde(default)]
+    pub profiles: BTreeMap<String, Profile>,
+}
+
+/// One profile.
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
+pub struct Profile {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chat_base_url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key: Option<String>,
+}
+
+/// Where a setting came from, for `config show`.
+#[derive(Debug, Clone)]
+pub enum Source {
+    Flag,
+    Env(&'static str),
+    Profile(String),
+    ServerKeyFile(PathBuf),
+    Default,
+}
+
+impl std::fmt::Display for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Source::Flag => f.write_str("flag"),
+            Source::Env(name) => write!(f, "env {name}"),
+            Source::Profile(name) => write!(f, "profile {name}"),
+            Source::ServerKeyFile(path) => write!(f, "reference server key {}", path.display()),
+            Source::Default => f.write_str("default"),
+        }
+    }
+}
+
+/// The settings in effect.
+#[derive(Debug)]
+pub struct Settings {
+    pub profile: String,
+    pub base_url: (String, Source),
+    pub chat_base_url: (String, Source),
+    pub api_key: Option<(String, Source)>,
+}
+
+/// The config file's path: `TOKCTL_CONFIG`, else `CONFIG_DIR/tokctl/config.toml`.
+pub fn path() -> Result<PathBuf, CliError> {
+    if let Some(path) = env("TOKCTL_CONFIG") {
+        return Ok(PathBuf::from(path));
+    }
+    dirs::config_dir()
+        .map(|dir| dir.join("tokctl").join("config.toml"))
+        .ok_or_else(|| CliError::new("no configuration directory; set TOKCTL_CONFIG"))
+}
+
+/// Reads the config file; a missing file is an empty configuration.
+pub fn load(path: &Path) -> Result<ConfigFile, CliError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => toml::from_str(&text)
+            .map_err(|err| CliError::new(format!("{}: {}", path.display(), err.message()))),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(ConfigFile::default()),
+        Err(err) => Err(CliError::new(format!(
+            "cannot read {}: {err}",
+            path.display()
+        ))),
+    }
+}
+
+/// Writes the config file atomically, readable by the owner only (0600).
+pub fn save(path: &Path, config: &ConfigFile) -> Result<(), CliError> {
+    let text = toml::to_string(config).map_err(|err| CliError::new(err.to_string()))?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)?;
+    let temp = path.with_extension("toml.tmp");
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(&temp)?;
+    #[cfg(unix)]
+    file.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
+    file.write_all(text.as_bytes())?;
+    file.sync_all()?;
+    std::fs::rename(&temp, path)?;
+    Ok(())
+}
+
+/// The profile name in effect: flag, then `TOKCTL_PROFILE`, then the file's current profile.
+pub fn profile_name(global: &GlobalArgs, config: &ConfigFile) -> String {
+    global
+        .profile
+        .clone()
+        .or_else(|| env("TOKCTL_PROFILE"))
+        .or_else(|| config.current_profile.clone())
+        .unwrap_or_else(|| DEFAULT_PROFILE.to_string())
+}
+
+/// Works out every setting and where it comes from.
+pub fn resolve(global: &GlobalArgs, config: &ConfigFile) -> Settings {
+    let profile_name = profile_name(global, config);
+    let profile = config
+        .profiles
+        .get(&profile_name)
+        .cloned()
+        .unwrap_or_default();
+    let from_profile = || Source::Profile(profile_name.clone());
+    let base_url = if let Some(url) = &global.base_url {
+        (url.clone(), Source::Flag)
+    } else if let Some(url) = env("TOKCTL_BASE_URL") {
+        (url, Source::Env("TOKCTL_BASE_URL"))
+    } else if let Some(url) = profile.base_url {
+        (url, from_profile())
+    } else {
+        (tokctl_sdk::DEFAULT_BASE_URL.to_string(), Source::Default)
+    };
+    let chat_base_url = if let Some(url) = env("TOKCTL_CHAT_BASE_URL") {
+        (url, Source::Env("TOKCTL_CHAT_BASE_URL"))
+    } else if let Some(url) = profile.chat_base_url {
+        (url, from_profile())
+    } else {
+        (
+            tokctl_sdk::DEFAULT_CHAT_BASE_URL.to_string(),
+            Source::Default,
+        )
+    };
+    let api_key = env("TOKCTL_API_KEY")
+        .map(|key| (key, Source::Env("TOKCTL_API_KEY")))
+        .or_else(|| profile.api_key.map(|key| (key, from_profile())))
+        .or_else(|| server_key(&base_url.0));
+    Settings {
+        profile: profile_name,
+        base_url,
+        chat_base_url,
+        api_key,
+    }
+}
+
+/// The reference server's first-start key, for a server on this machine only.
+fn server_key(base_url: &str) -> Option<(String, Source)> {
+    let local = match url::Url::parse(base_url).ok()?.host()? {
+        url::Host::Domain(name) => name == "localhost",
+        url::Host::Ipv4(ip) => ip.is_loopback(),
+        url::Host::Ipv6(ip) => ip.is_loopback(),
+    };
+    if !local {
+        return None;
+    }
+    let dir = env("TOKCTL_DATA_DIR")
+        .map(PathBuf::from)
+        .or_else(|| dirs::data_dir().map(|d| d.join("tokctl-server")))?;
+    let path = dir.join("admin.key");
+    let key = std::fs::read_to_string(&path).ok()?.trim().to_string();
+    (!key.is_empty()).then_some((key, Source::ServerKeyFile(path)))
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}

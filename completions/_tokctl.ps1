@@ -1,0 +1,416 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'tokctl'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'tokctl' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('login', 'login', [CompletionResultType]::ParameterValue, 'Save a base URL and API key as a profile (asks on a terminal; --with-token reads stdin)')
+            [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show and change the configuration file and its profiles')
+            [CompletionResult]::new('tokens', 'tokens', [CompletionResultType]::ParameterValue, 'Create, list, inspect, rotate and revoke tokens')
+            [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'Read the workspace audit log')
+            [CompletionResult]::new('scopes', 'scopes', [CompletionResultType]::ParameterValue, 'List every scope a token can hold')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'tokctl;login' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('--with-token', '--with-token', [CompletionResultType]::ParameterName, 'Read the API key from standard input (for CI)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'tokctl;config' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show the settings in effect and where each comes from (the key is redacted)')
+            [CompletionResult]::new('set', 'set', [CompletionResultType]::ParameterValue, 'Set KEY (base_url, chat_base_url, api_key) in the current profile')
+            [CompletionResult]::new('profiles', 'profiles', [CompletionResultType]::ParameterValue, 'List profiles; the current one is marked')
+            [CompletionResult]::new('use', 'use', [CompletionResultType]::ParameterValue, 'Make PROFILE the current profile')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'tokctl;config;show' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'tokctl;config;set' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'tokctl;config;profiles' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'tokctl;config;use' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'tokctl;config;help' {
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show the settings in effect and where each comes from (the key is redacted)')
+            [CompletionResult]::new('set', 'set', [CompletionResultType]::ParameterValue, 'Set KEY (base_url, chat_base_url, api_key) in the current profile')
+            [CompletionResult]::new('profiles', 'profiles', [CompletionResultType]::ParameterValue, 'List profiles; the current one is marked')
+            [CompletionResult]::new('use', 'use', [CompletionResultType]::ParameterValue, 'Make PROFILE the current profile')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'tokctl;config;help;show' {
+            break
+        }
+        'tokctl;config;help;set' {
+            break
+        }
+        'tokctl;config;help;profiles' {
+            break
+        }
+        'tokctl;config;help;use' {
+            break
+        }
+        'tokctl;config;help;help' {
+            break
+        }
+        'tokctl;tokens' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Create a token and print its secret (shown once)')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List tokens (every page)')
+            [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'Show one token by id or name')
+            [CompletionResult]::new('rotate', 'rotate', [CompletionResultType]::ParameterValue, 'Replace a token''s secret and print the new one; the old one stops working at once')
+            [CompletionResult]::new('revoke', 'revoke', [CompletionResultType]::ParameterValue, 'Revoke tokens for good (asks first on a terminal; --yes otherwise)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'tokctl;tokens;create' {
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'Scope to grant (repeat); see `tokctl scopes`')
+            [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'Scope to grant (repeat); see `tokctl scopes`')
+            [CompletionResult]::new('--expires-in', '--expires-in', [CompletionResultType]::ParameterName, 'Expire after this long, e.g. 30d, 12h')
+            [CompletionResult]::new('--expires-at', '--expires-at', [CompletionResultType]::ParameterName, 'Expire at this RFC 3339 time, e.g. 2030-01-01T00:00:00Z')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'tokctl;tokens;list' {
+            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Only tokens with this status')
+            [CompletionResult]::new('--expiring-within', '--expiring-within', [CompletionResultType]::ParameterName, 'Only tokens expiring within this long, e.g. 7d')
+            [CompletionResult]::new('--stale', '--stale', [CompletionResultType]::ParameterName, 'Only tokens unused for this long (never-used tokens count from creation), e.g. 90d')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'tokctl;tokens;get' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'tokctl;tokens;rotate' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'tokctl;tokens;revoke' {
+            [CompletionResult]::new('--stale', '--stale', [CompletionResultType]::ParameterName, 'Also revoke every active token unused for this long, e.g. 90d')
+            [CompletionResult]::new('--from-file', '--from-file', [CompletionResultType]::ParameterName, 'Also revoke the ids or names in FILE, one a line (`-` for stdin)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('--expired', '--expired', [CompletionResultType]::ParameterName, 'Also revoke every expired token')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (needed when not on a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (needed when not on a terminal)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'tokctl;tokens;help' {
+            [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Create a token and print its secret (shown once)')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List tokens (every page)')
+            [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'Show one token by id or name')
+            [CompletionResult]::new('rotate', 'rotate', [CompletionResultType]::ParameterValue, 'Replace a token''s secret and print the new one; the old one stops working at once')
+            [CompletionResult]::new('revoke', 'revoke', [CompletionResultType]::ParameterValue, 'Revoke tokens for good (asks first on a terminal; --yes otherwise)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'tokctl;tokens;help;create' {
+            break
+        }
+        'tokctl;tokens;help;list' {
+            break
+        }
+        'tokctl;tokens;help;get' {
+            break
+        }
+        'tokctl;tokens;help;rotate' {
+            break
+        }
+        'tokctl;tokens;help;revoke' {
+            break
+        }
+        'tokctl;tokens;help;help' {
+            break
+        }
+        'tokctl;audit' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List audit entries, newest first (every page)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'tokctl;audit;list' {
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Only entries about this token id')
+            [CompletionResult]::new('--action', '--action', [CompletionResultType]::ParameterName, 'Only entries with this action, e.g. token.rotated')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'tokctl;audit;help' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List audit entries, newest first (every page)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'tokctl;audit;help;list' {
+            break
+        }
+        'tokctl;audit;help;help' {
+            break
+        }
+        'tokctl;scopes' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'tokctl;completions' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'tokctl;help' {
+            [CompletionResult]::new('login', 'login', [CompletionResultType]::ParameterValue, 'Save a base URL and API key as a profile (asks on a terminal; --with-token reads stdin)')
+            [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show and change the configuration file and its profiles')
+            [CompletionResult]::new('tokens', 'tokens', [CompletionResultType]::ParameterValue, 'Create, list, inspect, rotate and revoke tokens')
+            [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'Read the workspace audit log')
+            [CompletionResult]::new('scopes', 'scopes', [CompletionResultType]::ParameterValue, 'List every scope a token can hold')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'tokctl;help;login' {
+            break
+        }
+        'tokctl;help;config' {
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show the settings in effect and where each comes from (the key is redacted)')
+            [CompletionResult]::new('set', 'set', [CompletionResultType]::ParameterValue, 'Set KEY (base_url, chat_base_url, api_key) in the current profile')
+            [CompletionResult]::new('profiles', 'profiles', [CompletionResultType]::ParameterValue, 'List profiles; the current one is marked')
+            [CompletionResult]::new('use', 'use', [CompletionResultType]::ParameterValue, 'Make PROFILE the current profile')
+            break
+        }
+        'tokctl;help;config;show' {
+            break
+        }
+        'tokctl;help;config;set' {
+            break
+        }
+        'tokctl;help;config;profiles' {
+            break
+        }
+        'tokctl;help;config;use' {
+            break
+        }
+        'tokctl;help;tokens' {
+            [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Create a token and print its secret (shown once)')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List tokens (every page)')
+            [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'Show one token by id or name')
+            [CompletionResult]::new('rotate', 'rotate', [CompletionResultType]::ParameterValue, 'Replace a token''s secret and print the new one; the old one stops working at once')
+            [CompletionResult]::new('revoke', 'revoke', [CompletionResultType]::ParameterValue, 'Revoke tokens for good (asks first on a terminal; --yes otherwise)')
+            break
+        }
+        'tokctl;help;tokens;create' {
+            break
+        }
+        'tokctl;help;tokens;list' {
+            break
+        }
+        'tokctl;help;tokens;get' {
+            break
+        }
+        'tokctl;help;tokens;rotate' {
+            break
+        }
+        'tokctl;help;tokens;revoke' {
+            break
+        }
+        'tokctl;help;audit' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List audit entries, newest first (every page)')
+            break
+        }
+        'tokctl;help;audit;list' {
+            break
+        }
+        'tokctl;help;scopes' {
+            break
+        }
+        'tokctl;help;completions' {
+            break
+        }
+        'tokctl;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

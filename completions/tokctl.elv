@@ -1,0 +1,360 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[tokctl] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'tokctl'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'tokctl'= {
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand login 'Save a base URL and API key as a profile (asks on a terminal; --with-token reads stdin)'
+            cand config 'Show and change the configuration file and its profiles'
+            cand tokens 'Create, list, inspect, rotate and revoke tokens'
+            cand audit 'Read the workspace audit log'
+            cand scopes 'List every scope a token can hold'
+            cand completions 'Print a shell completion script'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'tokctl;login'= {
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]'
+            cand --with-token 'Read the API key from standard input (for CI)'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'tokctl;config'= {
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand show 'Show the settings in effect and where each comes from (the key is redacted)'
+            cand set 'Set KEY (base_url, chat_base_url, api_key) in the current profile'
+            cand profiles 'List profiles; the current one is marked'
+            cand use 'Make PROFILE the current profile'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'tokctl;config;show'= {
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'tokctl;config;set'= {
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'tokctl;config;profiles'= {
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'tokctl;config;use'= {
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'tokctl;config;help'= {
+            cand show 'Show the settings in effect and where each comes from (the key is redacted)'
+            cand set 'Set KEY (base_url, chat_base_url, api_key) in the current profile'
+            cand profiles 'List profiles; the current one is marked'
+            cand use 'Make PROFILE the current profile'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'tokctl;config;help;show'= {
+        }
+        &'tokctl;config;help;set'= {
+        }
+        &'tokctl;config;help;profiles'= {
+        }
+        &'tokctl;config;help;use'= {
+        }
+        &'tokctl;config;help;help'= {
+        }
+        &'tokctl;tokens'= {
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand create 'Create a token and print its secret (shown once)'
+            cand list 'List tokens (every page)'
+            cand get 'Show one token by id or name'
+            cand rotate 'Replace a token''s secret and print the new one; the old one stops working at once'
+            cand revoke 'Revoke tokens for good (asks first on a terminal; --yes otherwise)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'tokctl;tokens;create'= {
+            cand -s 'Scope to grant (repeat); see `tokctl scopes`'
+            cand --scope 'Scope to grant (repeat); see `tokctl scopes`'
+            cand --expires-in 'Expire after this long, e.g. 30d, 12h'
+            cand --expires-at 'Expire at this RFC 3339 time, e.g. 2030-01-01T00:00:00Z'
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'tokctl;tokens;list'= {
+            cand --status 'Only tokens with this status'
+            cand --expiring-within 'Only tokens expiring within this long, e.g. 7d'
+            cand --stale 'Only tokens unused for this long (never-used tokens count from creation), e.g. 90d'
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'tokctl;tokens;get'= {
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'tokctl;tokens;rotate'= {
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'tokctl;tokens;revoke'= {
+            cand --stale 'Also revoke every active token unused for this long, e.g. 90d'
+            cand --from-file 'Also revoke the ids or names in FILE, one a line (`-` for stdin)'
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]'
+            cand --expired 'Also revoke every expired token'
+            cand -y 'Do not ask for confirmation (needed when not on a terminal)'
+            cand --yes 'Do not ask for confirmation (needed when not on a terminal)'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'tokctl;tokens;help'= {
+            cand create 'Create a token and print its secret (shown once)'
+            cand list 'List tokens (every page)'
+            cand get 'Show one token by id or name'
+            cand rotate 'Replace a token''s secret and print the new one; the old one stops working at once'
+            cand revoke 'Revoke tokens for good (asks first on a terminal; --yes otherwise)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'tokctl;tokens;help;create'= {
+        }
+        &'tokctl;tokens;help;list'= {
+        }
+        &'tokctl;tokens;help;get'= {
+        }
+        &'tokctl;tokens;help;rotate'= {
+        }
+        &'tokctl;tokens;help;revoke'= {
+        }
+        &'tokctl;tokens;help;help'= {
+        }
+        &'tokctl;audit'= {
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand list 'List audit entries, newest first (every page)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'tokctl;audit;list'= {
+            cand --token 'Only entries about this token id'
+            cand --action 'Only entries with this action, e.g. token.rotated'
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'tokctl;audit;help'= {
+            cand list 'List audit entries, newest first (every page)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'tokctl;audit;help;list'= {
+        }
+        &'tokctl;audit;help;help'= {
+        }
+        &'tokctl;scopes'= {
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'tokctl;completions'= {
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'tokctl;help'= {
+            cand login 'Save a base URL and API key as a profile (asks on a terminal; --with-token reads stdin)'
+            cand config 'Show and change the configuration file and its profiles'
+            cand tokens 'Create, list, inspect, rotate and revoke tokens'
+            cand audit 'Read the workspace audit log'
+            cand scopes 'List every scope a token can hold'
+            cand completions 'Print a shell completion script'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'tokctl;help;login'= {
+        }
+        &'tokctl;help;config'= {
+            cand show 'Show the settings in effect and where each comes from (the key is redacted)'
+            cand set 'Set KEY (base_url, chat_base_url, api_key) in the current profile'
+            cand profiles 'List profiles; the current one is marked'
+            cand use 'Make PROFILE the current profile'
+        }
+        &'tokctl;help;config;show'= {
+        }
+        &'tokctl;help;config;set'= {
+        }
+        &'tokctl;help;config;profiles'= {
+        }
+        &'tokctl;help;config;use'= {
+        }
+        &'tokctl;help;tokens'= {
+            cand create 'Create a token and print its secret (shown once)'
+            cand list 'List tokens (every page)'
+            cand get 'Show one token by id or name'
+            cand rotate 'Replace a token''s secret and print the new one; the old one stops working at once'
+            cand revoke 'Revoke tokens for good (asks first on a terminal; --yes otherwise)'
+        }
+        &'tokctl;help;tokens;create'= {
+        }
+        &'tokctl;help;tokens;list'= {
+        }
+        &'tokctl;help;tokens;get'= {
+        }
+        &'tokctl;help;tokens;rotate'= {
+        }
+        &'tokctl;help;tokens;revoke'= {
+        }
+        &'tokctl;help;audit'= {
+            cand list 'List audit entries, newest first (every page)'
+        }
+        &'tokctl;help;audit;list'= {
+        }
+        &'tokctl;help;scopes'= {
+        }
+        &'tokctl;help;completions'= {
+        }
+        &'tokctl;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

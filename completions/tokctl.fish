@@ -1,0 +1,227 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_tokctl_global_optspecs
+    string join \n o/output= q/quiet v/verbose profile= base-url= h/help V/version
+end
+
+function __fish_tokctl_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_tokctl_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_tokctl_using_subcommand
+    set -l cmd (__fish_tokctl_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c tokctl -n "__fish_tokctl_needs_command" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'"
+complete -c tokctl -n "__fish_tokctl_needs_command" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_needs_command" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_needs_command" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_needs_command" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_needs_command" -s V -l version -d 'Print version'
+complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "login" -d 'Save a base URL and API key as a profile (asks on a terminal; --with-token reads stdin)'
+complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "config" -d 'Show and change the configuration file and its profiles'
+complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "tokens" -d 'Create, list, inspect, rotate and revoke tokens'
+complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "audit" -d 'Read the workspace audit log'
+complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "scopes" -d 'List every scope a token can hold'
+complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "completions" -d 'Print a shell completion script'
+complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand login" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand login" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand login" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand login" -l with-token -d 'Read the API key from standard input (for CI)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand login" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand login" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand login" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and not __fish_seen_subcommand_from show set profiles use help" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and not __fish_seen_subcommand_from show set profiles use help" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and not __fish_seen_subcommand_from show set profiles use help" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and not __fish_seen_subcommand_from show set profiles use help" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and not __fish_seen_subcommand_from show set profiles use help" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and not __fish_seen_subcommand_from show set profiles use help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and not __fish_seen_subcommand_from show set profiles use help" -f -a "show" -d 'Show the settings in effect and where each comes from (the key is redacted)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and not __fish_seen_subcommand_from show set profiles use help" -f -a "set" -d 'Set KEY (base_url, chat_base_url, api_key) in the current profile'
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and not __fish_seen_subcommand_from show set profiles use help" -f -a "profiles" -d 'List profiles; the current one is marked'
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and not __fish_seen_subcommand_from show set profiles use help" -f -a "use" -d 'Make PROFILE the current profile'
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and not __fish_seen_subcommand_from show set profiles use help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from show" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from show" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from show" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from set" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from set" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from set" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from set" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from set" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from set" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from profiles" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from profiles" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from profiles" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from profiles" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from profiles" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from profiles" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from use" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from use" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from use" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from use" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from use" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show the settings in effect and where each comes from (the key is redacted)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "set" -d 'Set KEY (base_url, chat_base_url, api_key) in the current profile'
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "profiles" -d 'List profiles; the current one is marked'
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "use" -d 'Make PROFILE the current profile'
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get rotate revoke help" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get rotate revoke help" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get rotate revoke help" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get rotate revoke help" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get rotate revoke help" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get rotate revoke help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get rotate revoke help" -f -a "create" -d 'Create a token and print its secret (shown once)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get rotate revoke help" -f -a "list" -d 'List tokens (every page)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get rotate revoke help" -f -a "get" -d 'Show one token by id or name'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get rotate revoke help" -f -a "rotate" -d 'Replace a token\'s secret and print the new one; the old one stops working at once'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get rotate revoke help" -f -a "revoke" -d 'Revoke tokens for good (asks first on a terminal; --yes otherwise)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get rotate revoke help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -s s -l scope -d 'Scope to grant (repeat); see `tokctl scopes`' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -l expires-in -d 'Expire after this long, e.g. 30d, 12h' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -l expires-at -d 'Expire at this RFC 3339 time, e.g. 2030-01-01T00:00:00Z' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from list" -l status -d 'Only tokens with this status' -r -f -a "active\t''
+expired\t''
+revoked\t''"
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from list" -l expiring-within -d 'Only tokens expiring within this long, e.g. 7d' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from list" -l stale -d 'Only tokens unused for this long (never-used tokens count from creation), e.g. 90d' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from list" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from list" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from list" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from get" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from get" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from get" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from get" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from get" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from get" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from rotate" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from rotate" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from rotate" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from rotate" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from rotate" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from rotate" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from revoke" -l stale -d 'Also revoke every active token unused for this long, e.g. 90d' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from revoke" -l from-file -d 'Also revoke the ids or names in FILE, one a line (`-` for stdin)' -r -F
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from revoke" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from revoke" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from revoke" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from revoke" -l expired -d 'Also revoke every expired token'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from revoke" -s y -l yes -d 'Do not ask for confirmation (needed when not on a terminal)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from revoke" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from revoke" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from revoke" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from help" -f -a "create" -d 'Create a token and print its secret (shown once)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from help" -f -a "list" -d 'List tokens (every page)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from help" -f -a "get" -d 'Show one token by id or name'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from help" -f -a "rotate" -d 'Replace a token\'s secret and print the new one; the old one stops working at once'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from help" -f -a "revoke" -d 'Revoke tokens for good (asks first on a terminal; --yes otherwise)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and not __fish_seen_subcommand_from list help" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and not __fish_seen_subcommand_from list help" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and not __fish_seen_subcommand_from list help" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and not __fish_seen_subcommand_from list help" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and not __fish_seen_subcommand_from list help" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and not __fish_seen_subcommand_from list help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and not __fish_seen_subcommand_from list help" -f -a "list" -d 'List audit entries, newest first (every page)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and not __fish_seen_subcommand_from list help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_subcommand_from list" -l token -d 'Only entries about this token id' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_subcommand_from list" -l action -d 'Only entries with this action, e.g. token.rotated' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_subcommand_from list" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_subcommand_from list" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_subcommand_from list" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_subcommand_from help" -f -a "list" -d 'List audit entries, newest first (every page)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand scopes" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand scopes" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand scopes" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand scopes" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand scopes" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand scopes" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes completions help" -f -a "login" -d 'Save a base URL and API key as a profile (asks on a terminal; --with-token reads stdin)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes completions help" -f -a "config" -d 'Show and change the configuration file and its profiles'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes completions help" -f -a "tokens" -d 'Create, list, inspect, rotate and revoke tokens'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes completions help" -f -a "audit" -d 'Read the workspace audit log'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes completions help" -f -a "scopes" -d 'List every scope a token can hold'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "show" -d 'Show the settings in effect and where each comes from (the key is redacted)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "set" -d 'Set KEY (base_url, chat_base_url, api_key) in the current profile'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "profiles" -d 'List profiles; the current one is marked'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "use" -d 'Make PROFILE the current profile'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from tokens" -f -a "create" -d 'Create a token and print its secret (shown once)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from tokens" -f -a "list" -d 'List tokens (every page)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from tokens" -f -a "get" -d 'Show one token by id or name'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from tokens" -f -a "rotate" -d 'Replace a token\'s secret and print the new one; the old one stops working at once'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from tokens" -f -a "revoke" -d 'Revoke tokens for good (asks first on a terminal; --yes otherwise)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from audit" -f -a "list" -d 'List audit entries, newest first (every page)'
