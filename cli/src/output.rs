@@ -124,8 +124,11 @@ impl Output {
         let mut table = Table::new();
         table
             .load_style(UTF8_FULL_CONDENSED)
-            .set_content_arrangement(ContentArrangement::Dynamic)
             .set_header(T::headers().to_vec());
+        // Fit the terminal, unless it reports no usable width (then columns would collapse).
+        if table.width().is_some_and(|width| width >= 40) {
+            table.set_content_arrangement(ContentArrangement::Dynamic);
+        }
         if !self.color {
             table.force_no_tty();
         }

@@ -50,24 +50,37 @@ impl Env {
         }
     }
 
-    /// `tokctl` with no key configured: base URL and config file only.
+    /// Variables every `tokctl` run gets: this server, a private config file and home.
+    pub fn vars(&self) -> Vec<(&'static str, String)> {
+        let home = self._dir.path();
+        vec![
+            ("TOKCTL_BASE_URL", self.base_url.clone()),
+            ("TOKCTL_CONFIG", self.config.display().to_string()),
+            ("HOME", home.display().to_string()),
+            (
+                "XDG_CONFIG_HOME",
+                home.join("xdg-config").display().to_string(),
+            ),
+            ("XDG_DATA_HOME", home.join("xdg-data").display().to_string()),
+        ]
+    }
+
+    /// Variables a run must not inherit.
+    pub const UNSET: [&'static str; 5] = [
+        "TOKCTL_API_KEY",
+        "TOKCTL_PROFILE",
+        "TOKCTL_DATA_DIR",
+        "TOKCTL_MAX_WAIT",
+        "TOKCTL_CHAT_BASE_URL",
+    ];
+
+    /// `tokctl` with no key configured: base URL and config file only, no colour.
     pub fn bare(&self) -> Command {
         let mut cmd = Command::cargo_bin("tokctl").expect("tokctl binary");
-        for var in [
-            "TOKCTL_API_KEY",
-            "TOKCTL_PROFILE",
-            "TOKCTL_DATA_DIR",
-            "TOKCTL_MAX_WAIT",
-            "TOKCTL_CHAT_BASE_URL",
-        ] {
+        for var in Env::UNSET {
             cmd.env_remove(var);
         }
-        cmd.env("TOKCTL_BASE_URL", &self.base_url)
-            .env("TOKCTL_CONFIG", &self.config)
-            .env("HOME", self._dir.path())
-            .env("XDG_CONFIG_HOME", self._dir.path().join("xdg-config"))
-            .env("XDG_DATA_HOME", self._dir.path().join("xdg-data"))
-            .env("NO_COLOR", "1");
+        cmd.envs(self.vars()).env("NO_COLOR", "1");
         cmd
     }
 
