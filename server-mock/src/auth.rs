@@ -158,6 +158,10 @@ pub mod require {
         TokensRevoke => Some(Scope::TokensRevoke);
         /// `audit:read`.
         AuditRead => Some(Scope::AuditRead);
+        /// `chat:write`.
+        ChatWrite => Some(Scope::ChatWrite);
+        /// `usage:read`.
+        UsageRead => Some(Scope::UsageRead);
     }
 }
 

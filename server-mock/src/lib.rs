@@ -6,9 +6,11 @@
 pub mod admin;
 pub mod audit;
 pub mod auth;
+pub mod chat;
 pub mod error;
 pub mod extract;
 pub mod last_used;
+pub mod models;
 pub mod openapi;
 pub mod pagination;
 pub mod rate_limit;
@@ -18,6 +20,7 @@ pub mod secrets;
 pub mod state;
 pub mod store;
 pub mod tokens;
+pub mod usage;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -46,6 +49,12 @@ pub fn app(state: AppState) -> Router {
         .merge(tokens::router())
         .merge(audit::router())
         .merge(scopes::router())
+        .merge(usage::router())
+        .merge(
+            chat::router()
+                .merge(models::router())
+                .layer(middleware::from_fn(chat::error::openai_envelope)),
+        )
         .route("/openapi.json", get(openapi::serve))
         .fallback(no_route)
         .method_not_allowed_fallback(no_route);
@@ -83,6 +92,23 @@ pub struct ServeConfig {
     pub data_dir: PathBuf,
     /// Requests per minute per workspace.
     pub rate_limit: u32,
+    /// Model catalogue file; `None` for the built-in simulated models.
+    pub models: Option<PathBuf>,
+    /// Delay between tokens of simulated streams.
+    pub sim_token_delay: std::time::Duration,
+}
+
+impl ServeConfig {
+    /// Defaults for everything but the address and data directory.
+    pub fn new(listen: impl Into<String>, data_dir: impl Into<PathBuf>) -> Self {
+        ServeConfig {
+            listen: listen.into(),
+            data_dir: data_dir.into(),
+            rate_limit: DEFAULT_RATE_LIMIT,
+            models: None,
+            sim_token_delay: std::time::Duration::from_millis(20),
+        }
+    }
 }
 
 /// Opens the store in `data_dir`, creating the directory (mode 0700) and applying migrations.
@@ -101,6 +127,10 @@ pub async fn serve(
     on_bound: impl FnOnce(SocketAddr),
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
+    let catalogue = match &config.models {
+        Some(path) => models::Catalogue::load(path)?,
+        None => models::Catalogue::builtin(),
+    };
     let store = open_store(config.data_dir.clone()).await?;
     admin::first_start(&store, &config.data_dir).await?;
     let listener = tokio::net::TcpListener::bind(&config.listen)
@@ -110,7 +140,9 @@ pub async fn serve(
     tracing::info!("listening on http://{addr}");
     on_bound(addr);
 
-    let state = AppState::new(store.clone(), config.rate_limit);
+    let gateway = chat::Gateway::new(catalogue, config.sim_token_delay);
+    let state = AppState::new(store.clone(), config.rate_limit, gateway);
+    let ledger = tokio::spawn(state.gateway.ledger.clone().run(store.clone()));
     let flusher = tokio::spawn({
         let state = state.clone();
         async move {
@@ -128,7 +160,9 @@ pub async fn serve(
     .with_graceful_shutdown(shutdown)
     .await;
     flusher.abort();
+    ledger.abort();
     state.last_used.flush(&store).await;
+    state.gateway.ledger.flush(&store).await;
     store.close().await;
     tracing::info!("stopped; store closed");
     Ok(served?)

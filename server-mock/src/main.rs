@@ -41,6 +41,12 @@ struct ServeArgs {
     /// Requests per minute per workspace.
     #[arg(long, default_value_t = DEFAULT_RATE_LIMIT, value_parser = clap::value_parser!(u32).range(1..))]
     rate_limit: u32,
+    /// Model catalogue (TOML) [default: four built-in simulated models].
+    #[arg(long, env = "TOKCTL_MODELS")]
+    models: Option<PathBuf>,
+    /// Milliseconds between tokens of simulated streams.
+    #[arg(long, default_value_t = 20)]
+    sim_token_delay_ms: u64,
 }
 
 #[derive(Args, Clone)]
@@ -130,6 +136,8 @@ async fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
         listen: args.listen,
         data_dir: args.data.resolve()?,
         rate_limit: args.rate_limit,
+        models: args.models,
+        sim_token_delay: std::time::Duration::from_millis(args.sim_token_delay_ms),
     };
     serve(config, |_| {}, shutdown_signal()?).await
 }

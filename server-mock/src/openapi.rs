@@ -4,13 +4,13 @@ use axum::Json;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use crate::{audit, scopes, tokens};
+use crate::{audit, models, scopes, tokens, usage};
 
 #[derive(OpenApi)]
 #[openapi(
     info(title = "tokctl token API", description = "Token management API of tokctl-server."),
     paths(tokens::create, tokens::list, tokens::show, tokens::rotate, tokens::revoke,
-          scopes::list, audit::list),
+          scopes::list, audit::list, models::list, usage::list),
     modifiers(&BearerAuth),
     security(("bearer" = []))
 )]

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use crate::audit::actions;
 use crate::auth::Principal;
+use crate::chat::Gateway;
 use crate::error::ApiError;
 use crate::last_used::LastUsed;
 use crate::rate_limit::RateLimiter;
@@ -15,15 +16,17 @@ pub struct AppState {
     pub store: Arc<dyn Store>,
     pub limiter: Arc<RateLimiter>,
     pub last_used: Arc<LastUsed>,
+    pub gateway: Arc<Gateway>,
 }
 
 impl AppState {
     /// State over `store` with `rate_limit` requests per minute per workspace.
-    pub fn new(store: Arc<dyn Store>, rate_limit: u32) -> Self {
+    pub fn new(store: Arc<dyn Store>, rate_limit: u32, gateway: Gateway) -> Self {
         AppState {
             store,
             limiter: Arc::new(RateLimiter::new(rate_limit)),
             last_used: Arc::new(LastUsed::default()),
+            gateway: Arc::new(gateway),
         }
     }
 

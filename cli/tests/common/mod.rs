@@ -33,9 +33,8 @@ impl Env {
             .expect("runtime");
         let running = runtime
             .block_on(spawn(ServeConfig {
-                listen: "127.0.0.1:0".into(),
-                data_dir: data_dir.clone(),
                 rate_limit,
+                ..ServeConfig::new("127.0.0.1:0", &data_dir)
             }))
             .expect("server");
         let admin_key = std::fs::read_to_string(data_dir.join("admin.key")).expect("admin.key");

@@ -6,6 +6,7 @@ mod engine;
 mod rows;
 mod schema;
 pub mod sqlite;
+mod usage;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -177,6 +178,33 @@ impl AuditEntry {
     }
 }
 
+/// One completion in the credit ledger.
+#[derive(Debug, Clone)]
+pub struct UsageRecord {
+    pub id: String,
+    pub workspace_id: String,
+    pub request_id: Option<String>,
+    pub model: String,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub credits: f64,
+    pub wallet: Option<String>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// Ledger totals for one day (UTC) and model, or for everything.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct UsageTotals {
+    /// `YYYY-MM-DD`, empty for the grand total.
+    pub day: String,
+    /// Empty for the grand total.
+    pub model: String,
+    pub requests: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub credits: f64,
+}
+
 /// Which tokens a listing returns.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TokenFilter {
@@ -265,6 +293,16 @@ pub trait Store: Send + Sync + 'static {
         filter: AuditFilter,
         page: PageRequest,
     ) -> StoreResult<Page<AuditEntry>>;
+
+    /// Appends completions to the credit ledger (batched by the caller).
+    async fn record_usage(&self, records: Vec<UsageRecord>) -> StoreResult<()>;
+
+    /// One page of ledger totals by day and model (newest day first), and the grand total.
+    async fn usage_by_day(
+        &self,
+        workspace_id: &str,
+        page: PageRequest,
+    ) -> StoreResult<(Page<UsageTotals>, UsageTotals)>;
 
     /// Records when tokens were last used (batched by the caller).
     async fn record_last_used(&self, uses: Vec<(String, DateTime<Utc>)>) -> StoreResult<()>;

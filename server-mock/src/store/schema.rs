@@ -3,7 +3,8 @@
 use rusqlite::Connection;
 
 /// Migrations in order; never edit one that has shipped, append a new one.
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE workspaces (
     id          TEXT PRIMARY KEY,
     name        TEXT NOT NULL UNIQUE,
@@ -43,7 +44,23 @@ CREATE TABLE audit_log (
 );
 CREATE INDEX audit_newest ON audit_log(workspace_id, seq DESC);
 CREATE INDEX audit_by_token ON audit_log(workspace_id, token_id, seq DESC);
-"#];
+"#,
+    r#"
+CREATE TABLE usage_ledger (
+    seq                INTEGER PRIMARY KEY AUTOINCREMENT,
+    id                 TEXT NOT NULL UNIQUE,
+    workspace_id       TEXT NOT NULL,
+    request_id         TEXT,
+    model              TEXT NOT NULL,
+    prompt_tokens      INTEGER NOT NULL,
+    completion_tokens  INTEGER NOT NULL,
+    credits            REAL NOT NULL,
+    wallet             TEXT,
+    created_at         INTEGER NOT NULL
+);
+CREATE INDEX usage_by_time ON usage_ledger(workspace_id, created_at);
+"#,
+];
 
 /// Brings the database up to the newest schema, one transaction per migration. Safe to run from
 /// two processes at once: the version is read inside each write transaction.

@@ -14,9 +14,11 @@ use super::rows::{
     TOKEN_COLUMNS, audit_from_row, fetch_token, from_micros, insert_api_key, insert_audit,
     insert_workspace, is_unique_violation, micros, page_bounds, status_condition, token_from_row,
 };
+use super::usage;
 use super::{
     AuditEntry, AuditFilter, Credential, NewApiKey, NewToken, Page, PageRequest, Store, StoreError,
-    StoreResult, TokenFilter, TokenRecord, TokenStatus, Workspace, schema,
+    StoreResult, TokenFilter, TokenRecord, TokenStatus, UsageRecord, UsageTotals, Workspace,
+    schema,
 };
 use crate::scopes::{format_stored, parse_stored};
 use crate::secrets::{CredentialKind, SecretDigest};
@@ -301,6 +303,23 @@ impl Store for SqliteStore {
                     Ok(())
                 },
             )
+            .await
+    }
+
+    async fn record_usage(&self, records: Vec<UsageRecord>) -> StoreResult<()> {
+        self.engine
+            .write(Vec::new(), move |conn| usage::insert(conn, &records))
+            .await
+    }
+
+    async fn usage_by_day(
+        &self,
+        workspace_id: &str,
+        page: PageRequest,
+    ) -> StoreResult<(Page<UsageTotals>, UsageTotals)> {
+        let workspace_id = workspace_id.to_string();
+        self.engine
+            .read(move |conn| usage::by_day(conn, &workspace_id, page))
             .await
     }
 

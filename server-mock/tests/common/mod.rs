@@ -31,6 +31,8 @@ pub struct Server {
 pub struct Options<'a> {
     pub rate_limit: Option<u32>,
     pub env: Vec<(&'a str, &'a str)>,
+    /// More `serve` arguments, e.g. `--models FILE`.
+    pub args: Vec<String>,
 }
 
 impl Server {
@@ -65,6 +67,7 @@ impl Server {
         for (key, value) in options.env {
             command.env(key, value);
         }
+        command.args(&options.args);
         let mut child = command.spawn().expect("spawn tokctl-server");
         let (stdout, out_reader) = capture(child.stdout.take().expect("stdout"), None);
         let (tx, rx) = mpsc::channel();

@@ -25,9 +25,9 @@ impl TestServer {
         let dir = tempfile::tempdir().expect("temp dir");
         let data_dir = dir.path().join("data");
         let config = ServeConfig {
-            listen: "127.0.0.1:0".into(),
-            data_dir: data_dir.clone(),
             rate_limit,
+            sim_token_delay: Duration::ZERO,
+            ..ServeConfig::new("127.0.0.1:0", &data_dir)
         };
         let running = spawn(config).await.expect("server started");
         let admin_key = std::fs::read_to_string(data_dir.join("admin.key")).expect("admin.key");

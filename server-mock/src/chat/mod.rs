@@ -1,0 +1,210 @@
+//! The chat completions gateway: `POST /v1/chat/completions`, OpenAI-compatible, with routing,
+//! budgets, credit accounting and SSE streaming.
+
+pub mod error;
+mod openai;
+mod provider;
+pub mod request;
+pub mod routing;
+mod simulated;
+mod stream;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::{Extension, Json, Router};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use self::error::GatewayError;
+use self::request::{ChatRequest, Checked, prompt_tokens};
+use self::routing::{Ask, route};
+use crate::auth::{Authenticated, require};
+use crate::extract::ApiJson;
+use crate::models::{Catalogue, Model};
+use crate::request_id::RequestId;
+use crate::state::AppState;
+use crate::store::{self, UsageRecord};
+use crate::usage::Ledger;
+
+/// What the gateway needs: the catalogue, an HTTP client for upstreams, the ledger.
+pub struct Gateway {
+    pub catalogue: Catalogue,
+    /// Delay between tokens of the simulated provider's streams.
+    pub sim_token_delay: Duration,
+    pub http: reqwest::Client,
+    pub ledger: Arc<Ledger>,
+}
+
+impl Gateway {
+    /// A gateway over `catalogue`.
+    pub fn new(catalogue: Catalogue, sim_token_delay: Duration) -> Self {
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(10))
+            .read_timeout(Duration::from_secs(120))
+            .build()
+            .unwrap_or_default();
+        Gateway {
+            catalogue,
+            sim_token_delay,
+            http,
+            ledger: Arc::default(),
+        }
+    }
+}
+
+/// Routes of this resource.
+pub fn router() -> Router<AppState> {
+    Router::new().route("/chat/completions", post(create))
+}
+
+/// `platform`: how the request was routed and what it cost.
+#[derive(Debug, Clone, Serialize)]
+pub struct Platform {
+    pub routed_model: String,
+    pub route_reason: String,
+    pub credits_consumed: f64,
+    pub cost_saved_credits: f64,
+}
+
+/// Everything known once a model has answered (or stopped).
+pub(crate) struct Accounting {
+    pub gateway: Arc<Gateway>,
+    pub workspace_id: String,
+    pub request_id: Option<String>,
+    pub wallet: Option<String>,
+    pub budget: Option<f64>,
+    pub model: Model,
+    pub reason: String,
+}
+
+impl Accounting {
+    /// Records the completion in the ledger and returns its `platform` object. Credits never
+    /// exceed the budget.
+    pub fn settle(&self, prompt: u64, completion: u64) -> Platform {
+        let cost = self.model.cost(prompt, completion);
+        let consumed = self.budget.map_or(cost, |budget| cost.min(budget));
+        let reference = self
+            .gateway
+            .catalogue
+            .best()
+            .map_or(cost, |best| best.cost(prompt, completion));
+        self.gateway.ledger.record(UsageRecord {
+            id: crate::secrets::new_id("use_"),
+            workspace_id: self.workspace_id.clone(),
+            request_id: self.request_id.clone(),
+            model: self.model.id.clone(),
+            prompt_tokens: prompt,
+            completion_tokens: completion,
+            credits: consumed,
+            wallet: self.wallet.clone(),
+            created_at: store::now(),
+        });
+        Platform {
+            routed_model: self.model.id.clone(),
+            route_reason: self.reason.clone(),
+            credits_consumed: consumed,
+            cost_saved_credits: (reference - consumed).max(0.0),
+        }
+    }
+}
+
+/// Create a chat completion (OpenAI-compatible), streamed as SSE when `stream` is true.
+pub async fn create(
+    State(state): State<AppState>,
+    auth: Authenticated<require::ChatWrite>,
+    request_id: Option<Extension<RequestId>>,
+    ApiJson(request): ApiJson<ChatRequest>,
+) -> Response {
+    let checked = match request.check() {
+        Ok(checked) => checked,
+        Err(err) => return err.into_response(),
+    };
+    let gateway = state.gateway.clone();
+    let prompt = prompt_tokens(&checked.request.messages);
+    let ask = Ask {
+        model: &checked.request.model,
+        weights: checked.weights,
+        budget: checked.request.budget_limit,
+        prompt_tokens: prompt,
+        max_tokens: checked.max_tokens,
+    };
+    let route = match route(&gateway.catalogue, &ask) {
+        Ok(route) => route,
+        Err(err) => return err.into_response(),
+    };
+    let id = format!("chatcmpl-{}", crate::secrets::new_id(""));
+    let accounting = |model: Model, reason: String| Accounting {
+        gateway: gateway.clone(),
+        workspace_id: auth.principal.workspace_id.clone(),
+        request_id: request_id.as_ref().map(|r| r.0.0.clone()),
+        wallet: checked.request.agent_wallet.clone(),
+        budget: checked.request.budget_limit,
+        model,
+        reason,
+    };
+    if checked.stream {
+        return stream::respond(&gateway, route, &checked, id, prompt, accounting).await;
+    }
+    complete(&gateway, route, &checked, id, prompt, accounting).await
+}
+
+async fn complete(
+    gateway: &Gateway,
+    route: routing::Route,
+    checked: &Checked,
+    id: String,
+    estimated_prompt: u64,
+    accounting: impl Fn(Model, String) -> Accounting,
+) -> Response {
+    let mut failures = Vec::new();
+    for (model, cap) in route.candidates {
+        match provider::complete(gateway, &model, cap, &checked.request).await {
+            Ok(answer) => {
+                let reason = with_fallbacks(&route.reason, &failures, &model);
+                let prompt = answer.prompt_tokens.unwrap_or(estimated_prompt);
+                let platform =
+                    accounting(model.clone(), reason).settle(prompt, answer.completion_tokens);
+                return Json(json!({
+                    "id": id,
+                    "object": "chat.completion",
+                    "created": chrono::Utc::now().timestamp(),
+                    "model": model.id,
+                    "choices": [{"index": 0, "message": answer.message, "finish_reason": answer.finish_reason}],
+                    "usage": usage(prompt, answer.completion_tokens),
+                    "platform": platform,
+                }))
+                .into_response();
+            }
+            Err(err) => {
+                tracing::warn!(model = %model.id, error = %err, "upstream failed; trying the next candidate");
+                failures.push(format!("{} ({err})", model.id));
+            }
+        }
+    }
+    GatewayError::upstream(format!(
+        "every candidate model failed: {}",
+        failures.join("; ")
+    ))
+    .into_response()
+}
+
+/// The route reason, plus which models failed first.
+pub(crate) fn with_fallbacks(reason: &str, failures: &[String], chosen: &Model) -> String {
+    if failures.is_empty() {
+        return reason.to_string();
+    }
+    format!(
+        "{reason}; fell back to {} after {} failed before answering",
+        chosen.id,
+        failures.join(", ")
+    )
+}
+
+/// OpenAI's `usage` object.
+pub(crate) fn usage(prompt: u64, completion: u64) -> Value {
+    json!({"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion})
+}

@@ -1,0 +1,71 @@
+//! What every provider gives the gateway: a whole completion, or a stream of deltas.
+
+use std::pin::Pin;
+
+use futures::Stream;
+use serde_json::Value;
+
+use super::Gateway;
+use super::request::ChatRequest;
+use super::{openai, simulated};
+use crate::models::{Model, ProviderKind};
+
+/// One item of an upstream stream.
+#[derive(Debug, Clone)]
+pub enum Item {
+    /// A `delta` object, forwarded as is (text in `content`, or tool calls).
+    Delta(Value),
+    /// The upstream's `finish_reason`.
+    Finish(String),
+    /// Token counts the upstream reported.
+    Usage {
+        prompt: Option<u64>,
+        completion: u64,
+    },
+}
+
+/// Deltas as they arrive; an `Err` is the upstream failing mid-stream.
+pub type ItemStream = Pin<Box<dyn Stream<Item = Result<Item, String>> + Send>>;
+
+/// A whole answer.
+#[derive(Debug, Clone)]
+pub struct Completion {
+    /// The `message` object (role, content, maybe tool calls).
+    pub message: Value,
+    pub finish_reason: String,
+    /// Reported by the upstream, when it did.
+    pub prompt_tokens: Option<u64>,
+    pub completion_tokens: u64,
+}
+
+/// Asks `model` for a whole completion of at most `cap` tokens. `Err` means it failed before
+/// producing anything, so another model may be tried.
+pub async fn complete(
+    gateway: &Gateway,
+    model: &Model,
+    cap: u32,
+    request: &ChatRequest,
+) -> Result<Completion, String> {
+    match model.provider {
+        ProviderKind::Simulated => Ok(simulated::complete(model, cap, request)),
+        ProviderKind::Openai => openai::complete(&gateway.http, model, cap, request).await,
+    }
+}
+
+/// Opens a stream from `model`. `Err` means it failed before its first byte.
+pub async fn stream(
+    gateway: &Gateway,
+    model: &Model,
+    cap: u32,
+    request: &ChatRequest,
+) -> Result<ItemStream, String> {
+    match model.provider {
+        ProviderKind::Simulated => Ok(simulated::stream(
+            model,
+            cap,
+            request,
+            gateway.sim_token_delay,
+        )),
+        ProviderKind::Openai => openai::stream(&gateway.http, model, cap, request).await,
+    }
+}

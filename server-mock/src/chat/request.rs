@@ -1,0 +1,201 @@
+//! The chat completion request, and its validation.
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::error::GatewayError;
+
+/// `POST /v1/chat/completions` body. Fields the gateway does not use are kept in `extra` and
+/// passed to OpenAI-compatible upstreams unchanged.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ChatRequest {
+    pub model: String,
+    pub messages: Vec<Message>,
+    #[serde(default)]
+    pub stream: Option<bool>,
+    #[serde(default)]
+    pub stream_options: Option<StreamOptions>,
+    #[serde(default)]
+    pub max_tokens: Option<i64>,
+    /// OpenAI's newer name for `max_tokens`.
+    #[serde(default)]
+    pub max_completion_tokens: Option<i64>,
+    #[serde(default)]
+    pub temperature: Option<f64>,
+    #[serde(default)]
+    pub tools: Option<Value>,
+    #[serde(default)]
+    pub tool_choice: Option<Value>,
+    #[serde(default)]
+    pub route_strategy: Option<RouteStrategy>,
+    #[serde(default)]
+    pub budget_limit: Option<f64>,
+    #[serde(default)]
+    pub agent_wallet: Option<String>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// One message: `role` and `content`, and whatever else OpenAI allows (tool calls, names).
+#[derive(Debug, Clone, Deserialize)]
+pub struct Message {
+    pub role: String,
+    #[serde(default)]
+    pub content: Value,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `stream_options`.
+#[derive(Debug, Clone, Copy, Deserialize)]
+pub struct StreamOptions {
+    #[serde(default)]
+    pub include_usage: bool,
+}
+
+/// Weights for `auto` routing (default 0.5 each).
+#[derive(Debug, Clone, Copy, Deserialize)]
+pub struct RouteStrategy {
+    #[serde(default)]
+    pub cost_weight: Option<f64>,
+    #[serde(default)]
+    pub quality_weight: Option<f64>,
+}
+
+/// Roles a message may have.
+const ROLES: [&str; 5] = ["system", "developer", "user", "assistant", "tool"];
+
+/// A request that passed validation, with defaults applied.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    pub request: ChatRequest,
+    pub stream: bool,
+    pub include_usage: bool,
+    pub max_tokens: Option<u32>,
+    /// (cost weight, quality weight), summing to 1.
+    pub weights: (f64, f64),
+}
+
+impl ChatRequest {
+    /// Checks every field the spec and contract constrain.
+    pub fn check(self) -> Result<Checked, GatewayError> {
+        if self.messages.is_empty() {
+            return Err(GatewayError::invalid(
+                "messages",
+                "messages must be a non-empty array",
+            ));
+        }
+        for (index, message) in self.messages.iter().enumerate() {
+            if !ROLES.contains(&message.role.as_str()) {
+                return Err(GatewayError::invalid(
+                    "messages",
+                    format!("messages[{index}].role must be one of {}", ROLES.join(", ")),
+                ));
+            }
+            let content_ok = match &message.content {
+                Value::String(_) | Value::Array(_) => true,
+                Value::Null => message.role == "assistant",
+                _ => false,
+            };
+            if !content_ok {
+                return Err(GatewayError::invalid(
+                    "messages",
+                    format!("messages[{index}].content must be a string or an array of parts"),
+                ));
+            }
+        }
+        if self.model.trim().is_empty() {
+            return Err(GatewayError::invalid(
+                "model",
+                "model must name a model or auto, auto-fast, auto-cheap",
+            ));
+        }
+        if let Some(t) = self.temperature
+            && !(0.0..=2.0).contains(&t)
+        {
+            return Err(GatewayError::invalid(
+                "temperature",
+                "temperature must be between 0 and 2",
+            ));
+        }
+        let max_tokens = match self.max_tokens.or(self.max_completion_tokens) {
+            None => None,
+            Some(n) if n >= 1 => Some(u32::try_from(n).unwrap_or(u32::MAX)),
+            Some(_) => {
+                return Err(GatewayError::invalid(
+                    "max_tokens",
+                    "max_tokens must be at least 1",
+                ));
+            }
+        };
+        if let Some(budget) = self.budget_limit
+            && !(budget.is_finite() && budget > 0.0)
+        {
+            return Err(GatewayError::invalid(
+                "budget_limit",
+                "budget_limit must be a number above 0",
+            ));
+        }
+        if let Some(wallet) = &self.agent_wallet
+            && !is_wallet(wallet)
+        {
+            return Err(GatewayError::invalid(
+                "agent_wallet",
+                "agent_wallet must be a 0x-prefixed address of 40 hexadecimal digits",
+            ));
+        }
+        let weights = weights(self.route_strategy)?;
+        Ok(Checked {
+            stream: self.stream.unwrap_or(false),
+            include_usage: self.stream_options.is_some_and(|o| o.include_usage),
+            max_tokens,
+            weights,
+            request: self,
+        })
+    }
+}
+
+fn weights(strategy: Option<RouteStrategy>) -> Result<(f64, f64), GatewayError> {
+    let Some(strategy) = strategy else {
+        return Ok((0.5, 0.5));
+    };
+    let cost = strategy.cost_weight.unwrap_or(0.5);
+    let quality = strategy.quality_weight.unwrap_or(0.5);
+    let valid = |w: f64| w.is_finite() && (0.0..=1.0).contains(&w);
+    if !valid(cost) || !valid(quality) || cost + quality <= 0.0 {
+        return Err(GatewayError::invalid(
+            "route_strategy",
+            "route_strategy weights must be between 0 and 1 and not both 0",
+        ));
+    }
+    Ok((cost / (cost + quality), quality / (cost + quality)))
+}
+
+fn is_wallet(wallet: &str) -> bool {
+    wallet
+        .strip_prefix("0x")
+        .is_some_and(|hex| hex.len() == 40 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// The text of a message's content (string, or the text parts of an array).
+pub fn content_text(content: &Value) -> String {
+    match content {
+        Value::String(text) => text.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join(" "),
+        _ => String::new(),
+    }
+}
+
+/// Prompt tokens, estimated as OpenAI's rule of thumb: a token per 4 characters, plus 4 per
+/// message for its framing, plus 3 for the reply's priming.
+pub fn prompt_tokens(messages: &[Message]) -> u64 {
+    let text: u64 = messages
+        .iter()
+        .map(|m| (content_text(&m.content).chars().count() as u64).div_ceil(4) + 4)
+        .sum();
+    text + 3
+}

@@ -1,0 +1,214 @@
+//! Which model answers: an explicit id, or `auto` (weighted quality and cost), `auto-fast`
+//! (lowest latency), `auto-cheap` (lowest price); only models whose worst-case cost fits the
+//! budget are considered. The result is an ordered list: the first answers, the rest are the
+//! fallbacks if it fails before its first byte.
+
+use super::error::GatewayError;
+use crate::models::{Catalogue, Model};
+
+/// The routing decision.
+#[derive(Debug, Clone)]
+pub struct Route {
+    /// Candidates in order of preference, with the completion-token cap each must respect.
+    pub candidates: Vec<(Model, u32)>,
+    /// Why, in words.
+    pub reason: String,
+}
+
+/// What routing needs to know about a request.
+pub struct Ask<'a> {
+    pub model: &'a str,
+    pub weights: (f64, f64),
+    pub budget: Option<f64>,
+    pub prompt_tokens: u64,
+    pub max_tokens: Option<u32>,
+}
+
+/// Decides the candidates for `ask`.
+pub fn route(catalogue: &Catalogue, ask: &Ask<'_>) -> Result<Route, GatewayError> {
+    let cap = |m: &Model| {
+        ask.max_tokens
+            .unwrap_or(m.max_output_tokens)
+            .min(m.max_output_tokens)
+    };
+    let fits = |m: &Model| {
+        ask.budget
+            .is_none_or(|budget| m.cost(ask.prompt_tokens, u64::from(cap(m))) <= budget)
+    };
+    let mode = ask.model;
+    if !matches!(mode, "auto" | "auto-fast" | "auto-cheap") {
+        let model = catalogue
+            .get(mode)
+            .ok_or_else(|| GatewayError::model_not_found(mode))?;
+        if !fits(model) {
+            return Err(GatewayError::budget_exceeded(format!(
+                "{} could cost up to {:.6} credits for this request (prompt plus {} completion tokens), over budget_limit {}",
+                model.id,
+                model.cost(ask.prompt_tokens, u64::from(cap(model))),
+                cap(model),
+                ask.budget.unwrap_or_default()
+            )));
+        }
+        return Ok(Route {
+            candidates: vec![(model.clone(), cap(model))],
+            reason: format!("requested model {}", model.id),
+        });
+    }
+
+    let mut pool: Vec<&Model> = catalogue.models().iter().filter(|m| fits(m)).collect();
+    if pool.is_empty() {
+        return Err(GatewayError::budget_exceeded(format!(
+            "no model's worst-case cost for this request fits budget_limit {}; raise it or lower max_tokens",
+            ask.budget.unwrap_or_default()
+        )));
+    }
+    let within = match ask.budget {
+        Some(budget) => format!(
+            "{} of {} models fit budget {budget}",
+            pool.len(),
+            catalogue.models().len()
+        ),
+        None => format!("{} models", pool.len()),
+    };
+    let reason = match mode {
+        "auto-fast" => {
+            pool.sort_by_key(|m| m.latency_ms);
+            format!(
+                "auto-fast: {} has the lowest typical latency ({} ms); {within}",
+                pool[0].id, pool[0].latency_ms
+            )
+        }
+        "auto-cheap" => {
+            pool.sort_by(|a, b| a.blended_price().total_cmp(&b.blended_price()));
+            format!(
+                "auto-cheap: {} is the cheapest ({} credits per 1k tokens, blended); {within}",
+                pool[0].id,
+                round(pool[0].blended_price())
+            )
+        }
+        _ => {
+            let (cost_weight, quality_weight) = ask.weights;
+            let min = pool
+                .iter()
+                .map(|m| m.blended_price())
+                .fold(f64::INFINITY, f64::min);
+            let max = pool.iter().map(|m| m.blended_price()).fold(0.0, f64::max);
+            let score = |m: &Model| {
+                let cheapness = if max > min {
+                    1.0 - (m.blended_price() - min) / (max - min)
+                } else {
+                    1.0
+                };
+                quality_weight * m.quality + cost_weight * cheapness
+            };
+            pool.sort_by(|a, b| {
+                score(b)
+                    .total_cmp(&score(a))
+                    .then(a.blended_price().total_cmp(&b.blended_price()))
+            });
+            format!(
+                "auto (quality weight {quality_weight:.2}, cost weight {cost_weight:.2}): {} has the best score {:.3} (quality {}, {} credits per 1k tokens); {within}",
+                pool[0].id,
+                score(pool[0]),
+                pool[0].quality,
+                round(pool[0].blended_price())
+            )
+        }
+    };
+    Ok(Route {
+        candidates: pool.into_iter().map(|m| (m.clone(), cap(m))).collect(),
+        reason,
+    })
+}
+
+/// A price for reading: six decimals at most, no float noise.
+fn round(value: f64) -> f64 {
+    (value * 1e6).round() / 1e6
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ask(model: &str) -> Ask<'_> {
+        Ask {
+            model,
+            weights: (0.5, 0.5),
+            budget: None,
+            prompt_tokens: 20,
+            max_tokens: Some(100),
+        }
+    }
+
+    fn first(route: Result<Route, GatewayError>) -> String {
+        route.unwrap().candidates[0].0.id.clone()
+    }
+
+    #[test]
+    fn each_mode_picks_by_its_rule() {
+        let catalogue = Catalogue::builtin();
+        assert_eq!(first(route(&catalogue, &ask("auto-fast"))), "sim-fast");
+        assert_eq!(first(route(&catalogue, &ask("auto-cheap"))), "sim-mini");
+        assert_eq!(first(route(&catalogue, &ask("sim-pro"))), "sim-pro");
+        let quality_only = Ask {
+            weights: (0.0, 1.0),
+            ..ask("auto")
+        };
+        assert_eq!(first(route(&catalogue, &quality_only)), "sim-pro");
+        let cost_only = Ask {
+            weights: (1.0, 0.0),
+            ..ask("auto")
+        };
+        assert_eq!(first(route(&catalogue, &cost_only)), "sim-mini");
+        let balanced = route(&catalogue, &ask("auto")).unwrap();
+        assert_eq!(balanced.candidates.len(), 4, "the rest are fallbacks");
+        assert!(
+            balanced
+                .reason
+                .starts_with("auto (quality weight 0.50, cost weight 0.50)")
+        );
+    }
+
+    #[test]
+    fn budget_filters_worst_case_cost_and_402s_when_nothing_fits() {
+        let catalogue = Catalogue::builtin();
+        // sim-pro worst case: (20 * 3 + 100 * 9) / 1000 = 0.96 credits.
+        let tight = Ask {
+            budget: Some(0.95),
+            weights: (0.0, 1.0),
+            ..ask("auto")
+        };
+        assert_eq!(first(route(&catalogue, &tight)), "sim-balanced");
+        let exact = Ask {
+            budget: Some(0.96),
+            weights: (0.0, 1.0),
+            ..ask("auto")
+        };
+        assert_eq!(first(route(&catalogue, &exact)), "sim-pro");
+        let nothing = Ask {
+            budget: Some(0.000_001),
+            ..ask("auto")
+        };
+        assert_eq!(
+            route(&catalogue, &nothing).unwrap_err().code,
+            Some("budget_exceeded")
+        );
+        let explicit = Ask {
+            budget: Some(0.5),
+            ..ask("sim-pro")
+        };
+        assert_eq!(
+            route(&catalogue, &explicit).unwrap_err().status.as_u16(),
+            402
+        );
+    }
+
+    #[test]
+    fn unknown_models_are_404() {
+        let err = route(&Catalogue::builtin(), &ask("gpt-9")).unwrap_err();
+        assert_eq!(
+            (err.status.as_u16(), err.code),
+            (404, Some("model_not_found"))
+        );
+    }
+}

@@ -1,0 +1,240 @@
+//! The model catalogue (TOML, with a built-in default of simulated models) and `GET /v1/models`.
+
+use std::path::Path;
+
+use axum::extract::State;
+use axum::routing::get;
+use axum::{Json, Router};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::auth::{Authenticated, require};
+use crate::state::AppState;
+
+/// The catalogue used when no `--models` file is given: four simulated models spread over
+/// price, quality and latency, so everything runs offline.
+pub const DEFAULT_CATALOGUE: &str = r#"
+[[models]]
+id = "sim-mini"
+provider = "simulated"
+prompt_price = 0.05
+completion_price = 0.1
+quality = 0.55
+latency_ms = 150
+
+[[models]]
+id = "sim-fast"
+provider = "simulated"
+prompt_price = 0.3
+completion_price = 0.6
+quality = 0.7
+latency_ms = 60
+
+[[models]]
+id = "sim-balanced"
+provider = "simulated"
+prompt_price = 0.5
+completion_price = 1.5
+quality = 0.82
+latency_ms = 400
+
+[[models]]
+id = "sim-pro"
+provider = "simulated"
+prompt_price = 3.0
+completion_price = 9.0
+quality = 0.95
+latency_ms = 900
+"#;
+
+/// Who serves a model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ProviderKind {
+    /// Built in: deterministic text derived from the prompt.
+    Simulated,
+    /// Any OpenAI-compatible upstream.
+    Openai,
+}
+
+/// One model of the catalogue.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Model {
+    /// The id clients ask for.
+    pub id: String,
+    pub provider: ProviderKind,
+    /// Credits per 1,000 prompt tokens.
+    pub prompt_price: f64,
+    /// Credits per 1,000 completion tokens.
+    pub completion_price: f64,
+    /// Quality score, 0 to 1.
+    pub quality: f64,
+    /// Typical latency to the first token, in milliseconds.
+    pub latency_ms: u64,
+    /// Most completion tokens one request may produce (the default when a request sets none).
+    #[serde(default = "default_max_output")]
+    pub max_output_tokens: u32,
+    /// `openai`: the upstream base URL, e.g. `https://api.openai.com/v1`.
+    #[serde(default, skip_serializing)]
+    pub base_url: Option<String>,
+    /// `openai`: the environment variable holding the upstream key.
+    #[serde(default, skip_serializing)]
+    pub api_key_env: Option<String>,
+    /// `openai`: the model name upstream (default: `id`).
+    #[serde(default, skip_serializing)]
+    pub upstream_model: Option<String>,
+}
+
+fn default_max_output() -> u32 {
+    1024
+}
+
+impl Model {
+    /// Credits for `prompt` and `completion` tokens, unrounded.
+    pub fn cost(&self, prompt: u64, completion: u64) -> f64 {
+        (prompt as f64 * self.prompt_price + completion as f64 * self.completion_price) / 1000.0
+    }
+
+    /// Price per 1k tokens, prompt and completion weighted equally (for ranking by price).
+    pub fn blended_price(&self) -> f64 {
+        (self.prompt_price + self.completion_price) / 2.0
+    }
+}
+
+#[derive(Deserialize)]
+struct CatalogueFile {
+    models: Vec<Model>,
+}
+
+/// The models the gateway can route to.
+#[derive(Debug, Clone)]
+pub struct Catalogue {
+    models: Vec<Model>,
+}
+
+impl Catalogue {
+    /// The built-in default.
+    pub fn builtin() -> Self {
+        Catalogue::parse(DEFAULT_CATALOGUE).unwrap_or(Catalogue { models: Vec::new() })
+    }
+
+    /// Reads a TOML catalogue file.
+    pub fn load(path: &Path) -> anyhow::Result<Self> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|err| anyhow::anyhow!("cannot read {}: {err}", path.display()))?;
+        Catalogue::parse(&text).map_err(|err| anyhow::anyhow!("{}: {err}", path.display()))
+    }
+
+    /// Parses and checks a TOML catalogue.
+    pub fn parse(text: &str) -> anyhow::Result<Self> {
+        let file: CatalogueFile = toml::from_str(text)?;
+        if file.models.is_empty() {
+            anyhow::bail!("the catalogue has no models");
+        }
+        for (index, model) in file.models.iter().enumerate() {
+            let prices_ok = [model.prompt_price, model.completion_price]
+                .iter()
+                .all(|p| p.is_finite() && *p >= 0.0);
+            if !prices_ok || !(0.0..=1.0).contains(&model.quality) || model.max_output_tokens == 0 {
+                anyhow::bail!(
+                    "model {:?}: prices must be >= 0, quality 0 to 1, max_output_tokens >= 1",
+                    model.id
+                );
+            }
+            if file.models[..index].iter().any(|m| m.id == model.id) {
+                anyhow::bail!("model {:?} is listed twice", model.id);
+            }
+            if matches!(model.id.as_str(), "auto" | "auto-fast" | "auto-cheap") {
+                anyhow::bail!("{:?} is reserved for routing", model.id);
+            }
+            if model.provider == ProviderKind::Openai && model.base_url.is_none() {
+                anyhow::bail!("model {:?}: the openai provider needs base_url", model.id);
+            }
+        }
+        Ok(Catalogue {
+            models: file.models,
+        })
+    }
+
+    /// Every model, in catalogue order.
+    pub fn models(&self) -> &[Model] {
+        &self.models
+    }
+
+    /// The model with this id.
+    pub fn get(&self, id: &str) -> Option<&Model> {
+        self.models.iter().find(|m| m.id == id)
+    }
+
+    /// The highest-quality model (the reference for `cost_saved_credits`).
+    pub fn best(&self) -> Option<&Model> {
+        self.models
+            .iter()
+            .max_by(|a, b| a.quality.total_cmp(&b.quality))
+    }
+}
+
+/// Routes of this resource.
+pub fn router() -> Router<AppState> {
+    Router::new().route("/models", get(list))
+}
+
+/// One model as `GET /v1/models` shows it (OpenAI's shape plus prices and figures).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ModelView {
+    pub id: String,
+    /// Always `model`.
+    pub object: &'static str,
+    pub created: i64,
+    pub owned_by: String,
+    pub provider: ProviderKind,
+    /// Credits per 1,000 prompt tokens.
+    pub prompt_price: f64,
+    /// Credits per 1,000 completion tokens.
+    pub completion_price: f64,
+    pub quality: f64,
+    pub latency_ms: u64,
+    pub max_output_tokens: u32,
+}
+
+/// `{"object": "list", "data": [...]}`, as OpenAI clients expect.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ModelList {
+    pub object: &'static str,
+    pub data: Vec<ModelView>,
+}
+
+/// List the models the gateway routes to, with prices and quality/latency figures.
+#[utoipa::path(get, path = "/v1/models", tag = "models",
+    responses((status = 200, body = ModelList)))]
+pub async fn list(
+    State(state): State<AppState>,
+    _auth: Authenticated<require::AnyScope>,
+) -> Json<ModelList> {
+    let data = state
+        .gateway
+        .catalogue
+        .models()
+        .iter()
+        .map(|m| ModelView {
+            id: m.id.clone(),
+            object: "model",
+            created: 0,
+            owned_by: match m.provider {
+                ProviderKind::Simulated => "tokctl-simulated".into(),
+                ProviderKind::Openai => "openai-compatible".into(),
+            },
+            provider: m.provider,
+            prompt_price: m.prompt_price,
+            completion_price: m.completion_price,
+            quality: m.quality,
+            latency_ms: m.latency_ms,
+            max_output_tokens: m.max_output_tokens,
+        })
+        .collect();
+    Json(ModelList {
+        object: "list",
+        data,
+    })
+}

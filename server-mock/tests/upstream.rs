@@ -1,0 +1,342 @@
+//! The `openai` provider against wiremock and against a second reference server, and fallback
+//! when an upstream fails before answering.
+
+mod common;
+
+use common::{Options, Server};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use wiremock::matchers::{header, method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+const KEY_VAR: &str = "TOKCTL_TEST_UPSTREAM_KEY";
+
+/// A catalogue with `upstream` (an openai model at `base_url`, best quality) and a simulated one.
+fn catalogue(dir: &std::path::Path, base_url: &str, upstream_model: &str) -> String {
+    let path = dir.join("models.toml");
+    std::fs::write(
+        &path,
+        format!(
+            r#"
+[[models]]
+id = "upstream"
+provider = "openai"
+base_url = "{base_url}"
+api_key_env = "{KEY_VAR}"
+upstream_model = "{upstream_model}"
+prompt_price = 1.0
+completion_price = 2.0
+quality = 0.99
+latency_ms = 500
+
+[[models]]
+id = "local"
+provider = "simulated"
+prompt_price = 0.1
+completion_price = 0.2
+quality = 0.5
+latency_ms = 50
+"#
+        ),
+    )
+    .unwrap();
+    path.display().to_string()
+}
+
+fn gateway(models: &str, key: &str) -> Server {
+    Server::start_with(Options {
+        env: vec![(KEY_VAR, key)],
+        args: vec![
+            "--models".into(),
+            models.into(),
+            "--sim-token-delay-ms".into(),
+            "0".into(),
+        ],
+        ..Default::default()
+    })
+}
+
+async fn chat(server: &Server, body: Value) -> reqwest::Response {
+    server
+        .post("/v1/chat/completions", &server.admin_key, &body)
+        .await
+}
+
+fn sse(chunks: &[Value]) -> String {
+    let mut body: String = chunks.iter().map(|c| format!("data: {c}\n\n")).collect();
+    body.push_str("data: [DONE]\n\n");
+    body
+}
+
+fn delta(content: &str) -> Value {
+    json!({"id": "up", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": content}, "finish_reason": null}]})
+}
+
+#[tokio::test]
+async fn requests_pass_through_unchanged_with_the_cap_and_upstream_usage_is_billed() {
+    let upstream = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .and(header("authorization", "Bearer upstream-secret"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "id": "up-1", "object": "chat.completion", "created": 1, "model": "gpt-test",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "Hi from upstream"}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
+        })))
+        .expect(1)
+        .mount(&upstream)
+        .await;
+    let tmp = tempfile::tempdir().unwrap();
+    let server = gateway(
+        &catalogue(tmp.path(), &format!("{}/v1", upstream.uri()), "gpt-test"),
+        "upstream-secret",
+    );
+    let tools = json!([{"type": "function", "function": {"name": "lookup", "parameters": {"type": "object"}}}]);
+    let response = chat(&server, json!({
+        "model": "upstream", "temperature": 0.3, "max_tokens": 50, "tools": tools,
+        "tool_choice": "auto", "top_p": 0.9, "budget_limit": 10, "route_strategy": {"cost_weight": 1},
+        "messages": [{"role": "user", "content": "hi", "name": "ada"}]
+    }))
+    .await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let answer: Value = response.json().await.unwrap();
+    assert_eq!(
+        answer["choices"][0]["message"]["content"],
+        "Hi from upstream"
+    );
+    assert_eq!(answer["usage"]["prompt_tokens"], 11);
+    let credits = answer["platform"]["credits_consumed"].as_f64().unwrap();
+    assert!((credits - (11.0 * 1.0 + 7.0 * 2.0) / 1000.0).abs() < 1e-12);
+
+    let sent: Value =
+        serde_json::from_slice(&upstream.received_requests().await.unwrap()[0].body).unwrap();
+    assert_eq!(sent["model"], "gpt-test");
+    assert_eq!(sent["temperature"], 0.3);
+    assert_eq!(sent["max_tokens"], 50);
+    assert_eq!(sent["tools"], tools);
+    assert_eq!(sent["tool_choice"], "auto");
+    assert_eq!(sent["top_p"], 0.9, "unknown fields pass through");
+    assert_eq!(sent["messages"][0]["name"], "ada");
+    assert_eq!(sent["stream"], false);
+    for ours in ["budget_limit", "route_strategy", "agent_wallet"] {
+        assert!(sent.get(ours).is_none(), "{ours} leaked upstream");
+    }
+}
+
+#[tokio::test]
+async fn without_max_tokens_the_upstream_still_gets_a_cap() {
+    let upstream = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}]
+        })))
+        .mount(&upstream)
+        .await;
+    let tmp = tempfile::tempdir().unwrap();
+    let server = gateway(
+        &catalogue(tmp.path(), &format!("{}/v1", upstream.uri()), "m"),
+        "k",
+    );
+    let response = chat(
+        &server,
+        json!({"model": "upstream", "messages": [{"role": "user", "content": "hi"}]}),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let sent: Value =
+        serde_json::from_slice(&upstream.received_requests().await.unwrap()[0].body).unwrap();
+    assert_eq!(
+        sent["max_tokens"], 1024,
+        "the model's output cap, so a budget can hold"
+    );
+}
+
+#[tokio::test]
+async fn streams_are_forwarded_chunk_by_chunk_and_billed_by_upstream_usage() {
+    let upstream = MockServer::start().await;
+    let body = sse(&[
+        delta("Hel"),
+        delta("lo"),
+        json!({"id": "up", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
+        json!({"id": "up", "object": "chat.completion.chunk", "choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7}}),
+    ]);
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(body, "text/event-stream"))
+        .mount(&upstream)
+        .await;
+    let tmp = tempfile::tempdir().unwrap();
+    let server = gateway(
+        &catalogue(tmp.path(), &format!("{}/v1", upstream.uri()), "m"),
+        "k",
+    );
+    let response = chat(
+        &server,
+        json!({"model": "upstream", "stream": true, "stream_options": {"include_usage": true},
+        "messages": [{"role": "user", "content": "hi"}]}),
+    )
+    .await;
+    let text = response.text().await.unwrap();
+    let events: Vec<&str> = text
+        .split("\n\n")
+        .filter_map(|e| e.strip_prefix("data: "))
+        .collect();
+    assert_eq!(events.last(), Some(&"[DONE]"));
+    let chunks: Vec<Value> = events[..events.len() - 1]
+        .iter()
+        .map(|e| serde_json::from_str(e).unwrap())
+        .collect();
+    let content: String = chunks
+        .iter()
+        .filter_map(|c| c["choices"][0]["delta"]["content"].as_str())
+        .collect();
+    assert_eq!(content, "Hello");
+    let last = &chunks[chunks.len() - 2];
+    assert_eq!(last["choices"][0]["finish_reason"], "stop");
+    assert!(
+        (last["platform"]["credits_consumed"].as_f64().unwrap() - (5.0 + 4.0) / 1000.0).abs()
+            < 1e-12
+    );
+    assert_eq!(chunks[chunks.len() - 1]["usage"]["completion_tokens"], 2);
+    let sent: Value =
+        serde_json::from_slice(&upstream.received_requests().await.unwrap()[0].body).unwrap();
+    assert_eq!(sent["stream"], true);
+}
+
+#[tokio::test]
+async fn an_upstream_that_dies_mid_stream_ends_with_an_error_event_and_done() {
+    let upstream = MockServer::start().await;
+    // One chunk, then the connection ends: no finish_reason, no [DONE].
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(
+            format!("data: {}\n\n", delta("partial")),
+            "text/event-stream",
+        ))
+        .mount(&upstream)
+        .await;
+    let tmp = tempfile::tempdir().unwrap();
+    let server = gateway(
+        &catalogue(tmp.path(), &format!("{}/v1", upstream.uri()), "m"),
+        "k",
+    );
+    let response = chat(&server, json!({"model": "upstream", "stream": true, "messages": [{"role": "user", "content": "hi"}]})).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let text = response.text().await.unwrap();
+    let events: Vec<&str> = text
+        .split("\n\n")
+        .filter_map(|e| e.strip_prefix("data: "))
+        .collect();
+    assert_eq!(events.last(), Some(&"[DONE]"));
+    let error: Value = serde_json::from_str(events[events.len() - 2]).unwrap();
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("mid-stream"),
+        "{error}"
+    );
+    assert!(events.iter().any(|e| e.contains("partial")));
+}
+
+#[tokio::test]
+async fn a_failing_upstream_falls_back_before_the_first_byte() {
+    let upstream = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(503).set_body_string("overloaded"))
+        .expect(2)
+        .mount(&upstream)
+        .await;
+    let tmp = tempfile::tempdir().unwrap();
+    let server = gateway(
+        &catalogue(tmp.path(), &format!("{}/v1", upstream.uri()), "m"),
+        "k",
+    );
+    let quality_first = json!({"model": "auto", "route_strategy": {"cost_weight": 0, "quality_weight": 1},
+        "messages": [{"role": "user", "content": "hi"}]});
+    let answer: Value = chat(&server, quality_first.clone())
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(answer["platform"]["routed_model"], "local");
+    let reason = answer["platform"]["route_reason"].as_str().unwrap();
+    assert!(
+        reason.contains("fell back to local after upstream"),
+        "{reason}"
+    );
+    assert!(reason.contains("503"), "{reason}");
+
+    let mut streamed = quality_first;
+    streamed["stream"] = json!(true);
+    let text = chat(&server, streamed).await.text().await.unwrap();
+    assert!(text.contains("fell back to local") && text.ends_with("data: [DONE]\n\n"));
+}
+
+#[tokio::test]
+async fn when_every_candidate_fails_the_answer_is_502() {
+    let upstream = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(500))
+        .mount(&upstream)
+        .await;
+    let tmp = tempfile::tempdir().unwrap();
+    let server = gateway(
+        &catalogue(tmp.path(), &format!("{}/v1", upstream.uri()), "m"),
+        "k",
+    );
+    let response = chat(
+        &server,
+        json!({"model": "upstream", "messages": [{"role": "user", "content": "hi"}]}),
+    )
+    .await;
+    assert_eq!(response.status(), StatusCode::BAD_GATEWAY);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "upstream_error");
+}
+
+#[tokio::test]
+async fn another_reference_server_serves_as_an_openai_upstream() {
+    let origin = Server::start_with(Options {
+        args: vec!["--sim-token-delay-ms".into(), "0".into()],
+        ..Default::default()
+    });
+    let tmp = tempfile::tempdir().unwrap();
+    let relay = gateway(
+        &catalogue(tmp.path(), &format!("{}/v1", origin.base), "sim-fast"),
+        &origin.admin_key,
+    );
+    let ask = json!({"model": "upstream", "messages": [{"role": "user", "content": "relay me"}]});
+    let direct: Value = origin
+        .post(
+            "/v1/chat/completions",
+            &origin.admin_key,
+            &json!({"model": "sim-fast", "messages": [{"role": "user", "content": "relay me"}]}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let relayed: Value = chat(&relay, ask.clone()).await.json().await.unwrap();
+    assert_eq!(
+        relayed["choices"][0]["message"]["content"],
+        direct["choices"][0]["message"]["content"]
+    );
+    assert_eq!(relayed["usage"], direct["usage"]);
+
+    let mut streamed = ask;
+    streamed["stream"] = json!(true);
+    let text = chat(&relay, streamed).await.text().await.unwrap();
+    let content: String = text
+        .split("\n\n")
+        .filter_map(|e| e.strip_prefix("data: "))
+        .filter_map(|e| serde_json::from_str::<Value>(e).ok())
+        .filter_map(|c| {
+            c["choices"][0]["delta"]["content"]
+                .as_str()
+                .map(str::to_string)
+        })
+        .collect();
+    assert_eq!(
+        content,
+        direct["choices"][0]["message"]["content"].as_str().unwrap()
+    );
+}
