@@ -13,7 +13,7 @@ use url::Url;
 
 use crate::error::{Error, RateLimit, Result, retry_after};
 use crate::retry::RetryPolicy;
-use crate::{audit, scopes, tokens};
+use crate::{audit, chat, models, scopes, tokens, usage};
 
 /// Default token API base URL (the reference server's default address).
 pub const DEFAULT_BASE_URL: &str = "http://127.0.0.1:8080/v1";
@@ -76,7 +76,7 @@ impl std::fmt::Debug for Client {
 #[derive(Clone)]
 pub struct ClientBuilder {
     base_url: String,
-    chat_base_url: String,
+    chat_base_url: Option<String>,
     api_key: Option<SecretString>,
     timeout: Duration,
     user_agent: String,
@@ -101,7 +101,7 @@ impl Default for ClientBuilder {
     fn default() -> Self {
         ClientBuilder {
             base_url: DEFAULT_BASE_URL.into(),
-            chat_base_url: DEFAULT_CHAT_BASE_URL.into(),
+            chat_base_url: None,
             api_key: None,
             timeout: DEFAULT_TIMEOUT,
             user_agent: format!("tokctl-sdk/{}", env!("CARGO_PKG_VERSION")),
@@ -118,9 +118,10 @@ impl ClientBuilder {
         self
     }
 
-    /// Chat gateway base URL, without `/v1` (default `http://127.0.0.1:8080`).
+    /// Chat gateway base URL, without `/v1` (default: the scheme, host and port of the base
+    /// URL, since one server serves both; `http://127.0.0.1:8080` with the default base URL).
     pub fn chat_base_url(mut self, url: impl Into<String>) -> Self {
-        self.chat_base_url = url.into();
+        self.chat_base_url = Some(url.into());
         self
     }
 
@@ -158,7 +159,15 @@ impl ClientBuilder {
     /// Builds the client. Fails on an invalid URL or an API key that cannot be a header value.
     pub fn build(self) -> Result<Client> {
         let base_url = parse_base(&self.base_url, "base URL")?;
-        let chat_base_url = parse_base(&self.chat_base_url, "chat base URL")?;
+        let chat_base_url = match &self.chat_base_url {
+            Some(url) => parse_base(url, "chat base URL")?,
+            None => {
+                let mut origin = base_url.clone();
+                origin.set_path("");
+                origin.set_query(None);
+                origin
+            }
+        };
         if let Some(key) = &self.api_key {
             HeaderValue::from_str(&format!("Bearer {}", key.expose_secret())).map_err(|_| {
                 Error::Config("the API key contains characters not allowed in a header".into())
@@ -235,6 +244,21 @@ impl Client {
         audit::Audit::new(self)
     }
 
+    /// Chat completions through the gateway.
+    pub fn chat(&self) -> chat::Chat<'_> {
+        chat::Chat::new(self)
+    }
+
+    /// The gateway's models.
+    pub fn models(&self) -> models::Models<'_> {
+        models::Models::new(self)
+    }
+
+    /// The workspace's credit ledger.
+    pub fn usage(&self) -> usage::UsageApi<'_> {
+        usage::UsageApi::new(self)
+    }
+
     /// The rate-limit state of the most recent response, if any response carried one.
     pub fn rate_limit(&self) -> Option<RateLimit> {
         *self
@@ -261,6 +285,33 @@ impl Client {
             path.extend(segments);
         }
         url
+    }
+
+    /// `chat_base_url` + `/v1/chat/completions`.
+    pub(crate) fn chat_url(&self) -> Url {
+        let mut url = self.inner.chat_base_url.clone();
+        if let Ok(mut path) = url.path_segments_mut() {
+            path.pop_if_empty().extend(["v1", "chat", "completions"]);
+        }
+        url
+    }
+
+    /// Opens a server-sent event stream by POSTing `body`.
+    pub(crate) fn open_stream(
+        &self,
+        url: Url,
+        body: String,
+    ) -> Result<impl futures::Stream<Item = Result<String>> + Send + use<>> {
+        let transport = crate::sse::Transport {
+            http: self.inner.http.clone(),
+            observer: self.inner.observer.clone(),
+        };
+        let authorization = self
+            .inner
+            .api_key
+            .as_ref()
+            .map(|key| format!("Bearer {}", key.expose_secret()));
+        crate::sse::post(transport, url.as_str(), authorization.as_deref(), body)
     }
 
     pub(crate) async fn get<T: DeserializeOwned>(

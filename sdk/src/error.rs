@@ -75,6 +75,9 @@ pub enum Error {
         /// The raw body, as text.
         body: String,
     },
+    /// A stream of server-sent events broke or ended before `[DONE]`.
+    #[error("the stream broke: {0}")]
+    Stream(String),
     /// The request took longer than the configured timeout.
     #[error("the request timed out")]
     Timeout,
@@ -86,21 +89,44 @@ pub enum Error {
     Config(String),
 }
 
+/// The token API's error body, or the gateway's OpenAI-style envelope.
 #[derive(Deserialize)]
-struct ErrorBody {
-    error: String,
+#[serde(untagged)]
+enum ErrorBody {
+    Api { error: String, message: String },
+    OpenAi { error: OpenAiError },
+}
+
+#[derive(Deserialize)]
+struct OpenAiError {
     message: String,
+    #[serde(default, rename = "type")]
+    kind: Option<String>,
+    #[serde(default)]
+    code: Option<String>,
+}
+
+impl ErrorBody {
+    fn code_and_message(self) -> (String, String) {
+        match self {
+            ErrorBody::Api { error, message } => (error, message),
+            ErrorBody::OpenAi { error } => (
+                error.code.or(error.kind).unwrap_or_else(|| "error".into()),
+                error.message,
+            ),
+        }
+    }
 }
 
 impl Error {
     /// Builds the error for a non-success response.
     pub(crate) fn from_response(status: u16, headers: &HeaderMap, body: &[u8]) -> Self {
         let rate_limit = RateLimit::from_headers(headers);
-        match serde_json::from_slice::<ErrorBody>(body) {
-            Ok(decoded) => Error::Api(ApiError {
+        match serde_json::from_slice::<ErrorBody>(body).map(ErrorBody::code_and_message) {
+            Ok((code, message)) => Error::Api(ApiError {
                 status,
-                code: decoded.error,
-                message: decoded.message,
+                code,
+                message,
                 rate_limit,
                 retry_after: retry_after(headers),
                 request_id: headers
@@ -180,9 +206,12 @@ impl Error {
         self.status() == Some(429)
     }
 
-    /// The server could not be reached or did not answer in time.
+    /// The server could not be reached, did not answer in time, or a stream broke.
     pub fn is_transport(&self) -> bool {
-        matches!(self, Error::Transport(_) | Error::Timeout)
+        matches!(
+            self,
+            Error::Transport(_) | Error::Timeout | Error::Stream(_)
+        )
     }
 }
 

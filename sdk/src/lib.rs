@@ -50,23 +50,30 @@
 #![warn(missing_docs)]
 
 pub mod audit;
+pub mod chat;
 mod client;
 mod error;
+pub mod models;
 pub mod pagination;
 mod retry;
 pub mod scopes;
 mod secret;
+mod sse;
 pub mod tokens;
+pub mod usage;
 pub mod webhooks;
 
 pub use audit::{AuditEntry, ListAudit};
+pub use chat::{ChatChunk, ChatCompletion, ChatMessage, ChatRequest, ChatStream, Platform, Usage};
 pub use client::{
     Client, ClientBuilder, DEFAULT_BASE_URL, DEFAULT_CHAT_BASE_URL, DEFAULT_TIMEOUT, RequestEvent,
     RequestObserver,
 };
 pub use error::{ApiError, Error, RateLimit, Result};
+pub use models::Model;
 pub use pagination::{ItemStream, Page, PageMeta};
 pub use retry::RetryPolicy;
 pub use scopes::ScopeInfo;
 pub use secret::Secret;
 pub use tokens::{CreateToken, ListTokens, RevokeOutcome, Token, TokenStatus};
+pub use usage::{UsageReport, UsageTotals};

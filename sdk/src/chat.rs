@@ -1,0 +1,344 @@
+//! Chat completions through the gateway, whole or streamed.
+
+use std::pin::Pin;
+
+use futures::{Stream, StreamExt};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::client::Client;
+use crate::error::{Error, Result};
+
+/// One message of a conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ChatMessage {
+    /// `system`, `user`, `assistant`, `tool` or `developer`.
+    pub role: String,
+    /// The text (`None` for an assistant message that only calls tools).
+    #[serde(default)]
+    pub content: Option<String>,
+    /// Tool calls an assistant message makes, as the upstream sent them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_calls: Option<Value>,
+}
+
+impl ChatMessage {
+    /// A message with `role` and `content`.
+    pub fn new(role: impl Into<String>, content: impl Into<String>) -> Self {
+        ChatMessage {
+            role: role.into(),
+            content: Some(content.into()),
+            tool_calls: None,
+        }
+    }
+
+    /// A `system` message.
+    pub fn system(content: impl Into<String>) -> Self {
+        ChatMessage::new("system", content)
+    }
+
+    /// A `user` message.
+    pub fn user(content: impl Into<String>) -> Self {
+        ChatMessage::new("user", content)
+    }
+
+    /// An `assistant` message.
+    pub fn assistant(content: impl Into<String>) -> Self {
+        ChatMessage::new("assistant", content)
+    }
+}
+
+/// Weights for `auto` routing.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RouteStrategy {
+    /// How much price counts, 0 to 1.
+    pub cost_weight: f64,
+    /// How much quality counts, 0 to 1.
+    pub quality_weight: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct StreamOptions {
+    include_usage: bool,
+}
+
+/// A chat completion request: `ChatRequest::new("auto").message(ChatMessage::user("hi"))`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChatRequest {
+    model: String,
+    messages: Vec<ChatMessage>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tools: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_choice: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    route_strategy: Option<RouteStrategy>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    budget_limit: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    agent_wallet: Option<String>,
+    stream: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream_options: Option<StreamOptions>,
+}
+
+impl ChatRequest {
+    /// A request to `model`: a model id, or `auto`, `auto-fast`, `auto-cheap`.
+    pub fn new(model: impl Into<String>) -> Self {
+        ChatRequest {
+            model: model.into(),
+            messages: Vec::new(),
+            max_tokens: None,
+            temperature: None,
+            tools: None,
+            tool_choice: None,
+            route_strategy: None,
+            budget_limit: None,
+            agent_wallet: None,
+            stream: false,
+            stream_options: None,
+        }
+    }
+
+    /// Appends a message.
+    pub fn message(mut self, message: ChatMessage) -> Self {
+        self.messages.push(message);
+        self
+    }
+
+    /// Appends several messages (a conversation so far).
+    pub fn messages(mut self, messages: impl IntoIterator<Item = ChatMessage>) -> Self {
+        self.messages.extend(messages);
+        self
+    }
+
+    /// Most completion tokens.
+    pub fn max_tokens(mut self, max: u32) -> Self {
+        self.max_tokens = Some(max);
+        self
+    }
+
+    /// Sampling temperature, 0 to 2.
+    pub fn temperature(mut self, temperature: f64) -> Self {
+        self.temperature = Some(temperature);
+        self
+    }
+
+    /// Tool definitions, passed to the upstream unchanged.
+    pub fn tools(mut self, tools: Value) -> Self {
+        self.tools = Some(tools);
+        self
+    }
+
+    /// Tool selection (`"auto"`, `"none"`, or an object), passed unchanged.
+    pub fn tool_choice(mut self, choice: Value) -> Self {
+        self.tool_choice = Some(choice);
+        self
+    }
+
+    /// Weights for `auto` routing.
+    pub fn route_strategy(mut self, cost_weight: f64, quality_weight: f64) -> Self {
+        self.route_strategy = Some(RouteStrategy {
+            cost_weight,
+            quality_weight,
+        });
+        self
+    }
+
+    /// Most credits this request may consume; routing only considers models whose worst case fits.
+    pub fn budget_limit(mut self, credits: f64) -> Self {
+        self.budget_limit = Some(credits);
+        self
+    }
+
+    /// Agent wallet (0x + 40 hex digits) recorded for settlement.
+    pub fn agent_wallet(mut self, wallet: impl Into<String>) -> Self {
+        self.agent_wallet = Some(wallet.into());
+        self
+    }
+}
+
+/// How a request was routed and what it cost.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Platform {
+    /// The model that answered.
+    pub routed_model: String,
+    /// Why, in words.
+    pub route_reason: String,
+    /// Credits consumed (a decimal, never rounded to whole credits).
+    pub credits_consumed: f64,
+    /// What the highest-quality model would have cost, minus `credits_consumed`.
+    pub cost_saved_credits: f64,
+}
+
+/// Token counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Usage {
+    /// Tokens in the prompt.
+    pub prompt_tokens: u64,
+    /// Tokens in the answer.
+    pub completion_tokens: u64,
+    /// Both.
+    pub total_tokens: u64,
+}
+
+/// One choice of a whole completion.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Choice {
+    /// Position, from 0.
+    pub index: u32,
+    /// The answer.
+    pub message: ChatMessage,
+    /// `stop`, `length`, `tool_calls`, ...
+    pub finish_reason: Option<String>,
+}
+
+/// A whole chat completion.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ChatCompletion {
+    /// `chatcmpl-...`.
+    pub id: String,
+    /// `chat.completion`.
+    pub object: String,
+    /// Unix time in seconds.
+    pub created: i64,
+    /// The model that answered.
+    pub model: String,
+    /// The answers (one).
+    pub choices: Vec<Choice>,
+    /// Token counts.
+    pub usage: Usage,
+    /// Routing and credits.
+    pub platform: Option<Platform>,
+}
+
+impl ChatCompletion {
+    /// The first choice's text.
+    pub fn text(&self) -> &str {
+        self.choices
+            .first()
+            .and_then(|c| c.message.content.as_deref())
+            .unwrap_or_default()
+    }
+}
+
+/// What a chunk adds.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Delta {
+    /// Set on the first chunk.
+    #[serde(default)]
+    pub role: Option<String>,
+    /// A piece of text.
+    #[serde(default)]
+    pub content: Option<String>,
+    /// Pieces of tool calls, as the upstream sent them.
+    #[serde(default)]
+    pub tool_calls: Option<Value>,
+}
+
+/// One choice of a chunk.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ChunkChoice {
+    /// Position, from 0.
+    pub index: u32,
+    /// What this chunk adds.
+    pub delta: Delta,
+    /// Set on the last content chunk.
+    pub finish_reason: Option<String>,
+}
+
+/// One streamed chunk.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ChatChunk {
+    /// The completion's id (the same on every chunk).
+    pub id: String,
+    /// `chat.completion.chunk`.
+    pub object: String,
+    /// The model that answers.
+    #[serde(default)]
+    pub model: String,
+    /// Usually one choice; empty on the usage chunk.
+    pub choices: Vec<ChunkChoice>,
+    /// On the final chunk: routing and credits.
+    #[serde(default)]
+    pub platform: Option<Platform>,
+    /// On the usage chunk (when asked for): token counts.
+    #[serde(default)]
+    pub usage: Option<Usage>,
+}
+
+impl ChatChunk {
+    /// The text this chunk adds, if any.
+    pub fn text(&self) -> Option<&str> {
+        self.choices
+            .first()
+            .and_then(|c| c.delta.content.as_deref())
+    }
+}
+
+/// Streamed chunks; dropping it closes the connection.
+pub type ChatStream = Pin<Box<dyn Stream<Item = Result<ChatChunk>> + Send>>;
+
+/// Chat endpoints, from [`Client::chat`].
+pub struct Chat<'c> {
+    client: &'c Client,
+}
+
+impl<'c> Chat<'c> {
+    pub(crate) fn new(client: &'c Client) -> Self {
+        Chat { client }
+    }
+
+    /// A whole completion. Never retried on a server error (it may have been billed).
+    /// Errors: 400 invalid request, 402 `budget_exceeded`, 404 `model_not_found`, 502 when every
+    /// upstream failed.
+    pub async fn create(&self, request: &ChatRequest) -> Result<ChatCompletion> {
+        let mut request = request.clone();
+        request.stream = false;
+        request.stream_options = None;
+        self.client
+            .post(self.client.chat_url(), Some(&request))
+            .await
+    }
+
+    /// A streamed completion: chunks as they arrive, the last with `platform`, then one with
+    /// `usage`. An upstream failure mid-stream is an `Err` item. Dropping the stream closes the
+    /// connection, and the gateway stops generating.
+    pub async fn create_stream(&self, request: &ChatRequest) -> Result<ChatStream> {
+        let mut request = request.clone();
+        request.stream = true;
+        request.stream_options = Some(StreamOptions {
+            include_usage: true,
+        });
+        let body = serde_json::to_string(&request)
+            .map_err(|err| Error::Config(format!("cannot encode the request: {err}")))?;
+        let events = self.client.open_stream(self.client.chat_url(), body)?;
+        Ok(Box::pin(events.map(|data| {
+            let data = data?;
+            let value: Value = serde_json::from_str(&data).map_err(|source| Error::Decode {
+                source,
+                body: data.clone(),
+            })?;
+            if value.get("error").is_some_and(Value::is_object) {
+                return Err(Error::from_response(
+                    502,
+                    &Default::default(),
+                    data.as_bytes(),
+                ));
+            }
+            serde_json::from_value(value).map_err(|source| Error::Decode { source, body: data })
+        })))
+    }
+}

@@ -1,0 +1,131 @@
+//! Server-sent events for streamed chat completions, read with `eventsource-client` over this
+//! crate's one reqwest connection pool. Reconnection and redirects are off: an SSE client that
+//! reconnects would POST the completion again.
+
+use std::time::Instant;
+
+use bytes::Bytes;
+use eventsource_client::{Client as _, ClientBuilder, ReconnectOptions, SSE};
+use futures::{Stream, StreamExt, TryStreamExt};
+use launchdarkly_sdk_transport::{ByteStream, HttpTransport, ResponseFuture, TransportError};
+use sync_wrapper::{SyncFuture, SyncStream};
+
+use crate::client::{RequestEvent, RequestObserver};
+use crate::error::{Error, Result};
+
+/// `eventsource-client`'s transport, on reqwest.
+#[derive(Clone)]
+pub(crate) struct Transport {
+    pub http: reqwest::Client,
+    pub observer: Option<RequestObserver>,
+}
+
+impl HttpTransport for Transport {
+    fn request(&self, request: http::Request<Option<Bytes>>) -> ResponseFuture {
+        let (parts, body) = request.into_parts();
+        let http = self.http.clone();
+        let observer = self.observer.clone();
+        let future = async move {
+            let started = Instant::now();
+            let mut builder = http
+                .request(parts.method.clone(), parts.uri.to_string())
+                .headers(parts.headers);
+            if let Some(body) = body {
+                builder = builder.body(body);
+            }
+            let response = builder.send().await;
+            if let Some(observer) = &observer {
+                observer(&RequestEvent {
+                    method: parts.method.to_string(),
+                    path: parts.uri.path().to_string(),
+                    status: response.as_ref().ok().map(|r| r.status().as_u16()),
+                    elapsed: started.elapsed(),
+                    attempt: 0,
+                });
+            }
+            let response = response.map_err(TransportError::new)?;
+            let mut out = http::Response::builder().status(response.status());
+            if let Some(headers) = out.headers_mut() {
+                *headers = response.headers().clone();
+            }
+            let body: ByteStream = Box::pin(SyncStream::new(
+                response.bytes_stream().map_err(TransportError::new),
+            ));
+            out.body(body).map_err(TransportError::new)
+        };
+        Box::pin(SyncFuture::new(future))
+    }
+}
+
+/// POSTs `body` as JSON to `url` and yields each event's data until `[DONE]`.
+pub(crate) fn post(
+    transport: Transport,
+    url: &str,
+    authorization: Option<&str>,
+    body: String,
+) -> Result<impl Stream<Item = Result<String>> + Send + use<>> {
+    let config =
+        |err: eventsource_client::Error| Error::Config(format!("cannot open the stream: {err}"));
+    let mut builder = ClientBuilder::for_url(url)
+        .map_err(config)?
+        .method("POST".into())
+        .body(body)
+        .header("Content-Type", "application/json")
+        .map_err(config)?
+        .header("Accept", "text/event-stream")
+        .map_err(config)?
+        .reconnect(ReconnectOptions::reconnect(false).build())
+        .redirect_limit(0);
+    if let Some(authorization) = authorization {
+        builder = builder
+            .header("Authorization", authorization)
+            .map_err(config)?;
+    }
+    let client = builder.build_with_transport(transport);
+    let events = client.stream().then(|item| async move {
+        match item {
+            Ok(SSE::Event(event)) => Some(Ok(event.data)),
+            Ok(SSE::Connected(_) | SSE::Comment(_)) => None,
+            Err(eventsource_client::Error::Eof) => {
+                Some(Err(Error::Stream("the stream ended before [DONE]".into())))
+            }
+            Err(eventsource_client::Error::UnexpectedResponse(response, body)) => {
+                let bytes: Vec<u8> = body
+                    .into_stream()
+                    .try_fold(Vec::new(), |mut all, chunk| async move {
+                        all.extend_from_slice(&chunk);
+                        Ok(all)
+                    })
+                    .await
+                    .unwrap_or_default();
+                let mut headers = reqwest::header::HeaderMap::new();
+                for name in response.get_header_keys() {
+                    if let (Ok(name), Ok(Some(value))) = (
+                        reqwest::header::HeaderName::from_bytes(name.as_bytes()),
+                        response.get_header_value(name),
+                    ) && let Ok(value) = reqwest::header::HeaderValue::from_str(value)
+                    {
+                        headers.insert(name, value);
+                    }
+                }
+                Some(Err(Error::from_response(
+                    response.status(),
+                    &headers,
+                    &bytes,
+                )))
+            }
+            Err(err) => Some(Err(Error::Stream(err.to_string()))),
+        }
+    });
+    // Stop at `[DONE]`, and after the first error: the client never reconnects.
+    let mut failed = false;
+    let events = events
+        .filter_map(std::future::ready)
+        .take_while(|item| std::future::ready(!matches!(item, Ok(data) if data.trim() == "[DONE]")))
+        .take_while(move |item| {
+            let go_on = !failed;
+            failed |= item.is_err();
+            std::future::ready(go_on)
+        });
+    Ok(Box::pin(events))
+}

@@ -1,0 +1,76 @@
+//! Chat against wiremock: the request body, SSE parsing, error events, and one POST only.
+
+mod common;
+
+use common::{client, mock_server};
+use futures::StreamExt;
+use serde_json::json;
+use tokctl_sdk::{ChatMessage, ChatRequest};
+use wiremock::matchers::{body_partial_json, method, path};
+use wiremock::{Mock, ResponseTemplate};
+
+fn chunk(content: &str) -> String {
+    let chunk = json!({"id": "c1", "object": "chat.completion.chunk", "model": "m",
+        "choices": [{"index": 0, "delta": {"content": content}, "finish_reason": null}]});
+    format!("data: {chunk}\n\n")
+}
+
+#[tokio::test]
+async fn a_stream_posts_once_with_extensions_and_reports_a_mid_stream_error() {
+    let server = mock_server().await;
+    let body = format!(
+        "{}{}data: {}\n\ndata: [DONE]\n\n",
+        chunk("Hel"),
+        chunk("lo"),
+        json!({"error": {"message": "the upstream failed mid-stream", "type": "api_error", "code": "upstream_error", "param": null}})
+    );
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .and(body_partial_json(json!({
+            "model": "auto", "stream": true, "stream_options": {"include_usage": true},
+            "budget_limit": 0.5, "route_strategy": {"cost_weight": 0.2, "quality_weight": 0.8},
+            "agent_wallet": "0x52908400098527886E0F7030069857D2E4169EE7", "max_tokens": 9
+        })))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(body, "text/event-stream"))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let request = ChatRequest::new("auto")
+        .message(ChatMessage::user("hi"))
+        .budget_limit(0.5)
+        .route_strategy(0.2, 0.8)
+        .agent_wallet("0x52908400098527886E0F7030069857D2E4169EE7")
+        .max_tokens(9);
+    let client = client(&server);
+    let mut stream = client.chat().create_stream(&request).await.unwrap();
+    let mut items = Vec::new();
+    while let Some(item) = stream.next().await {
+        items.push(item);
+    }
+    assert_eq!(items.len(), 3, "{items:?}");
+    assert_eq!(items[0].as_ref().unwrap().text(), Some("Hel"));
+    let err = items[2].as_ref().unwrap_err();
+    assert_eq!(err.code(), Some("upstream_error"));
+    assert!(err.to_string().contains("mid-stream"));
+}
+
+#[tokio::test]
+async fn a_refused_stream_is_an_api_error() {
+    let server = mock_server().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .respond_with(ResponseTemplate::new(404).set_body_json(json!({"error": {
+            "message": "The model \"x\" does not exist", "type": "invalid_request_error",
+            "code": "model_not_found", "param": "model"}})))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let client = client(&server);
+    let request = ChatRequest::new("x").message(ChatMessage::user("hi"));
+    let first = match client.chat().create_stream(&request).await {
+        Ok(mut stream) => stream.next().await.expect("an item").unwrap_err(),
+        Err(err) => err,
+    };
+    assert!(first.is_not_found(), "{first:?}");
+    assert_eq!(first.code(), Some("model_not_found"));
+}
