@@ -38,6 +38,9 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
             [CompletionResult]::new('tokens', 'tokens', [CompletionResultType]::ParameterValue, 'Create, list, inspect, rotate and revoke tokens')
             [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'Read the workspace audit log')
             [CompletionResult]::new('scopes', 'scopes', [CompletionResultType]::ParameterValue, 'List every scope a token can hold')
+            [CompletionResult]::new('chat', 'chat', [CompletionResultType]::ParameterValue, 'Chat through the gateway: one answer for PROMPT (or piped stdin), or a session on a terminal')
+            [CompletionResult]::new('models', 'models', [CompletionResultType]::ParameterValue, 'List the gateway''s models with prices, quality and latency')
+            [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Show the credit ledger: totals by day and model, with a chart on a terminal')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -325,6 +328,55 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'tokctl;chat' {
+            [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'A model id, or auto, auto-fast, auto-cheap')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'A model id, or auto, auto-fast, auto-cheap')
+            [CompletionResult]::new('--system', '--system', [CompletionResultType]::ParameterName, 'A system message sent first')
+            [CompletionResult]::new('--max-tokens', '--max-tokens', [CompletionResultType]::ParameterName, 'Most tokens in the answer')
+            [CompletionResult]::new('--temperature', '--temperature', [CompletionResultType]::ParameterName, 'Sampling temperature, 0 to 2')
+            [CompletionResult]::new('--budget', '--budget', [CompletionResultType]::ParameterName, 'Most credits the request may consume')
+            [CompletionResult]::new('--cost-weight', '--cost-weight', [CompletionResultType]::ParameterName, 'How much price counts for auto routing, 0 to 1')
+            [CompletionResult]::new('--quality-weight', '--quality-weight', [CompletionResultType]::ParameterName, 'How much quality counts for auto routing, 0 to 1')
+            [CompletionResult]::new('--wallet', '--wallet', [CompletionResultType]::ParameterName, 'Agent wallet (0x + 40 hex digits) recorded for settlement')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('--stream', '--stream', [CompletionResultType]::ParameterName, 'Print the answer as it arrives')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'tokctl;models' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'tokctl;usage' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'tokctl;completions' {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
@@ -344,6 +396,9 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
             [CompletionResult]::new('tokens', 'tokens', [CompletionResultType]::ParameterValue, 'Create, list, inspect, rotate and revoke tokens')
             [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'Read the workspace audit log')
             [CompletionResult]::new('scopes', 'scopes', [CompletionResultType]::ParameterValue, 'List every scope a token can hold')
+            [CompletionResult]::new('chat', 'chat', [CompletionResultType]::ParameterValue, 'Chat through the gateway: one answer for PROMPT (or piped stdin), or a session on a terminal')
+            [CompletionResult]::new('models', 'models', [CompletionResultType]::ParameterValue, 'List the gateway''s models with prices, quality and latency')
+            [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Show the credit ledger: totals by day and model, with a chart on a terminal')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -401,6 +456,15 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
             break
         }
         'tokctl;help;scopes' {
+            break
+        }
+        'tokctl;help;chat' {
+            break
+        }
+        'tokctl;help;models' {
+            break
+        }
+        'tokctl;help;usage' {
             break
         }
         'tokctl;help;completions' {

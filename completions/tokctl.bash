@@ -19,6 +19,9 @@ _tokctl() {
             tokctl,audit)
                 cmd="tokctl__subcmd__audit"
                 ;;
+            tokctl,chat)
+                cmd="tokctl__subcmd__chat"
+                ;;
             tokctl,completions)
                 cmd="tokctl__subcmd__completions"
                 ;;
@@ -31,11 +34,17 @@ _tokctl() {
             tokctl,login)
                 cmd="tokctl__subcmd__login"
                 ;;
+            tokctl,models)
+                cmd="tokctl__subcmd__models"
+                ;;
             tokctl,scopes)
                 cmd="tokctl__subcmd__scopes"
                 ;;
             tokctl,tokens)
                 cmd="tokctl__subcmd__tokens"
+                ;;
+            tokctl,usage)
+                cmd="tokctl__subcmd__usage"
                 ;;
             tokctl__subcmd__audit,help)
                 cmd="tokctl__subcmd__audit__subcmd__help"
@@ -82,6 +91,9 @@ _tokctl() {
             tokctl__subcmd__help,audit)
                 cmd="tokctl__subcmd__help__subcmd__audit"
                 ;;
+            tokctl__subcmd__help,chat)
+                cmd="tokctl__subcmd__help__subcmd__chat"
+                ;;
             tokctl__subcmd__help,completions)
                 cmd="tokctl__subcmd__help__subcmd__completions"
                 ;;
@@ -94,11 +106,17 @@ _tokctl() {
             tokctl__subcmd__help,login)
                 cmd="tokctl__subcmd__help__subcmd__login"
                 ;;
+            tokctl__subcmd__help,models)
+                cmd="tokctl__subcmd__help__subcmd__models"
+                ;;
             tokctl__subcmd__help,scopes)
                 cmd="tokctl__subcmd__help__subcmd__scopes"
                 ;;
             tokctl__subcmd__help,tokens)
                 cmd="tokctl__subcmd__help__subcmd__tokens"
+                ;;
+            tokctl__subcmd__help,usage)
+                cmd="tokctl__subcmd__help__subcmd__usage"
                 ;;
             tokctl__subcmd__help__subcmd__audit,list)
                 cmd="tokctl__subcmd__help__subcmd__audit__subcmd__list"
@@ -173,7 +191,7 @@ _tokctl() {
 
     case "${cmd}" in
         tokctl)
-            opts="-o -q -v -h -V --output --quiet --verbose --profile --base-url --help --version login config tokens audit scopes completions help"
+            opts="-o -q -v -h -V --output --quiet --verbose --profile --base-url --help --version login config tokens audit scopes chat models usage completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -286,6 +304,72 @@ _tokctl() {
                     return 0
                     ;;
                 --action)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__chat)
+            opts="-m -o -q -v -h --stream --model --system --max-tokens --temperature --budget --cost-weight --quality-weight --wallet --output --quiet --verbose --profile --base-url --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -m)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --system)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --temperature)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --budget)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cost-weight)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --quality-weight)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --wallet)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -573,7 +657,7 @@ _tokctl() {
             return 0
             ;;
         tokctl__subcmd__help)
-            opts="login config tokens audit scopes completions help"
+            opts="login config tokens audit scopes chat models usage completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -603,6 +687,20 @@ _tokctl() {
         tokctl__subcmd__help__subcmd__audit__subcmd__list)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__help__subcmd__chat)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -726,6 +824,20 @@ _tokctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        tokctl__subcmd__help__subcmd__models)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         tokctl__subcmd__help__subcmd__scopes)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -824,8 +936,52 @@ _tokctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        tokctl__subcmd__help__subcmd__usage)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         tokctl__subcmd__login)
             opts="-o -q -v -h --with-token --output --quiet --verbose --profile --base-url --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__models)
+            opts="-o -q -v -h --output --quiet --verbose --profile --base-url --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1171,6 +1327,36 @@ _tokctl() {
         tokctl__subcmd__tokens__subcmd__rotate)
             opts="-o -q -v -h --output --quiet --verbose --profile --base-url --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__usage)
+            opts="-o -q -v -h --output --quiet --verbose --profile --base-url --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -35,6 +35,9 @@ set edit:completion:arg-completer[tokctl] = {|@words|
             cand tokens 'Create, list, inspect, rotate and revoke tokens'
             cand audit 'Read the workspace audit log'
             cand scopes 'List every scope a token can hold'
+            cand chat 'Chat through the gateway: one answer for PROMPT (or piped stdin), or a session on a terminal'
+            cand models 'List the gateway''s models with prices, quality and latency'
+            cand usage 'Show the credit ledger: totals by day and model, with a chart on a terminal'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -290,6 +293,52 @@ set edit:completion:arg-completer[tokctl] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'tokctl;chat'= {
+            cand -m 'A model id, or auto, auto-fast, auto-cheap'
+            cand --model 'A model id, or auto, auto-fast, auto-cheap'
+            cand --system 'A system message sent first'
+            cand --max-tokens 'Most tokens in the answer'
+            cand --temperature 'Sampling temperature, 0 to 2'
+            cand --budget 'Most credits the request may consume'
+            cand --cost-weight 'How much price counts for auto routing, 0 to 1'
+            cand --quality-weight 'How much quality counts for auto routing, 0 to 1'
+            cand --wallet 'Agent wallet (0x + 40 hex digits) recorded for settlement'
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]'
+            cand --stream 'Print the answer as it arrives'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'tokctl;models'= {
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'tokctl;usage'= {
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'tokctl;completions'= {
             cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
             cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
@@ -308,6 +357,9 @@ set edit:completion:arg-completer[tokctl] = {|@words|
             cand tokens 'Create, list, inspect, rotate and revoke tokens'
             cand audit 'Read the workspace audit log'
             cand scopes 'List every scope a token can hold'
+            cand chat 'Chat through the gateway: one answer for PROMPT (or piped stdin), or a session on a terminal'
+            cand models 'List the gateway''s models with prices, quality and latency'
+            cand usage 'Show the credit ledger: totals by day and model, with a chart on a terminal'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -350,6 +402,12 @@ set edit:completion:arg-completer[tokctl] = {|@words|
         &'tokctl;help;audit;list'= {
         }
         &'tokctl;help;scopes'= {
+        }
+        &'tokctl;help;chat'= {
+        }
+        &'tokctl;help;models'= {
+        }
+        &'tokctl;help;usage'= {
         }
         &'tokctl;help;completions'= {
         }

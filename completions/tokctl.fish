@@ -38,6 +38,9 @@ complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "config" -d 'Show and 
 complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "tokens" -d 'Create, list, inspect, rotate and revoke tokens'
 complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "audit" -d 'Read the workspace audit log'
 complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "scopes" -d 'List every scope a token can hold'
+complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "chat" -d 'Chat through the gateway: one answer for PROMPT (or piped stdin), or a session on a terminal'
+complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "models" -d 'List the gateway\'s models with prices, quality and latency'
+complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "usage" -d 'Show the credit ledger: totals by day and model, with a chart on a terminal'
 complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand login" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
@@ -200,6 +203,39 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand scopes" -l base-url -d 'To
 complete -c tokctl -n "__fish_tokctl_using_subcommand scopes" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand scopes" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand scopes" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -s m -l model -d 'A model id, or auto, auto-fast, auto-cheap' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -l system -d 'A system message sent first' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -l max-tokens -d 'Most tokens in the answer' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -l temperature -d 'Sampling temperature, 0 to 2' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -l budget -d 'Most credits the request may consume' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -l cost-weight -d 'How much price counts for auto routing, 0 to 1' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -l quality-weight -d 'How much quality counts for auto routing, 0 to 1' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -l wallet -d 'Agent wallet (0x + 40 hex digits) recorded for settlement' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -l stream -d 'Print the answer as it arrives'
+complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand models" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand models" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand models" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand models" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand models" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand models" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand usage" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand usage" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand usage" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand usage" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand usage" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand usage" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'"
@@ -208,13 +244,16 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -l base-url -
 complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes completions help" -f -a "login" -d 'Save a base URL and API key as a profile (asks on a terminal; --with-token reads stdin)'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes completions help" -f -a "config" -d 'Show and change the configuration file and its profiles'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes completions help" -f -a "tokens" -d 'Create, list, inspect, rotate and revoke tokens'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes completions help" -f -a "audit" -d 'Read the workspace audit log'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes completions help" -f -a "scopes" -d 'List every scope a token can hold'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes completions help" -f -a "completions" -d 'Print a shell completion script'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage completions help" -f -a "login" -d 'Save a base URL and API key as a profile (asks on a terminal; --with-token reads stdin)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage completions help" -f -a "config" -d 'Show and change the configuration file and its profiles'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage completions help" -f -a "tokens" -d 'Create, list, inspect, rotate and revoke tokens'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage completions help" -f -a "audit" -d 'Read the workspace audit log'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage completions help" -f -a "scopes" -d 'List every scope a token can hold'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage completions help" -f -a "chat" -d 'Chat through the gateway: one answer for PROMPT (or piped stdin), or a session on a terminal'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage completions help" -f -a "models" -d 'List the gateway\'s models with prices, quality and latency'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage completions help" -f -a "usage" -d 'Show the credit ledger: totals by day and model, with a chart on a terminal'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "show" -d 'Show the settings in effect and where each comes from (the key is redacted)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "set" -d 'Set KEY (base_url, chat_base_url, api_key) in the current profile'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "profiles" -d 'List profiles; the current one is marked'

@@ -77,11 +77,50 @@ pub enum Command {
     Audit(AuditCommand),
     /// List every scope a token can hold.
     Scopes,
+    /// Chat through the gateway: one answer for PROMPT (or piped stdin), or a session on a terminal.
+    Chat(ChatArgs),
+    /// List the gateway's models with prices, quality and latency.
+    Models,
+    /// Show the credit ledger: totals by day and model, with a chart on a terminal.
+    Usage,
     /// Print a shell completion script.
     Completions {
         /// The shell.
         shell: clap_complete::Shell,
     },
+}
+
+#[derive(Debug, Args)]
+pub struct ChatArgs {
+    /// The prompt; piped stdin is appended to it (or is the prompt when none is given).
+    pub prompt: Vec<String>,
+    /// Print the answer as it arrives.
+    #[arg(long)]
+    pub stream: bool,
+    /// A model id, or auto, auto-fast, auto-cheap.
+    #[arg(long, short = 'm', default_value = "auto")]
+    pub model: String,
+    /// A system message sent first.
+    #[arg(long)]
+    pub system: Option<String>,
+    /// Most tokens in the answer.
+    #[arg(long)]
+    pub max_tokens: Option<u32>,
+    /// Sampling temperature, 0 to 2.
+    #[arg(long)]
+    pub temperature: Option<f64>,
+    /// Most credits the request may consume.
+    #[arg(long)]
+    pub budget: Option<f64>,
+    /// How much price counts for auto routing, 0 to 1.
+    #[arg(long)]
+    pub cost_weight: Option<f64>,
+    /// How much quality counts for auto routing, 0 to 1.
+    #[arg(long)]
+    pub quality_weight: Option<f64>,
+    /// Agent wallet (0x + 40 hex digits) recorded for settlement.
+    #[arg(long)]
+    pub wallet: Option<String>,
 }
 
 #[derive(Debug, Args)]

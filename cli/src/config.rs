@@ -64,7 +64,8 @@ impl std::fmt::Display for Source {
 pub struct Settings {
     pub profile: String,
     pub base_url: (String, Source),
-    pub chat_base_url: (String, Source),
+    /// `None`: the same server as `base_url`.
+    pub chat_base_url: Option<(String, Source)>,
     pub api_key: Option<(String, Source)>,
 }
 
@@ -142,16 +143,9 @@ pub fn resolve(global: &GlobalArgs, config: &ConfigFile) -> Settings {
     } else {
         (tokctl_sdk::DEFAULT_BASE_URL.to_string(), Source::Default)
     };
-    let chat_base_url = if let Some(url) = env("TOKCTL_CHAT_BASE_URL") {
-        (url, Source::Env("TOKCTL_CHAT_BASE_URL"))
-    } else if let Some(url) = profile.chat_base_url {
-        (url, from_profile())
-    } else {
-        (
-            tokctl_sdk::DEFAULT_CHAT_BASE_URL.to_string(),
-            Source::Default,
-        )
-    };
+    let chat_base_url = env("TOKCTL_CHAT_BASE_URL")
+        .map(|url| (url, Source::Env("TOKCTL_CHAT_BASE_URL")))
+        .or_else(|| profile.chat_base_url.map(|url| (url, from_profile())));
     let api_key = env("TOKCTL_API_KEY")
         .map(|key| (key, Source::Env("TOKCTL_API_KEY")))
         .or_else(|| profile.api_key.map(|key| (key, from_profile())))

@@ -90,6 +90,13 @@ impl Output {
         out.flush()
     }
 
+    /// Prints text without a newline, at once (a streamed answer).
+    pub fn text(&self, text: &str) -> io::Result<()> {
+        let mut out = io::stdout().lock();
+        out.write_all(text.as_bytes())?;
+        out.flush()
+    }
+
     /// Prints items: keys when quiet, JSON, a table, or tab-separated lines.
     pub fn list<T: Row + Serialize>(&self, items: &[T]) -> io::Result<()> {
         if self.quiet {

@@ -114,6 +114,9 @@ pub(crate) fn post(
                     &bytes,
                 )))
             }
+            Err(eventsource_client::Error::Transport(err)) => {
+                Some(Err(Error::Stream(err.inner().to_string())))
+            }
             Err(err) => Some(Err(Error::Stream(err.to_string()))),
         }
     });

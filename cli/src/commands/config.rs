@@ -28,7 +28,10 @@ pub fn run(mut ctx: Ctx, command: ConfigCommand) -> Result<(), CliError> {
                 profile: &s.profile,
                 base_url: &s.base_url.0,
                 base_url_source: s.base_url.1.to_string(),
-                chat_base_url: &s.chat_base_url.0,
+                chat_base_url: s
+                    .chat_base_url
+                    .as_ref()
+                    .map_or("(the base URL's server)", |(url, _)| url.as_str()),
                 api_key: s.api_key.as_ref().map(|(key, _)| redact(key)),
                 api_key_source: s.api_key.as_ref().map(|(_, source)| source.to_string()),
             };

@@ -1,11 +1,14 @@
 //! One module per noun, each with a `run`; they call the SDK and hand results to [`Output`].
 
 mod audit;
+mod chat;
 mod completions;
 mod config;
 mod login;
+mod models;
 mod scopes;
 mod tokens;
+mod usage;
 
 use std::io::IsTerminal;
 
@@ -35,7 +38,6 @@ impl Ctx {
         };
         let mut builder = tokctl_sdk::Client::builder()
             .base_url(&self.settings.base_url.0)
-            .chat_base_url(&self.settings.chat_base_url.0)
             .api_key(key)
             .user_agent(format!("tokctl/{}", env!("CARGO_PKG_VERSION")));
         if let Some(seconds) = std::env::var("TOKCTL_MAX_WAIT")
@@ -45,6 +47,9 @@ impl Ctx {
             let wait = std::time::Duration::from_secs(seconds);
             builder =
                 builder.retry_policy(tokctl_sdk::RetryPolicy::default().max_rate_limit_wait(wait));
+        }
+        if let Some((url, _)) = &self.settings.chat_base_url {
+            builder = builder.chat_base_url(url);
         }
         if self.global.verbose {
             builder = builder.on_request(|event| {
@@ -90,6 +95,9 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Tokens(command) => tokens::run(&ctx, command).await,
         Command::Audit(command) => audit::run(&ctx, command).await,
         Command::Scopes => scopes::run(&ctx).await,
+        Command::Chat(args) => chat::run(&ctx, args).await,
+        Command::Models => models::run(&ctx).await,
+        Command::Usage => usage::run(&ctx).await,
         Command::Completions { shell } => completions::run(shell),
     }
 }

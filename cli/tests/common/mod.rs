@@ -34,6 +34,7 @@ impl Env {
         let running = runtime
             .block_on(spawn(ServeConfig {
                 rate_limit,
+                sim_token_delay: std::time::Duration::ZERO,
                 ..ServeConfig::new("127.0.0.1:0", &data_dir)
             }))
             .expect("server");

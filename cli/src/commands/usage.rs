@@ -1,0 +1,100 @@
+//! `tokctl usage`: ledger totals by day and model, and a bar chart by day on a terminal.
+
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+
+use serde::Serialize;
+use tokctl_sdk::UsageTotals;
+
+use super::Ctx;
+use crate::error::CliError;
+use crate::output::Row;
+
+#[derive(Serialize)]
+#[serde(transparent)]
+struct UsageRow(UsageTotals);
+
+impl Row for UsageRow {
+    fn headers() -> &'static [&'static str] {
+        &[
+            "DATE",
+            "MODEL",
+            "REQUESTS",
+            "PROMPT TOKENS",
+            "COMPLETION TOKENS",
+            "CREDITS",
+        ]
+    }
+
+    fn cells(&self, _: &dyn Fn(Option<chrono::DateTime<chrono::Utc>>) -> String) -> Vec<String> {
+        let u = &self.0;
+        vec![
+            u.date.clone().unwrap_or_else(|| "total".into()),
+            u.model.clone().unwrap_or_else(|| "-".into()),
+            u.requests.to_string(),
+            u.prompt_tokens.to_string(),
+            u.completion_tokens.to_string(),
+            format!("{:.6}", u.credits),
+        ]
+    }
+
+    fn key(&self) -> &str {
+        self.0.date.as_deref().unwrap_or("total")
+    }
+}
+
+/// Shows the ledger.
+pub async fn run(ctx: &Ctx) -> Result<(), CliError> {
+    let report = ctx.client()?.usage().get().await?;
+    if ctx.out.json() {
+        return Ok(ctx.out.print_json(&report)?);
+    }
+    let mut by_day: BTreeMap<String, f64> = BTreeMap::new();
+    for row in &report.data {
+        *by_day
+            .entry(row.date.clone().unwrap_or_default())
+            .or_default() += row.credits;
+    }
+    let mut rows: Vec<UsageRow> = report.data.into_iter().map(UsageRow).collect();
+    rows.push(UsageRow(report.totals));
+    ctx.out.list(&rows)?;
+    if std::io::stdout().is_terminal() && !ctx.out.quiet() && !by_day.is_empty() {
+        ctx.out.line("")?;
+        for line in chart(&by_day, 40) {
+            ctx.out.line(&line)?;
+        }
+    }
+    Ok(())
+}
+
+/// One bar a day, the largest `width` cells wide.
+fn chart(by_day: &BTreeMap<String, f64>, width: usize) -> Vec<String> {
+    let max = by_day.values().copied().fold(0.0, f64::max);
+    by_day
+        .iter()
+        .map(|(day, credits)| {
+            let cells = if max > 0.0 {
+                ((credits / max) * width as f64).round() as usize
+            } else {
+                0
+            };
+            format!("{day}  {:<width$}  {credits:.6}", "█".repeat(cells.max(1)))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bars_scale_to_the_largest_day() {
+        let days = BTreeMap::from([
+            ("2026-11-21".to_string(), 1.0),
+            ("2026-11-22".to_string(), 4.0),
+        ]);
+        let lines = chart(&days, 8);
+        assert!(lines[0].starts_with("2026-11-21  ██      "));
+        assert!(lines[1].starts_with("2026-11-22  ████████"));
+    }
+}

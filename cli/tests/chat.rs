@@ -1,0 +1,177 @@
+//! `tokctl chat`, `tokctl models`, `tokctl usage` against the real gateway.
+
+mod common;
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use common::{Env, stderr, stdout};
+use serde_json::Value;
+
+#[test]
+fn one_shot_prints_the_answer_and_a_footer_and_streaming_prints_the_same() {
+    let env = Env::new();
+    let output = env
+        .tokctl()
+        .args(["chat", "-m", "sim-fast", "hello", "there"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        text.starts_with("[sim-fast] You said: hello there"),
+        "{text}"
+    );
+    let footer = stderr(&output);
+    assert!(
+        footer.contains("— sim-fast ·")
+            && footer.contains("credits")
+            && footer.contains("requested model sim-fast"),
+        "{footer}"
+    );
+
+    let streamed = env
+        .tokctl()
+        .args(["chat", "--stream", "-m", "sim-fast", "hello", "there"])
+        .output()
+        .unwrap();
+    assert!(streamed.status.success());
+    assert_eq!(stdout(&streamed), text);
+    assert!(stderr(&streamed).contains("credits"));
+}
+
+#[test]
+fn piped_stdin_is_the_prompt_and_options_reach_the_gateway() {
+    let env = Env::new();
+    let output = env
+        .tokctl()
+        .args([
+            "chat",
+            "-m",
+            "auto",
+            "--cost-weight",
+            "1",
+            "--quality-weight",
+            "0",
+            "--max-tokens",
+            "4",
+            "-o",
+            "json",
+        ])
+        .write_stdin("what is in this file?\n")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let answer: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(answer["platform"]["routed_model"], "sim-mini");
+    assert_eq!(answer["usage"]["completion_tokens"], 4);
+    assert!(
+        answer["choices"][0]["message"]["content"]
+            .as_str()
+            .unwrap()
+            .contains("You said: what")
+    );
+}
+
+#[test]
+fn chat_errors_exit_with_documented_codes() {
+    let env = Env::new();
+    let output = env
+        .tokctl()
+        .args(["chat", "-m", "nope", "hi"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(5));
+    assert!(stderr(&output).contains("model_not_found"));
+    let output = env
+        .tokctl()
+        .args(["chat", "--budget", "0.000001", "hi"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("budget_exceeded"));
+    assert_eq!(stderr(&output).lines().count(), 1);
+    let output = env.tokctl().args(["chat"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(2), "no prompt and no terminal");
+}
+
+#[test]
+fn models_and_usage_show_the_catalogue_and_the_ledger() {
+    let env = Env::new();
+    let models = env.json(&["models"]);
+    assert_eq!(models.as_array().unwrap().len(), 4);
+    let output = env.tokctl().args(["models"]).output().unwrap();
+    assert!(
+        stdout(&output)
+            .lines()
+            .any(|l| l.starts_with("sim-pro\tsimulated\t3\t9"))
+    );
+
+    let mut credits = 0.0;
+    for model in ["sim-mini", "sim-pro", "sim-mini"] {
+        let answer = env.json(&["chat", "-m", model, "count me"]);
+        credits += answer["platform"]["credits_consumed"].as_f64().unwrap();
+    }
+    let usage = env.json(&["usage"]);
+    assert_eq!(usage["totals"]["requests"], 3);
+    assert!((usage["totals"]["credits"].as_f64().unwrap() - credits).abs() < 1e-9);
+    let plain = env.tokctl().args(["usage"]).output().unwrap();
+    let lines = stdout(&plain);
+    assert!(
+        lines.lines().any(|l| l.contains("\tsim-mini\t2\t")),
+        "{lines}"
+    );
+    assert!(lines.lines().last().unwrap().starts_with("total\t-\t3\t"));
+}
+
+#[test]
+fn a_session_on_a_terminal_keeps_the_conversation_and_switches_models() {
+    let env = Env::new();
+    let tokctl = assert_cmd::cargo::cargo_bin("tokctl");
+    let mut script = Command::new("script");
+    script.args([
+        "-qec",
+        &format!("'{}' chat -m sim-fast", tokctl.display()),
+        "/dev/null",
+    ]);
+    for var in Env::UNSET {
+        script.env_remove(var);
+    }
+    let mut child = script
+        .envs(env.vars())
+        .env("TOKCTL_API_KEY", &env.admin_key)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("util-linux `script` runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"first question\n/model sim-mini\nsecond question\n/exit\n")
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let screen = stdout(&output);
+    assert!(
+        screen.contains("[sim-fast] You said: first question"),
+        "{screen}"
+    );
+    assert!(screen.contains("(model: sim-mini)"), "{screen}");
+    assert!(
+        screen.contains("[sim-mini] You said: second question"),
+        "{screen}"
+    );
+    let usage = env.json(&["usage"]);
+    assert_eq!(usage["totals"]["requests"], 2);
+    // The second request carried the whole conversation: more prompt tokens than the first.
+    let rows = usage["data"].as_array().unwrap();
+    let prompt = |model: &str| {
+        rows.iter().find(|r| r["model"] == model).unwrap()["prompt_tokens"]
+            .as_u64()
+            .unwrap()
+    };
+    assert!(prompt("sim-mini") > prompt("sim-fast") + 10);
+}
