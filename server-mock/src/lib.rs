@@ -153,6 +153,12 @@ pub async fn serve(
             }
         }
     });
+    // Answers and streamed chunks go out at once, not after Nagle's wait for an ACK.
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        if let Err(err) = tcp.set_nodelay(true) {
+            tracing::debug!(error = %err, "could not set TCP_NODELAY");
+        }
+    });
     let served = axum::serve(
         listener,
         app(state.clone()).into_make_service_with_connect_info::<SocketAddr>(),

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Benchmark (not a test): latency the chat gateway adds over calling its upstream directly,
+# p50 and p99, whole and streamed answers, at 500, 1,000 and 2,000 req/s; the throughput ceiling
+# at 32 connections; and the gateway's memory. Auth, routing and the ledger are all on.
+# Usage: bench/gateway.sh [SECONDS_PER_RUN]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-10}
+
+oha=$(command -v oha || echo "$HOME/.local/oha/bin/oha")
+if [ ! -x "$oha" ]; then
+  echo "installing oha from crates.io (about 5 minutes on 2 cores)" >&2
+  cargo install oha --locked --root "$HOME/.local/oha" >&2
+  oha="$HOME/.local/oha/bin/oha"
+fi
+command -v curl >/dev/null || { echo "curl is required" >&2; exit 1; }
+
+cargo build --release --quiet -p tokctl-server --bin tokctl-server --example mock_upstream
+work=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+
+wait_addr() {
+  for _ in $(seq 1 300); do
+    addr=$(grep -o 'listening on http://[0-9.:]*' "$1" 2>/dev/null | head -1 | sed 's|.*http://||')
+    [ -n "$addr" ] && { echo "$addr"; return 0; }
+    sleep 0.1
+  done
+  echo "did not start: $1" >&2; cat "$1" >&2; return 1
+}
+
+./target/release/examples/mock_upstream 127.0.0.1:0 >"$work/upstream.log" 2>&1 & pids+=($!)
+upstream=$(wait_addr "$work/upstream.log")
+cat >"$work/models.toml" <<TOML
+[[models]]
+id = "mock"
+provider = "openai"
+base_url = "http://$upstream/v1"
+upstream_model = "mock"
+prompt_price = 0.5
+completion_price = 1.5
+quality = 0.8
+latency_ms = 1
+TOML
+./target/release/tokctl-server serve --listen 127.0.0.1:0 --data-dir "$work/data" \
+  --rate-limit 1000000000 --models "$work/models.toml" >"$work/server.out" 2>"$work/server.log" & pids+=($!)
+gateway_pid=$!
+gateway=$(wait_addr "$work/server.log")
+key=$(cat "$work/data/admin.key")
+
+whole='{"model":"mock","messages":[{"role":"user","content":"hello"}],"max_tokens":16}'
+streamed='{"model":"mock","messages":[{"role":"user","content":"hello"}],"max_tokens":16,"stream":true}'
+
+# run URL BODY [oha args...] -> "p50_ms p99_ms rps success_rate" (gateway requests carry the key)
+run() {
+  local url=$1 body=$2; shift 2
+  "$oha" -z "${secs}s" --no-tui --output-format json -m POST \
+    -H 'content-type: application/json' -H "authorization: Bearer $key" -d "$body" "$@" "$url" |
+    python3 -c 'import json,sys; d=json.load(sys.stdin); p=d["latencyPercentiles"]; s=d["summary"]
+print("%.3f %.3f %.0f %.4f" % (p["p50"]*1000, p["p99"]*1000, s["requestsPerSec"], s["successRate"]))'
+}
+
+echo "machine: $(nproc) cores; oha -c 32 --latency-correction, ${secs}s per run" >&2
+printf '%-9s %6s  %9s %9s  %9s %9s  %10s %10s\n' mode rate direct_p50 direct_p99 gw_p50 gw_p99 added_p50 added_p99
+for mode in whole streamed; do
+  body=$whole; [ "$mode" = streamed ] && body=$streamed
+  run "http://$upstream/v1/chat/completions" "$body" -c 32 -q 500 >/dev/null   # warm-up
+  run "http://$gateway/v1/chat/completions" "$body" -c 32 -q 500 >/dev/null
+  for rate in 500 1000 2000; do
+    read -r dp50 dp99 _ dok < <(run "http://$upstream/v1/chat/completions" "$body" -c 32 -q "$rate" --latency-correction)
+    read -r gp50 gp99 _ gok < <(run "http://$gateway/v1/chat/completions" "$body" -c 32 -q "$rate" --latency-correction)
+    [ "$dok" = 1.0000 ] && [ "$gok" = 1.0000 ] || { echo "failed requests ($dok, $gok)" >&2; exit 1; }
+    printf '%-9s %6s  %9s %9s  %9s %9s  %10s %10s\n' "$mode" "$rate" "$dp50" "$dp99" "$gp50" "$gp99" \
+      "$(awk -v a="$gp50" -v b="$dp50" 'BEGIN{printf "%.3f", a-b}')" \
+      "$(awk -v a="$gp99" -v b="$dp99" 'BEGIN{printf "%.3f", a-b}')"
+  done
+done
+echo "(latencies in ms)"
+read -r _ _ ceiling_whole ok1 < <(run "http://$gateway/v1/chat/completions" "$whole" -c 32)
+read -r _ _ ceiling_stream ok2 < <(run "http://$gateway/v1/chat/completions" "$streamed" -c 32)
+read -r _ _ direct_ceiling _ < <(run "http://$upstream/v1/chat/completions" "$whole" -c 32)
+echo "ceiling at 32 connections: gateway whole ${ceiling_whole} req/s (success $ok1), streamed ${ceiling_stream} req/s (success $ok2); upstream alone ${direct_ceiling} req/s"
+rss=$(awk '/VmRSS/ {print $2}' "/proc/$gateway_pid/status")
+hwm=$(awk '/VmHWM/ {print $2}' "/proc/$gateway_pid/status")
+echo "gateway memory: RSS $((rss / 1024)) MB now, peak $((hwm / 1024)) MB"
+requests=$(curl -sf "http://$gateway/v1/usage" -H "Authorization: Bearer $key" | python3 -c 'import json,sys; print(json.load(sys.stdin)["totals"]["requests"])')
+echo "ledger: $requests completions recorded"
