@@ -8,6 +8,10 @@ use clap::{Args, Parser, Subcommand};
 use tokctl_server::{DEFAULT_RATE_LIMIT, ServeConfig, admin, open_store, serve};
 use tracing_subscriber::EnvFilter;
 
+// Many small allocations per request, from both cores: mimalloc avoids glibc's arena locks.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Reference server for the tokctl token API.
 #[derive(Parser)]
 #[command(name = "tokctl-server", version, about)]
