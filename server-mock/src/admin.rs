@@ -112,6 +112,11 @@ pub fn create_private_dir(dir: &Path) -> anyhow::Result<()> {
 
 /// Writes `contents` to a new file readable by the owner only.
 fn write_private(path: &Path, contents: &str) -> anyhow::Result<()> {
+    write_private_bytes(path, contents.as_bytes())
+}
+
+/// Writes `contents` to a file readable by the owner only (0600), synced to disk.
+pub fn write_private_bytes(path: &Path, contents: &[u8]) -> anyhow::Result<()> {
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create(true).truncate(true);
     #[cfg(unix)]
@@ -121,7 +126,7 @@ fn write_private(path: &Path, contents: &str) -> anyhow::Result<()> {
         .with_context(|| format!("cannot write {}", path.display()))?;
     #[cfg(unix)]
     file.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
-    file.write_all(contents.as_bytes())?;
+    file.write_all(contents)?;
     file.sync_all()?;
     Ok(())
 }

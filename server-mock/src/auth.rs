@@ -162,6 +162,10 @@ pub mod require {
         ChatWrite => Some(Scope::ChatWrite);
         /// `usage:read`.
         UsageRead => Some(Scope::UsageRead);
+        /// `webhooks:read`.
+        WebhooksRead => Some(Scope::WebhooksRead);
+        /// `webhooks:write`.
+        WebhooksWrite => Some(Scope::WebhooksWrite);
     }
 }
 

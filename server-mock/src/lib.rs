@@ -21,6 +21,7 @@ pub mod state;
 pub mod store;
 pub mod tokens;
 pub mod usage;
+pub mod webhooks;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -50,6 +51,7 @@ pub fn app(state: AppState) -> Router {
         .merge(audit::router())
         .merge(scopes::router())
         .merge(usage::router())
+        .merge(webhooks::router())
         .merge(
             chat::router()
                 .merge(models::router())
@@ -96,6 +98,8 @@ pub struct ServeConfig {
     pub models: Option<PathBuf>,
     /// Delay between tokens of simulated streams.
     pub sim_token_delay: std::time::Duration,
+    /// Waits between webhook delivery attempts.
+    pub webhook_retry_schedule: Vec<std::time::Duration>,
 }
 
 impl ServeConfig {
@@ -107,6 +111,8 @@ impl ServeConfig {
             rate_limit: DEFAULT_RATE_LIMIT,
             models: None,
             sim_token_delay: std::time::Duration::from_millis(20),
+            webhook_retry_schedule: webhooks::parse_schedule(webhooks::DEFAULT_SCHEDULE)
+                .unwrap_or_default(),
         }
     }
 }
@@ -141,7 +147,16 @@ pub async fn serve(
     on_bound(addr);
 
     let gateway = chat::Gateway::new(catalogue, config.sim_token_delay);
-    let state = AppState::new(store.clone(), config.rate_limit, gateway);
+    let sealer = {
+        let dir = config.data_dir.clone();
+        tokio::task::spawn_blocking(move || webhooks::seal::Sealer::load_or_create(&dir)).await??
+    };
+    let hub = webhooks::Hub::new(sealer, config.webhook_retry_schedule.clone());
+    let state = AppState::new(store.clone(), config.rate_limit, gateway, hub);
+    let deliveries = tokio::spawn(webhooks::delivery::run(
+        state.webhooks.clone(),
+        store.clone(),
+    ));
     let ledger = tokio::spawn(state.gateway.ledger.clone().run(store.clone()));
     let flusher = tokio::spawn({
         let state = state.clone();
@@ -167,6 +182,7 @@ pub async fn serve(
     .await;
     flusher.abort();
     ledger.abort();
+    deliveries.abort();
     state.last_used.flush(&store).await;
     state.gateway.ledger.flush(&store).await;
     store.close().await;

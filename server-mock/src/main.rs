@@ -51,6 +51,17 @@ struct ServeArgs {
     /// Milliseconds between tokens of simulated streams.
     #[arg(long, default_value_t = 20)]
     sim_token_delay_ms: u64,
+    /// Waits between webhook delivery attempts, e.g. 1s,2s,5s.
+    #[arg(long, default_value = tokctl_server::webhooks::DEFAULT_SCHEDULE, value_parser = parse_schedule)]
+    webhook_retry_schedule: Schedule,
+}
+
+/// A retry schedule: one argument holding a comma list.
+#[derive(Clone)]
+struct Schedule(Vec<std::time::Duration>);
+
+fn parse_schedule(raw: &str) -> Result<Schedule, String> {
+    tokctl_server::webhooks::parse_schedule(raw).map(Schedule)
 }
 
 #[derive(Args, Clone)]
@@ -142,6 +153,7 @@ async fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
         rate_limit: args.rate_limit,
         models: args.models,
         sim_token_delay: std::time::Duration::from_millis(args.sim_token_delay_ms),
+        webhook_retry_schedule: args.webhook_retry_schedule.0,
     };
     serve(config, |_| {}, shutdown_signal()?).await
 }

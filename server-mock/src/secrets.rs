@@ -96,6 +96,11 @@ pub fn classify(secret: &str) -> Option<CredentialKind> {
     bool::from(checksum(random).as_bytes().ct_eq(sum.as_bytes())).then_some(kind)
 }
 
+/// A new webhook signing secret: `whsec_` + 40 random base62 characters (238 bits).
+pub fn new_webhook_secret() -> String {
+    format!("whsec_{}", random_string(BASE62, 40))
+}
+
 /// A new identifier: `prefix` + 24 characters of `[0-9a-z]`.
 pub fn new_id(prefix: &str) -> String {
     format!("{prefix}{}", random_string(BASE36, 24))

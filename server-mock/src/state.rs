@@ -9,6 +9,7 @@ use crate::error::ApiError;
 use crate::last_used::LastUsed;
 use crate::rate_limit::RateLimiter;
 use crate::store::{AuditEntry, Store};
+use crate::webhooks::Hub;
 
 /// Shared state: cheap to clone.
 #[derive(Clone)]
@@ -17,16 +18,18 @@ pub struct AppState {
     pub limiter: Arc<RateLimiter>,
     pub last_used: Arc<LastUsed>,
     pub gateway: Arc<Gateway>,
+    pub webhooks: Arc<Hub>,
 }
 
 impl AppState {
     /// State over `store` with `rate_limit` requests per minute per workspace.
-    pub fn new(store: Arc<dyn Store>, rate_limit: u32, gateway: Gateway) -> Self {
+    pub fn new(store: Arc<dyn Store>, rate_limit: u32, gateway: Gateway, webhooks: Hub) -> Self {
         AppState {
             store,
             limiter: Arc::new(RateLimiter::new(rate_limit)),
             last_used: Arc::new(LastUsed::default()),
             gateway: Arc::new(gateway),
+            webhooks: Arc::new(webhooks),
         }
     }
 

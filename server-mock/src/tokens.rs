@@ -227,10 +227,22 @@ pub async fn rotate(
 ) -> Result<Json<TokenView>> {
     let secret = new_secret(CredentialKind::Token);
     let audit = entry(&auth, actions::TOKEN_ROTATED, &id);
+    let event = crate::webhooks::event(
+        &auth.principal.workspace_id,
+        "token.rotated",
+        serde_json::json!({ "id": id }),
+    );
     let rotated = state
         .store
-        .rotate_token(&auth.principal.workspace_id, &id, secret.digest(), audit)
+        .rotate_token(
+            &auth.principal.workspace_id,
+            &id,
+            secret.digest(),
+            audit,
+            event,
+        )
         .await;
+    state.webhooks.wake.notify_one();
     let record = match rotated {
         Err(StoreError::NotFound) => return Err(ApiError::token_not_found(&id)),
         Err(StoreError::Expired) => {

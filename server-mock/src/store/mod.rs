@@ -7,6 +7,7 @@ mod rows;
 mod schema;
 pub mod sqlite;
 mod usage;
+mod webhooks;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -205,6 +206,70 @@ pub struct UsageTotals {
     pub credits: f64,
 }
 
+/// A webhook endpoint (its signing secret sealed with the data directory's key).
+#[derive(Debug, Clone)]
+pub struct Endpoint {
+    pub id: String,
+    pub workspace_id: String,
+    pub url: String,
+    pub events: Vec<String>,
+    pub secret_sealed: Vec<u8>,
+    pub created_at: DateTime<Utc>,
+    /// Disabled after the receiver answered 410 Gone.
+    pub disabled: bool,
+}
+
+/// An event to deliver: its exact body bytes are stored once and signed per endpoint.
+#[derive(Debug, Clone)]
+pub struct NewEvent {
+    pub id: String,
+    pub workspace_id: String,
+    pub kind: String,
+    pub body: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// A delivery that is due, with what is needed to attempt it.
+#[derive(Debug, Clone)]
+pub struct Delivery {
+    pub id: i64,
+    pub event_id: String,
+    pub endpoint_id: String,
+    /// Attempts made so far.
+    pub attempts: u32,
+    pub url: String,
+    pub secret_sealed: Vec<u8>,
+    pub event_type: String,
+    pub body: String,
+    pub workspace_id: String,
+}
+
+/// One delivery attempt, as `GET /webhooks/:id/deliveries` shows it.
+#[derive(Debug, Clone)]
+pub struct Attempt {
+    pub endpoint_id: String,
+    pub event_id: String,
+    pub event_type: String,
+    /// 1 for the first attempt.
+    pub attempt: u32,
+    pub status_code: Option<u16>,
+    pub error: Option<String>,
+    pub duration_ms: u64,
+    pub next_retry_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// What an attempt leads to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeliveryOutcome {
+    Delivered,
+    Retry(DateTime<Utc>),
+    /// The retry schedule is exhausted.
+    Failed,
+    /// The receiver answered 410: disable the endpoint.
+    EndpointGone,
+}
+
 /// Which tokens a listing returns.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TokenFilter {
@@ -265,7 +330,8 @@ pub trait Store: Send + Sync + 'static {
     /// A token of the workspace, whatever its status.
     async fn get_token(&self, workspace_id: &str, id: &str) -> StoreResult<Option<TokenRecord>>;
 
-    /// Replaces the secret of an active token atomically.
+    /// Replaces the secret of an active token atomically, and queues `event` for the
+    /// workspace's webhook endpoints in the same transaction.
     /// [`StoreError::NotFound`] when unknown or revoked, [`StoreError::Expired`] when expired.
     async fn rotate_token(
         &self,
@@ -273,6 +339,7 @@ pub trait Store: Send + Sync + 'static {
         id: &str,
         digest: SecretDigest,
         audit: AuditEntry,
+        event: NewEvent,
     ) -> StoreResult<TokenRecord>;
 
     /// Revokes an active or expired token; [`StoreError::NotFound`] when unknown or revoked.
@@ -306,6 +373,48 @@ pub trait Store: Send + Sync + 'static {
 
     /// Records when tokens were last used (batched by the caller).
     async fn record_last_used(&self, uses: Vec<(String, DateTime<Utc>)>) -> StoreResult<()>;
+
+    /// Adds a webhook endpoint.
+    async fn create_endpoint(&self, endpoint: Endpoint) -> StoreResult<()>;
+
+    /// One page of the workspace's live endpoints, newest first.
+    async fn list_endpoints(
+        &self,
+        workspace_id: &str,
+        page: PageRequest,
+    ) -> StoreResult<Page<Endpoint>>;
+
+    /// A live endpoint of the workspace.
+    async fn get_endpoint(&self, workspace_id: &str, id: &str) -> StoreResult<Option<Endpoint>>;
+
+    /// Deletes an endpoint and abandons its pending deliveries; [`StoreError::NotFound`] if none.
+    async fn delete_endpoint(&self, workspace_id: &str, id: &str) -> StoreResult<()>;
+
+    /// Queues `event` for one endpoint only (a test event).
+    async fn enqueue_for(&self, endpoint_id: &str, event: NewEvent) -> StoreResult<()>;
+
+    /// Deliveries due at `now`, leased until `lease_until`.
+    async fn claim_due(
+        &self,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        limit: usize,
+    ) -> StoreResult<Vec<Delivery>>;
+
+    /// Records an attempt of delivery `delivery_id` and its outcome.
+    async fn finish_attempt(
+        &self,
+        delivery_id: i64,
+        attempt: Attempt,
+        outcome: DeliveryOutcome,
+    ) -> StoreResult<()>;
+
+    /// One page of an endpoint's attempts, newest first.
+    async fn list_attempts(
+        &self,
+        endpoint_id: &str,
+        page: PageRequest,
+    ) -> StoreResult<Page<Attempt>>;
 
     /// Creates a workspace; [`StoreError::WorkspaceExists`] when the name is taken.
     async fn create_workspace(&self, workspace: Workspace) -> StoreResult<()>;

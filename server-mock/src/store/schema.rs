@@ -60,6 +60,49 @@ CREATE TABLE usage_ledger (
 );
 CREATE INDEX usage_by_time ON usage_ledger(workspace_id, created_at);
 "#,
+    r#"
+CREATE TABLE webhook_endpoints (
+    id             TEXT PRIMARY KEY,
+    workspace_id   TEXT NOT NULL,
+    url            TEXT NOT NULL,
+    events         TEXT NOT NULL,
+    secret_sealed  BLOB NOT NULL,
+    created_at     INTEGER NOT NULL,
+    disabled_at    INTEGER,
+    deleted_at     INTEGER
+);
+CREATE INDEX webhook_endpoints_by_workspace ON webhook_endpoints(workspace_id, created_at DESC);
+CREATE TABLE webhook_events (
+    id            TEXT PRIMARY KEY,
+    workspace_id  TEXT NOT NULL,
+    type          TEXT NOT NULL,
+    body          TEXT NOT NULL,
+    created_at    INTEGER NOT NULL
+);
+CREATE TABLE webhook_deliveries (
+    id               INTEGER PRIMARY KEY AUTOINCREMENT,
+    event_id         TEXT NOT NULL REFERENCES webhook_events(id),
+    endpoint_id      TEXT NOT NULL REFERENCES webhook_endpoints(id),
+    state            TEXT NOT NULL,
+    attempts         INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at  INTEGER NOT NULL,
+    UNIQUE (event_id, endpoint_id)
+);
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries(state, next_attempt_at);
+CREATE TABLE webhook_attempts (
+    id             INTEGER PRIMARY KEY AUTOINCREMENT,
+    endpoint_id    TEXT NOT NULL,
+    event_id       TEXT NOT NULL,
+    event_type     TEXT NOT NULL,
+    attempt        INTEGER NOT NULL,
+    status_code    INTEGER,
+    error          TEXT,
+    duration_ms    INTEGER NOT NULL,
+    next_retry_at  INTEGER,
+    created_at     INTEGER NOT NULL
+);
+CREATE INDEX webhook_attempts_by_endpoint ON webhook_attempts(endpoint_id, id DESC);
+"#,
 ];
 
 /// Brings the database up to the newest schema, one transaction per migration. Safe to run from

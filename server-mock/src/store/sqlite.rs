@@ -14,12 +14,12 @@ use super::rows::{
     TOKEN_COLUMNS, audit_from_row, fetch_token, from_micros, insert_api_key, insert_audit,
     insert_workspace, is_unique_violation, micros, page_bounds, status_condition, token_from_row,
 };
-use super::usage;
 use super::{
-    AuditEntry, AuditFilter, Credential, NewApiKey, NewToken, Page, PageRequest, Store, StoreError,
-    StoreResult, TokenFilter, TokenRecord, TokenStatus, UsageRecord, UsageTotals, Workspace,
-    schema,
+    Attempt, AuditEntry, AuditFilter, Credential, Delivery, DeliveryOutcome, Endpoint, NewApiKey,
+    NewEvent, NewToken, Page, PageRequest, Store, StoreError, StoreResult, TokenFilter,
+    TokenRecord, TokenStatus, UsageRecord, UsageTotals, Workspace, schema,
 };
+use super::{usage, webhooks};
 use crate::scopes::{format_stored, parse_stored};
 use crate::secrets::{CredentialKind, SecretDigest};
 
@@ -201,6 +201,7 @@ impl Store for SqliteStore {
         id: &str,
         digest: SecretDigest,
         audit: AuditEntry,
+        event: NewEvent,
     ) -> StoreResult<TokenRecord> {
         let (workspace_id, id) = (workspace_id.to_string(), id.to_string());
         self.engine
@@ -214,6 +215,7 @@ impl Store for SqliteStore {
                 conn.prepare_cached("UPDATE tokens SET secret_digest = ?1 WHERE id = ?2")?
                     .execute(params![digest.0.as_slice(), id])?;
                 insert_audit(conn, &audit)?;
+                webhooks::enqueue(conn, &event, None)?;
                 Ok(token)
             })
             .await
@@ -320,6 +322,87 @@ impl Store for SqliteStore {
         let workspace_id = workspace_id.to_string();
         self.engine
             .read(move |conn| usage::by_day(conn, &workspace_id, page))
+            .await
+    }
+
+    async fn create_endpoint(&self, endpoint: Endpoint) -> StoreResult<()> {
+        self.engine
+            .write(Vec::new(), move |conn| {
+                webhooks::insert_endpoint(conn, &endpoint)
+            })
+            .await
+    }
+
+    async fn list_endpoints(
+        &self,
+        workspace_id: &str,
+        page: PageRequest,
+    ) -> StoreResult<Page<Endpoint>> {
+        let workspace_id = workspace_id.to_string();
+        self.engine
+            .read(move |conn| webhooks::list_endpoints(conn, &workspace_id, page))
+            .await
+    }
+
+    async fn get_endpoint(&self, workspace_id: &str, id: &str) -> StoreResult<Option<Endpoint>> {
+        let (workspace_id, id) = (workspace_id.to_string(), id.to_string());
+        self.engine
+            .read(move |conn| webhooks::get_endpoint(conn, &workspace_id, &id))
+            .await
+    }
+
+    async fn delete_endpoint(&self, workspace_id: &str, id: &str) -> StoreResult<()> {
+        let (workspace_id, id) = (workspace_id.to_string(), id.to_string());
+        self.engine
+            .write(Vec::new(), move |conn| {
+                webhooks::delete_endpoint(conn, &workspace_id, &id, super::now())
+            })
+            .await
+    }
+
+    async fn enqueue_for(&self, endpoint_id: &str, event: NewEvent) -> StoreResult<()> {
+        let endpoint_id = endpoint_id.to_string();
+        self.engine
+            .write(Vec::new(), move |conn| {
+                webhooks::enqueue(conn, &event, Some(&endpoint_id)).map(|_| ())
+            })
+            .await
+    }
+
+    async fn claim_due(
+        &self,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        limit: usize,
+    ) -> StoreResult<Vec<Delivery>> {
+        self.engine
+            .write(Vec::new(), move |conn| {
+                webhooks::claim_due(conn, now, lease_until, limit)
+            })
+            .await
+    }
+
+    async fn finish_attempt(
+        &self,
+        delivery_id: i64,
+        attempt: Attempt,
+        outcome: DeliveryOutcome,
+    ) -> StoreResult<()> {
+        self.engine
+            .write(Vec::new(), move |conn| {
+                webhooks::finish(conn, &attempt, delivery_id, outcome)
+            })
+            .await
+    }
+
+    async fn list_attempts(
+        &self,
+        endpoint_id: &str,
+        page: PageRequest,
+    ) -> StoreResult<Page<Attempt>> {
+        let endpoint_id = endpoint_id.to_string();
+        self.engine
+            .read(move |conn| webhooks::list_attempts(conn, &endpoint_id, page))
             .await
     }
 

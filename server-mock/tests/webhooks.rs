@@ -1,0 +1,369 @@
+//! Webhooks end to end: the configuration API, signed delivery checked with an independent
+//! HMAC, retries across a receiver outage, delivery after a server crash, and 410.
+
+mod common;
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode as AxumStatus};
+use common::{Options, Server, id, secret};
+use hmac::{Hmac, KeyInit, Mac};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+/// One request the receiver got.
+#[derive(Debug)]
+struct Received {
+    headers: HeaderMap,
+    body: Vec<u8>,
+}
+
+/// A receiver on `addr` answering `status`; each request arrives on the channel.
+async fn receiver(
+    addr: SocketAddr,
+    status: u16,
+) -> (
+    mpsc::UnboundedReceiver<Received>,
+    tokio::task::JoinHandle<()>,
+) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let app = axum::Router::new()
+        .route(
+            "/hook",
+            axum::routing::post(
+                |State((tx, status)): State<(mpsc::UnboundedSender<Received>, u16)>,
+                 headers: HeaderMap,
+                 body: axum::body::Bytes| async move {
+                    let _ = tx.send(Received {
+                        headers,
+                        body: body.to_vec(),
+                    });
+                    AxumStatus::from_u16(status).unwrap()
+                },
+            ),
+        )
+        .with_state((tx, status));
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .expect("bind receiver");
+    let task = tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    (rx, task)
+}
+
+/// A loopback address nothing listens on (yet).
+fn free_addr() -> SocketAddr {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+}
+
+async fn next(rx: &mut mpsc::UnboundedReceiver<Received>) -> Received {
+    tokio::time::timeout(Duration::from_secs(20), rx.recv())
+        .await
+        .expect("a delivery within 20 s")
+        .expect("receiver open")
+}
+
+fn fast_retries() -> Options<'static> {
+    Options {
+        args: vec![
+            "--webhook-retry-schedule".into(),
+            "100ms,200ms,300ms,400ms,500ms,500ms,500ms,500ms,500ms,500ms".into(),
+        ],
+        ..Default::default()
+    }
+}
+
+async fn subscribe(server: &Server, url: &str, events: &[&str]) -> Value {
+    let response = server
+        .post(
+            "/v1/webhooks",
+            &server.admin_key,
+            &json!({"url": url, "events": events}),
+        )
+        .await;
+    assert_eq!(response.status(), StatusCode::CREATED);
+    response.json().await.unwrap()
+}
+
+fn verify(secret: &str, received: &Received) -> Value {
+    let mut mac = <Hmac<sha2::Sha256> as KeyInit>::new_from_slice(secret.as_bytes()).unwrap();
+    mac.update(&received.body);
+    let expected = format!("sha256={}", hex::encode(mac.finalize().into_bytes()));
+    assert_eq!(
+        received.headers["x-service-signature"].to_str().unwrap(),
+        expected
+    );
+    let body: Value = serde_json::from_slice(&received.body).unwrap();
+    assert_eq!(
+        received.headers["x-service-event-id"].to_str().unwrap(),
+        body["id"].as_str().unwrap()
+    );
+    assert!(
+        received.headers["x-service-timestamp"]
+            .to_str()
+            .unwrap()
+            .parse::<i64>()
+            .is_ok()
+    );
+    body
+}
+
+#[tokio::test]
+async fn endpoints_are_configured_through_the_api() {
+    let server = Server::start();
+    let key = &server.admin_key;
+    let created = subscribe(&server, "https://example.test/hook", &["token.rotated"]).await;
+    let endpoint_id = created["id"].as_str().unwrap().to_string();
+    assert!(endpoint_id.starts_with("whk_"));
+    assert!(created["secret"].as_str().unwrap().starts_with("whsec_"));
+    assert_eq!(created["status"], "active");
+
+    let shown: Value = server
+        .get(&format!("/v1/webhooks/{endpoint_id}"), key)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert!(shown.get("secret").is_none(), "the secret is shown once");
+    let listed: Value = server.get("/v1/webhooks", key).await.json().await.unwrap();
+    assert_eq!(listed["meta"]["total"], 1);
+
+    for body in [
+        json!({"url": "ftp://example.test/hook", "events": ["token.rotated"]}),
+        json!({"url": "not a url", "events": ["token.rotated"]}),
+        json!({"url": "https://example.test/hook", "events": ["token.exploded"]}),
+        json!({"url": "https://example.test/hook", "events": []}),
+    ] {
+        let response = server.post("/v1/webhooks", key, &body).await;
+        assert_eq!(
+            response.status(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{body}"
+        );
+    }
+    let reader = secret(&server.create_token("reader", &["tokens:read"]).await);
+    let response = server
+        .post(
+            "/v1/webhooks",
+            &reader,
+            &json!({"url": "https://x.test", "events": ["token.rotated"]}),
+        )
+        .await;
+    assert_eq!(response.status(), StatusCode::FORBIDDEN);
+
+    assert_eq!(
+        server
+            .delete(&format!("/v1/webhooks/{endpoint_id}"), key)
+            .await
+            .status(),
+        StatusCode::NO_CONTENT
+    );
+    assert_eq!(
+        server
+            .get(&format!("/v1/webhooks/{endpoint_id}"), key)
+            .await
+            .status(),
+        StatusCode::NOT_FOUND
+    );
+
+    // The signing secret is not stored in plain text.
+    let db = std::fs::read(server.dir.join("tokctl.db")).unwrap();
+    let wal = std::fs::read(server.dir.join("tokctl.db-wal")).unwrap_or_default();
+    let secret = created["secret"].as_str().unwrap().as_bytes();
+    assert!(
+        !db.windows(secret.len())
+            .chain(wal.windows(secret.len()))
+            .any(|w| w == secret)
+    );
+}
+
+#[tokio::test]
+async fn a_rotation_delivers_a_signed_event_without_the_secret() {
+    let addr = free_addr();
+    let (mut inbox, _task) = receiver(addr, 200).await;
+    let server = Server::start_with(fast_retries());
+    let endpoint = subscribe(&server, &format!("http://{addr}/hook"), &["token.rotated"]).await;
+    let token = server.create_token("ci", &["tokens:read"]).await;
+    let rotated: Value = server
+        .post(
+            &format!("/v1/tokens/{}/rotate", id(&token)),
+            &server.admin_key,
+            &json!({}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let received = next(&mut inbox).await;
+    let body = verify(endpoint["secret"].as_str().unwrap(), &received);
+    assert_eq!(body["type"], "token.rotated");
+    assert_eq!(body["data"]["id"], id(&token).as_str());
+    assert!(body["id"].as_str().unwrap().starts_with("evt_"));
+    let raw = String::from_utf8(received.body).unwrap();
+    assert!(
+        !raw.contains(&secret(&rotated)) && !raw.contains(&secret(&token)),
+        "no secret in the payload"
+    );
+
+    // A test event, and the attempts are listed.
+    let endpoint_id = endpoint["id"].as_str().unwrap();
+    let queued = server
+        .post(
+            &format!("/v1/webhooks/{endpoint_id}/test"),
+            &server.admin_key,
+            &json!({}),
+        )
+        .await;
+    assert_eq!(queued.status(), StatusCode::ACCEPTED);
+    let test = verify(
+        endpoint["secret"].as_str().unwrap(),
+        &next(&mut inbox).await,
+    );
+    assert_eq!(test["type"], "webhook.test");
+    let mut attempts = Value::Null;
+    for _ in 0..100 {
+        attempts = server
+            .get(
+                &format!("/v1/webhooks/{endpoint_id}/deliveries"),
+                &server.admin_key,
+            )
+            .await
+            .json()
+            .await
+            .unwrap();
+        if attempts["meta"]["total"] == 2 {
+            break;
+        }
+        tokio::task::yield_now().await;
+    }
+    assert_eq!(attempts["meta"]["total"], 2, "{attempts}");
+    assert_eq!(attempts["data"][0]["status_code"], 200);
+    assert_eq!(attempts["data"][0]["attempt"], 1);
+}
+
+#[tokio::test]
+async fn deliveries_survive_a_receiver_outage() {
+    let addr = free_addr();
+    let server = Server::start_with(fast_retries());
+    let endpoint = subscribe(&server, &format!("http://{addr}/hook"), &["token.rotated"]).await;
+    let token = server.create_token("ci", &["tokens:read"]).await;
+    let mut event_ids = Vec::new();
+    for _ in 0..3 {
+        let response = server
+            .post(
+                &format!("/v1/tokens/{}/rotate", id(&token)),
+                &server.admin_key,
+                &json!({}),
+            )
+            .await;
+        assert_eq!(response.status(), StatusCode::OK);
+    }
+    // Wait until every event has failed at least once against the closed port.
+    let path = format!(
+        "/v1/webhooks/{}/deliveries?per_page=100",
+        endpoint["id"].as_str().unwrap()
+    );
+    let all_failed = async {
+        loop {
+            let attempts: Value = server
+                .get(&path, &server.admin_key)
+                .await
+                .json()
+                .await
+                .unwrap();
+            let mut failed: Vec<&str> = attempts["data"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|a| a["error"] == "connection failed")
+                .map(|a| a["event_id"].as_str().unwrap())
+                .collect();
+            failed.sort_unstable();
+            failed.dedup();
+            if failed.len() == 3 {
+                return;
+            }
+            tokio::task::yield_now().await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(20), all_failed)
+        .await
+        .expect("three failed deliveries");
+
+    // The receiver comes up only now; every event still arrives (at least once).
+    let (mut inbox, _task) = receiver(addr, 200).await;
+    while event_ids.len() < 3 {
+        let body = verify(
+            endpoint["secret"].as_str().unwrap(),
+            &next(&mut inbox).await,
+        );
+        let event_id = body["id"].as_str().unwrap().to_string();
+        if !event_ids.contains(&event_id) {
+            event_ids.push(event_id);
+        }
+    }
+}
+
+#[tokio::test]
+async fn pending_deliveries_resume_after_a_crash() {
+    let addr = free_addr();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("data");
+    let mut server = Server::start_in(&dir, fast_retries());
+    let endpoint = subscribe(&server, &format!("http://{addr}/hook"), &["token.rotated"]).await;
+    let token = server.create_token("ci", &["tokens:read"]).await;
+    server
+        .post(
+            &format!("/v1/tokens/{}/rotate", id(&token)),
+            &server.admin_key,
+            &json!({}),
+        )
+        .await;
+    server.crash();
+
+    let (mut inbox, _task) = receiver(addr, 200).await;
+    let _server = Server::start_in(&dir, fast_retries());
+    let body = verify(
+        endpoint["secret"].as_str().unwrap(),
+        &next(&mut inbox).await,
+    );
+    assert_eq!(body["data"]["id"], id(&token).as_str());
+}
+
+#[tokio::test]
+async fn a_410_disables_the_endpoint() {
+    let addr = free_addr();
+    let (mut inbox, _task) = receiver(addr, 410).await;
+    let server = Server::start_with(fast_retries());
+    let endpoint = subscribe(&server, &format!("http://{addr}/hook"), &["token.rotated"]).await;
+    let endpoint_id = endpoint["id"].as_str().unwrap();
+    server
+        .post(
+            &format!("/v1/webhooks/{endpoint_id}/test"),
+            &server.admin_key,
+            &json!({}),
+        )
+        .await;
+    next(&mut inbox).await;
+    let mut shown = Value::Null;
+    for _ in 0..100 {
+        shown = server
+            .get(&format!("/v1/webhooks/{endpoint_id}"), &server.admin_key)
+            .await
+            .json()
+            .await
+            .unwrap();
+        if shown["status"] == "disabled" {
+            break;
+        }
+        tokio::task::yield_now().await;
+    }
+    assert_eq!(shown["status"], "disabled");
+}
