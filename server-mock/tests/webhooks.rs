@@ -329,11 +329,31 @@ async fn pending_deliveries_resume_after_a_crash() {
     server.crash();
 
     let (mut inbox, _task) = receiver(addr, 200).await;
-    let _server = Server::start_in(&dir, fast_retries());
-    let body = verify(
-        endpoint["secret"].as_str().unwrap(),
-        &next(&mut inbox).await,
-    );
+    let server = Server::start_in(&dir, fast_retries());
+    let received = tokio::time::timeout(Duration::from_secs(20), inbox.recv()).await;
+    let Ok(Some(received)) = received else {
+        let db = rusqlite::Connection::open(dir.join("tokctl.db")).unwrap();
+        let rows: Vec<String> = db
+            .prepare("SELECT state || ' ' || attempts || ' ' || leased || ' ' || next_attempt_at FROM webhook_deliveries")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect();
+        let attempts: Vec<String> = db
+            .prepare("SELECT attempt || ' ' || COALESCE(status_code, '-') || ' ' || COALESCE(error, '-') || ' ' || created_at FROM webhook_attempts")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect();
+        panic!(
+            "no delivery after the restart; deliveries {rows:?}; attempts {attempts:?}; now {}; server log:\n{}",
+            chrono::Utc::now().timestamp_micros(),
+            server.logs()
+        );
+    };
+    let body = verify(endpoint["secret"].as_str().unwrap(), &received);
     assert_eq!(body["data"]["id"], id(&token).as_str());
 }
 

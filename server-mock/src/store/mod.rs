@@ -393,6 +393,9 @@ pub trait Store: Send + Sync + 'static {
     /// Queues `event` for one endpoint only (a test event).
     async fn enqueue_for(&self, endpoint_id: &str, event: NewEvent) -> StoreResult<()>;
 
+    /// Makes deliveries leased by a stopped process due at once (called when delivery starts).
+    async fn release_leases(&self) -> StoreResult<()>;
+
     /// Deliveries due at `now`, leased until `lease_until`.
     async fn claim_due(
         &self,

@@ -86,6 +86,7 @@ CREATE TABLE webhook_deliveries (
     state            TEXT NOT NULL,
     attempts         INTEGER NOT NULL DEFAULT 0,
     next_attempt_at  INTEGER NOT NULL,
+    leased           INTEGER NOT NULL DEFAULT 0,
     UNIQUE (event_id, endpoint_id)
 );
 CREATE INDEX webhook_deliveries_due ON webhook_deliveries(state, next_attempt_at);

@@ -369,6 +369,14 @@ impl Store for SqliteStore {
             .await
     }
 
+    async fn release_leases(&self) -> StoreResult<()> {
+        self.engine
+            .write(Vec::new(), move |conn| {
+                webhooks::release_leases(conn, super::now())
+            })
+            .await
+    }
+
     async fn claim_due(
         &self,
         now: DateTime<Utc>,

@@ -165,12 +165,23 @@ pub(super) fn claim_due(
             })
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
-    let mut lease =
-        conn.prepare_cached("UPDATE webhook_deliveries SET next_attempt_at = ?1 WHERE id = ?2")?;
+    let mut lease = conn.prepare_cached(
+        "UPDATE webhook_deliveries SET next_attempt_at = ?1, leased = 1 WHERE id = ?2",
+    )?;
     for delivery in &due {
         lease.execute(params![micros(lease_until), delivery.id])?;
     }
     Ok(due)
+}
+
+/// Makes deliveries leased by a process that has stopped due now (only one server process
+/// delivers from a data directory, so at its start every lease is stale).
+pub(super) fn release_leases(conn: &Connection, now: DateTime<Utc>) -> StoreResult<()> {
+    conn.execute(
+        "UPDATE webhook_deliveries SET leased = 0, next_attempt_at = ?1 WHERE leased = 1 AND state = 'pending'",
+        params![micros(now)],
+    )?;
+    Ok(())
 }
 
 /// Records an attempt and what follows from it.
@@ -202,7 +213,7 @@ pub(super) fn finish(
         DeliveryOutcome::Failed | DeliveryOutcome::EndpointGone => ("failed", None),
     };
     conn.prepare_cached(
-        "UPDATE webhook_deliveries SET state = ?1, attempts = attempts + 1,
+        "UPDATE webhook_deliveries SET state = ?1, attempts = attempts + 1, leased = 0,
              next_attempt_at = COALESCE(?2, next_attempt_at) WHERE id = ?3",
     )?
     .execute(params![state, next.map(micros), delivery_id])?;

@@ -20,6 +20,9 @@ const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Runs until aborted.
 pub async fn run(hub: Arc<Hub>, store: Arc<dyn Store>) {
+    if let Err(err) = store.release_leases().await {
+        tracing::error!(error = %err, "could not resume interrupted webhook deliveries");
+    }
     let slots = Arc::new(Semaphore::new(IN_FLIGHT));
     loop {
         let now = store::now();
