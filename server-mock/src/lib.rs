@@ -100,6 +100,8 @@ pub struct ServeConfig {
     pub sim_token_delay: std::time::Duration,
     /// Waits between webhook delivery attempts.
     pub webhook_retry_schedule: Vec<std::time::Duration>,
+    /// `token.expiring` offsets before `expires_at`, each with its label (e.g. `7d`).
+    pub expiring_notices: Vec<(String, std::time::Duration)>,
 }
 
 impl ServeConfig {
@@ -112,6 +114,8 @@ impl ServeConfig {
             models: None,
             sim_token_delay: std::time::Duration::from_millis(20),
             webhook_retry_schedule: webhooks::parse_schedule(webhooks::DEFAULT_SCHEDULE)
+                .unwrap_or_default(),
+            expiring_notices: webhooks::expiry::parse_notices(webhooks::expiry::DEFAULT_NOTICES)
                 .unwrap_or_default(),
         }
     }
@@ -157,6 +161,11 @@ pub async fn serve(
         state.webhooks.clone(),
         store.clone(),
     ));
+    let expiry = tokio::spawn(webhooks::expiry::run(
+        state.webhooks.clone(),
+        store.clone(),
+        config.expiring_notices.clone(),
+    ));
     let ledger = tokio::spawn(state.gateway.ledger.clone().run(store.clone()));
     let flusher = tokio::spawn({
         let state = state.clone();
@@ -183,6 +192,7 @@ pub async fn serve(
     flusher.abort();
     ledger.abort();
     deliveries.abort();
+    expiry.abort();
     state.last_used.flush(&store).await;
     state.gateway.ledger.flush(&store).await;
     store.close().await;

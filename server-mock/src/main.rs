@@ -54,6 +54,17 @@ struct ServeArgs {
     /// Waits between webhook delivery attempts, e.g. 1s,2s,5s.
     #[arg(long, default_value = tokctl_server::webhooks::DEFAULT_SCHEDULE, value_parser = parse_schedule)]
     webhook_retry_schedule: Schedule,
+    /// When `token.expiring` fires, before `expires_at`, e.g. 7d,1d.
+    #[arg(long, default_value = tokctl_server::webhooks::expiry::DEFAULT_NOTICES, value_parser = parse_notices)]
+    expiring_notice: Notices,
+}
+
+/// Notice offsets: one argument holding a comma list.
+#[derive(Clone)]
+struct Notices(Vec<(String, std::time::Duration)>);
+
+fn parse_notices(raw: &str) -> Result<Notices, String> {
+    tokctl_server::webhooks::expiry::parse_notices(raw).map(Notices)
 }
 
 /// A retry schedule: one argument holding a comma list.
@@ -154,6 +165,7 @@ async fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
         models: args.models,
         sim_token_delay: std::time::Duration::from_millis(args.sim_token_delay_ms),
         webhook_retry_schedule: args.webhook_retry_schedule.0,
+        expiring_notices: args.expiring_notice.0,
     };
     serve(config, |_| {}, shutdown_signal()?).await
 }

@@ -387,3 +387,64 @@ async fn a_410_disables_the_endpoint() {
     }
     assert_eq!(shown["status"], "disabled");
 }
+
+#[tokio::test]
+async fn expiring_notices_fire_once_per_offset_and_only_after_creation() {
+    let addr = free_addr();
+    let (mut inbox, _task) = receiver(addr, 200).await;
+    let mut options = fast_retries();
+    options
+        .args
+        .extend(["--expiring-notice".into(), "3s,1s".into()]);
+    let server = Server::start_with(options);
+    let endpoint = subscribe(&server, &format!("http://{addr}/hook"), &["token.expiring"]).await;
+    let create = |name: &'static str, seconds: i64| {
+        let expires = (chrono::Utc::now() + chrono::Duration::seconds(seconds)).to_rfc3339();
+        let server = &server;
+        async move {
+            let response = server
+                .post(
+                    "/v1/tokens",
+                    &server.admin_key,
+                    &json!({"name": name, "scopes": ["tokens:read"], "expires_at": expires}),
+                )
+                .await;
+            assert_eq!(response.status(), StatusCode::CREATED);
+            response.json::<Value>().await.unwrap()
+        }
+    };
+    let long = create("long", 5).await;
+    let short = create("short", 2).await;
+    let revoked = create("revoked", 5).await;
+    server
+        .delete(&format!("/v1/tokens/{}", id(&revoked)), &server.admin_key)
+        .await;
+
+    // long: 3 s and 1 s before expiry; short: only 1 s (its 3 s moment came before it existed).
+    let mut seen = Vec::new();
+    while seen.len() < 3 {
+        let body = verify(
+            endpoint["secret"].as_str().unwrap(),
+            &next(&mut inbox).await,
+        );
+        assert_eq!(body["type"], "token.expiring");
+        let data = &body["data"];
+        assert!(data["expires_at"].is_string() && data["name"].is_string());
+        seen.push((
+            data["id"].as_str().unwrap().to_string(),
+            data["notice"].as_str().unwrap().to_string(),
+        ));
+    }
+    seen.sort();
+    let mut expected = vec![
+        (id(&long), "1s".to_string()),
+        (id(&long), "3s".to_string()),
+        (id(&short), "1s".to_string()),
+    ];
+    expected.sort();
+    assert_eq!(seen, expected);
+    assert!(
+        inbox.try_recv().is_err(),
+        "nothing for the revoked token, nothing twice"
+    );
+}

@@ -259,6 +259,9 @@ pub struct Attempt {
     pub created_at: DateTime<Utc>,
 }
 
+/// Builds the event for a token and a notice label.
+pub type EventMaker = std::sync::Arc<dyn Fn(&TokenRecord, &str) -> NewEvent + Send + Sync>;
+
 /// What an attempt leads to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DeliveryOutcome {
@@ -392,6 +395,13 @@ pub trait Store: Send + Sync + 'static {
 
     /// Queues `event` for one endpoint only (a test event).
     async fn enqueue_for(&self, endpoint_id: &str, event: NewEvent) -> StoreResult<()>;
+
+    /// Writes due `token.expiring` notices (see the webhooks module); returns how many.
+    async fn expiring_notices(
+        &self,
+        offsets: Vec<(String, chrono::Duration)>,
+        make_event: EventMaker,
+    ) -> StoreResult<usize>;
 
     /// Makes deliveries leased by a stopped process due at once (called when delivery starts).
     async fn release_leases(&self) -> StoreResult<()>;

@@ -103,6 +103,11 @@ CREATE TABLE webhook_attempts (
     created_at     INTEGER NOT NULL
 );
 CREATE INDEX webhook_attempts_by_endpoint ON webhook_attempts(endpoint_id, id DESC);
+CREATE TABLE webhook_expiry_notices (
+    token_id  TEXT NOT NULL,
+    notice    TEXT NOT NULL,
+    PRIMARY KEY (token_id, notice)
+);
 "#,
 ];
 

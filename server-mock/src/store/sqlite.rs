@@ -369,6 +369,22 @@ impl Store for SqliteStore {
             .await
     }
 
+    async fn expiring_notices(
+        &self,
+        offsets: Vec<(String, chrono::Duration)>,
+        make_event: super::EventMaker,
+    ) -> StoreResult<usize> {
+        let offsets: Vec<(String, i64)> = offsets
+            .into_iter()
+            .map(|(label, d)| (label, d.num_microseconds().unwrap_or(i64::MAX)))
+            .collect();
+        self.engine
+            .write(Vec::new(), move |conn| {
+                webhooks::expiring(conn, super::now(), &offsets, make_event.as_ref())
+            })
+            .await
+    }
+
     async fn release_leases(&self) -> StoreResult<()> {
         self.engine
             .write(Vec::new(), move |conn| {

@@ -269,3 +269,44 @@ pub(super) fn list_attempts(
         .collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(Page { items, total })
 }
+
+/// For each `(label, offset)`: every live token whose `expires_at - offset` has passed, lies
+/// after its creation, and has no notice yet gets one: the notice row and its event (made by
+/// `make_event`) are written together. Returns how many were written.
+pub(super) fn expiring(
+    conn: &Connection,
+    now: DateTime<Utc>,
+    offsets: &[(String, i64)],
+    make_event: &(dyn Fn(&super::TokenRecord, &str) -> NewEvent + Send + Sync),
+) -> StoreResult<usize> {
+    let mut written = 0;
+    for (label, offset) in offsets {
+        let due = conn
+            .prepare_cached(&format!(
+                "SELECT {} FROM tokens t
+                 WHERE t.revoked_at IS NULL AND t.expires_at IS NOT NULL AND t.expires_at > ?1
+                   AND t.expires_at - ?2 <= ?1 AND t.expires_at - ?2 > t.created_at
+                   AND NOT EXISTS (SELECT 1 FROM webhook_expiry_notices n
+                                   WHERE n.token_id = t.id AND n.notice = ?3)",
+                super::rows::TOKEN_COLUMNS
+                    .split(", ")
+                    .map(|c| format!("t.{c}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))?
+            .query_map(
+                params![micros(now), offset, label],
+                super::rows::token_from_row,
+            )?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        for token in due {
+            conn.prepare_cached(
+                "INSERT INTO webhook_expiry_notices (token_id, notice) VALUES (?1, ?2)",
+            )?
+            .execute(params![token.id, label])?;
+            enqueue(conn, &make_event(&token, label), None)?;
+            written += 1;
+        }
+    }
+    Ok(written)
+}

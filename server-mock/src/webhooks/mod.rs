@@ -1,6 +1,7 @@
 //! Webhooks: endpoint configuration (`/v1/webhooks`), the durable outbox, and signed delivery.
 
 pub mod delivery;
+pub mod expiry;
 pub mod seal;
 
 use std::time::Duration;
