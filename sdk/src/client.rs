@@ -13,7 +13,7 @@ use url::Url;
 
 use crate::error::{Error, RateLimit, Result, retry_after};
 use crate::retry::RetryPolicy;
-use crate::{audit, chat, models, scopes, tokens, usage};
+use crate::{audit, chat, models, scopes, tokens, usage, webhooks};
 
 /// Default token API base URL (the reference server's default address).
 pub const DEFAULT_BASE_URL: &str = "http://127.0.0.1:8080/v1";
@@ -257,6 +257,11 @@ impl Client {
     /// The workspace's credit ledger.
     pub fn usage(&self) -> usage::UsageApi<'_> {
         usage::UsageApi::new(self)
+    }
+
+    /// Webhook endpoints and their deliveries.
+    pub fn webhooks(&self) -> webhooks::Webhooks<'_> {
+        webhooks::Webhooks::new(self)
     }
 
     /// The rate-limit state of the most recent response, if any response carried one.

@@ -1,6 +1,4 @@
-//! Webhook signature verification.
-//!
-//! Every delivery carries `x-service-signature: sha256=<hex HMAC-SHA256 of the exact body>`,
+//! Webhook signatures: `x-service-signature: sha256=<hex HMAC-SHA256 of the exact body>`,
 //! keyed with the endpoint's secret. Verify the raw bytes as received, before parsing them.
 
 use hmac::{Hmac, KeyInit, Mac};
@@ -25,6 +23,15 @@ pub enum SignatureError {
     /// Well-formed, but not the signature of this body with this secret.
     #[error("the signature does not match the body")]
     Mismatch,
+    /// A header the check needs is missing or not text.
+    #[error("the {0} header is missing")]
+    MissingHeader(&'static str),
+    /// `x-service-timestamp` is outside the allowed tolerance (a replayed or delayed request).
+    #[error("the event timestamp is outside the allowed tolerance")]
+    Stale,
+    /// The signature holds but the body is not an event.
+    #[error("the body is not a webhook event")]
+    InvalidBody,
 }
 
 /// Checks `header` (the value of `x-service-signature`) against `body` and `secret`.
