@@ -41,6 +41,7 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
             [CompletionResult]::new('chat', 'chat', [CompletionResultType]::ParameterValue, 'Chat through the gateway: one answer for PROMPT (or piped stdin), or a session on a terminal')
             [CompletionResult]::new('models', 'models', [CompletionResultType]::ParameterValue, 'List the gateway''s models with prices, quality and latency')
             [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Show the credit ledger: totals by day and model, with a chart on a terminal')
+            [CompletionResult]::new('webhooks', 'webhooks', [CompletionResultType]::ParameterValue, 'Configure webhook endpoints, receive events locally, verify signatures')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -377,6 +378,178 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'tokctl;webhooks' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Add an endpoint and print its signing secret (shown once)')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List endpoints')
+            [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'Show one endpoint')
+            [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete an endpoint')
+            [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Send a webhook.test event to an endpoint')
+            [CompletionResult]::new('deliveries', 'deliveries', [CompletionResultType]::ParameterValue, 'Show an endpoint''s delivery attempts')
+            [CompletionResult]::new('listen', 'listen', [CompletionResultType]::ParameterValue, 'Receive events on 127.0.0.1: verify each, answer 2xx or 401, print it, maybe forward it')
+            [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check a signature against the body on stdin: exit 0 when it matches, 1 when not')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'tokctl;webhooks;create' {
+            [CompletionResult]::new('-e', '-e', [CompletionResultType]::ParameterName, 'Event type to receive (repeat): token.rotated, token.expiring')
+            [CompletionResult]::new('--event', '--event', [CompletionResultType]::ParameterName, 'Event type to receive (repeat): token.rotated, token.expiring')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'tokctl;webhooks;list' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'tokctl;webhooks;get' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'tokctl;webhooks;delete' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'tokctl;webhooks;test' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'tokctl;webhooks;deliveries' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'tokctl;webhooks;listen' {
+            [CompletionResult]::new('--port', '--port', [CompletionResultType]::ParameterName, 'Port to listen on (0 picks a free one)')
+            [CompletionResult]::new('--secret', '--secret', [CompletionResultType]::ParameterName, 'The endpoint''s signing secret')
+            [CompletionResult]::new('--forward-to', '--forward-to', [CompletionResultType]::ParameterName, 'Also POST each verified event, with its headers, to this URL')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'tokctl;webhooks;verify' {
+            [CompletionResult]::new('--secret', '--secret', [CompletionResultType]::ParameterName, 'The endpoint''s signing secret')
+            [CompletionResult]::new('--signature', '--signature', [CompletionResultType]::ParameterName, 'The x-service-signature header value (sha256=...)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'tokctl;webhooks;help' {
+            [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Add an endpoint and print its signing secret (shown once)')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List endpoints')
+            [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'Show one endpoint')
+            [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete an endpoint')
+            [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Send a webhook.test event to an endpoint')
+            [CompletionResult]::new('deliveries', 'deliveries', [CompletionResultType]::ParameterValue, 'Show an endpoint''s delivery attempts')
+            [CompletionResult]::new('listen', 'listen', [CompletionResultType]::ParameterValue, 'Receive events on 127.0.0.1: verify each, answer 2xx or 401, print it, maybe forward it')
+            [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check a signature against the body on stdin: exit 0 when it matches, 1 when not')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'tokctl;webhooks;help;create' {
+            break
+        }
+        'tokctl;webhooks;help;list' {
+            break
+        }
+        'tokctl;webhooks;help;get' {
+            break
+        }
+        'tokctl;webhooks;help;delete' {
+            break
+        }
+        'tokctl;webhooks;help;test' {
+            break
+        }
+        'tokctl;webhooks;help;deliveries' {
+            break
+        }
+        'tokctl;webhooks;help;listen' {
+            break
+        }
+        'tokctl;webhooks;help;verify' {
+            break
+        }
+        'tokctl;webhooks;help;help' {
+            break
+        }
         'tokctl;completions' {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
@@ -399,6 +572,7 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
             [CompletionResult]::new('chat', 'chat', [CompletionResultType]::ParameterValue, 'Chat through the gateway: one answer for PROMPT (or piped stdin), or a session on a terminal')
             [CompletionResult]::new('models', 'models', [CompletionResultType]::ParameterValue, 'List the gateway''s models with prices, quality and latency')
             [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Show the credit ledger: totals by day and model, with a chart on a terminal')
+            [CompletionResult]::new('webhooks', 'webhooks', [CompletionResultType]::ParameterValue, 'Configure webhook endpoints, receive events locally, verify signatures')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -465,6 +639,41 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
             break
         }
         'tokctl;help;usage' {
+            break
+        }
+        'tokctl;help;webhooks' {
+            [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Add an endpoint and print its signing secret (shown once)')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List endpoints')
+            [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'Show one endpoint')
+            [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete an endpoint')
+            [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Send a webhook.test event to an endpoint')
+            [CompletionResult]::new('deliveries', 'deliveries', [CompletionResultType]::ParameterValue, 'Show an endpoint''s delivery attempts')
+            [CompletionResult]::new('listen', 'listen', [CompletionResultType]::ParameterValue, 'Receive events on 127.0.0.1: verify each, answer 2xx or 401, print it, maybe forward it')
+            [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check a signature against the body on stdin: exit 0 when it matches, 1 when not')
+            break
+        }
+        'tokctl;help;webhooks;create' {
+            break
+        }
+        'tokctl;help;webhooks;list' {
+            break
+        }
+        'tokctl;help;webhooks;get' {
+            break
+        }
+        'tokctl;help;webhooks;delete' {
+            break
+        }
+        'tokctl;help;webhooks;test' {
+            break
+        }
+        'tokctl;help;webhooks;deliveries' {
+            break
+        }
+        'tokctl;help;webhooks;listen' {
+            break
+        }
+        'tokctl;help;webhooks;verify' {
             break
         }
         'tokctl;help;completions' {

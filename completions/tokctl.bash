@@ -46,6 +46,9 @@ _tokctl() {
             tokctl,usage)
                 cmd="tokctl__subcmd__usage"
                 ;;
+            tokctl,webhooks)
+                cmd="tokctl__subcmd__webhooks"
+                ;;
             tokctl__subcmd__audit,help)
                 cmd="tokctl__subcmd__audit__subcmd__help"
                 ;;
@@ -118,6 +121,9 @@ _tokctl() {
             tokctl__subcmd__help,usage)
                 cmd="tokctl__subcmd__help__subcmd__usage"
                 ;;
+            tokctl__subcmd__help,webhooks)
+                cmd="tokctl__subcmd__help__subcmd__webhooks"
+                ;;
             tokctl__subcmd__help__subcmd__audit,list)
                 cmd="tokctl__subcmd__help__subcmd__audit__subcmd__list"
                 ;;
@@ -147,6 +153,30 @@ _tokctl() {
                 ;;
             tokctl__subcmd__help__subcmd__tokens,rotate)
                 cmd="tokctl__subcmd__help__subcmd__tokens__subcmd__rotate"
+                ;;
+            tokctl__subcmd__help__subcmd__webhooks,create)
+                cmd="tokctl__subcmd__help__subcmd__webhooks__subcmd__create"
+                ;;
+            tokctl__subcmd__help__subcmd__webhooks,delete)
+                cmd="tokctl__subcmd__help__subcmd__webhooks__subcmd__delete"
+                ;;
+            tokctl__subcmd__help__subcmd__webhooks,deliveries)
+                cmd="tokctl__subcmd__help__subcmd__webhooks__subcmd__deliveries"
+                ;;
+            tokctl__subcmd__help__subcmd__webhooks,get)
+                cmd="tokctl__subcmd__help__subcmd__webhooks__subcmd__get"
+                ;;
+            tokctl__subcmd__help__subcmd__webhooks,list)
+                cmd="tokctl__subcmd__help__subcmd__webhooks__subcmd__list"
+                ;;
+            tokctl__subcmd__help__subcmd__webhooks,listen)
+                cmd="tokctl__subcmd__help__subcmd__webhooks__subcmd__listen"
+                ;;
+            tokctl__subcmd__help__subcmd__webhooks,test)
+                cmd="tokctl__subcmd__help__subcmd__webhooks__subcmd__test"
+                ;;
+            tokctl__subcmd__help__subcmd__webhooks,verify)
+                cmd="tokctl__subcmd__help__subcmd__webhooks__subcmd__verify"
                 ;;
             tokctl__subcmd__tokens,create)
                 cmd="tokctl__subcmd__tokens__subcmd__create"
@@ -184,6 +214,60 @@ _tokctl() {
             tokctl__subcmd__tokens__subcmd__help,rotate)
                 cmd="tokctl__subcmd__tokens__subcmd__help__subcmd__rotate"
                 ;;
+            tokctl__subcmd__webhooks,create)
+                cmd="tokctl__subcmd__webhooks__subcmd__create"
+                ;;
+            tokctl__subcmd__webhooks,delete)
+                cmd="tokctl__subcmd__webhooks__subcmd__delete"
+                ;;
+            tokctl__subcmd__webhooks,deliveries)
+                cmd="tokctl__subcmd__webhooks__subcmd__deliveries"
+                ;;
+            tokctl__subcmd__webhooks,get)
+                cmd="tokctl__subcmd__webhooks__subcmd__get"
+                ;;
+            tokctl__subcmd__webhooks,help)
+                cmd="tokctl__subcmd__webhooks__subcmd__help"
+                ;;
+            tokctl__subcmd__webhooks,list)
+                cmd="tokctl__subcmd__webhooks__subcmd__list"
+                ;;
+            tokctl__subcmd__webhooks,listen)
+                cmd="tokctl__subcmd__webhooks__subcmd__listen"
+                ;;
+            tokctl__subcmd__webhooks,test)
+                cmd="tokctl__subcmd__webhooks__subcmd__test"
+                ;;
+            tokctl__subcmd__webhooks,verify)
+                cmd="tokctl__subcmd__webhooks__subcmd__verify"
+                ;;
+            tokctl__subcmd__webhooks__subcmd__help,create)
+                cmd="tokctl__subcmd__webhooks__subcmd__help__subcmd__create"
+                ;;
+            tokctl__subcmd__webhooks__subcmd__help,delete)
+                cmd="tokctl__subcmd__webhooks__subcmd__help__subcmd__delete"
+                ;;
+            tokctl__subcmd__webhooks__subcmd__help,deliveries)
+                cmd="tokctl__subcmd__webhooks__subcmd__help__subcmd__deliveries"
+                ;;
+            tokctl__subcmd__webhooks__subcmd__help,get)
+                cmd="tokctl__subcmd__webhooks__subcmd__help__subcmd__get"
+                ;;
+            tokctl__subcmd__webhooks__subcmd__help,help)
+                cmd="tokctl__subcmd__webhooks__subcmd__help__subcmd__help"
+                ;;
+            tokctl__subcmd__webhooks__subcmd__help,list)
+                cmd="tokctl__subcmd__webhooks__subcmd__help__subcmd__list"
+                ;;
+            tokctl__subcmd__webhooks__subcmd__help,listen)
+                cmd="tokctl__subcmd__webhooks__subcmd__help__subcmd__listen"
+                ;;
+            tokctl__subcmd__webhooks__subcmd__help,test)
+                cmd="tokctl__subcmd__webhooks__subcmd__help__subcmd__test"
+                ;;
+            tokctl__subcmd__webhooks__subcmd__help,verify)
+                cmd="tokctl__subcmd__webhooks__subcmd__help__subcmd__verify"
+                ;;
             *)
                 ;;
         esac
@@ -191,7 +275,7 @@ _tokctl() {
 
     case "${cmd}" in
         tokctl)
-            opts="-o -q -v -h -V --output --quiet --verbose --profile --base-url --help --version login config tokens audit scopes chat models usage completions help"
+            opts="-o -q -v -h -V --output --quiet --verbose --profile --base-url --help --version login config tokens audit scopes chat models usage webhooks completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -657,7 +741,7 @@ _tokctl() {
             return 0
             ;;
         tokctl__subcmd__help)
-            opts="login config tokens audit scopes chat models usage completions help"
+            opts="login config tokens audit scopes chat models usage webhooks completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -939,6 +1023,132 @@ _tokctl() {
         tokctl__subcmd__help__subcmd__usage)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__help__subcmd__webhooks)
+            opts="create list get delete test deliveries listen verify"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__help__subcmd__webhooks__subcmd__create)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__help__subcmd__webhooks__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__help__subcmd__webhooks__subcmd__deliveries)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__help__subcmd__webhooks__subcmd__get)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__help__subcmd__webhooks__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__help__subcmd__webhooks__subcmd__listen)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__help__subcmd__webhooks__subcmd__test)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__help__subcmd__webhooks__subcmd__verify)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1361,6 +1571,444 @@ _tokctl() {
                 return 0
             fi
             case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__webhooks)
+            opts="-o -q -v -h --output --quiet --verbose --profile --base-url --help create list get delete test deliveries listen verify help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__webhooks__subcmd__create)
+            opts="-e -o -q -v -h --event --output --quiet --verbose --profile --base-url --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --event)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -e)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__webhooks__subcmd__delete)
+            opts="-o -q -v -h --output --quiet --verbose --profile --base-url --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__webhooks__subcmd__deliveries)
+            opts="-o -q -v -h --output --quiet --verbose --profile --base-url --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__webhooks__subcmd__get)
+            opts="-o -q -v -h --output --quiet --verbose --profile --base-url --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__webhooks__subcmd__help)
+            opts="create list get delete test deliveries listen verify help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__webhooks__subcmd__help__subcmd__create)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__webhooks__subcmd__help__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__webhooks__subcmd__help__subcmd__deliveries)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__webhooks__subcmd__help__subcmd__get)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__webhooks__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__webhooks__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__webhooks__subcmd__help__subcmd__listen)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__webhooks__subcmd__help__subcmd__test)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__webhooks__subcmd__help__subcmd__verify)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__webhooks__subcmd__list)
+            opts="-o -q -v -h --output --quiet --verbose --profile --base-url --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__webhooks__subcmd__listen)
+            opts="-o -q -v -h --port --secret --forward-to --output --quiet --verbose --profile --base-url --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --port)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --secret)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --forward-to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__webhooks__subcmd__test)
+            opts="-o -q -v -h --output --quiet --verbose --profile --base-url --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__webhooks__subcmd__verify)
+            opts="-o -q -v -h --secret --signature --output --quiet --verbose --profile --base-url --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --secret)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --signature)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
                     return 0

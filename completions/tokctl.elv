@@ -38,6 +38,7 @@ set edit:completion:arg-completer[tokctl] = {|@words|
             cand chat 'Chat through the gateway: one answer for PROMPT (or piped stdin), or a session on a terminal'
             cand models 'List the gateway''s models with prices, quality and latency'
             cand usage 'Show the credit ledger: totals by day and model, with a chart on a terminal'
+            cand webhooks 'Configure webhook endpoints, receive events locally, verify signatures'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -339,6 +340,159 @@ set edit:completion:arg-completer[tokctl] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'tokctl;webhooks'= {
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand create 'Add an endpoint and print its signing secret (shown once)'
+            cand list 'List endpoints'
+            cand get 'Show one endpoint'
+            cand delete 'Delete an endpoint'
+            cand test 'Send a webhook.test event to an endpoint'
+            cand deliveries 'Show an endpoint''s delivery attempts'
+            cand listen 'Receive events on 127.0.0.1: verify each, answer 2xx or 401, print it, maybe forward it'
+            cand verify 'Check a signature against the body on stdin: exit 0 when it matches, 1 when not'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'tokctl;webhooks;create'= {
+            cand -e 'Event type to receive (repeat): token.rotated, token.expiring'
+            cand --event 'Event type to receive (repeat): token.rotated, token.expiring'
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'tokctl;webhooks;list'= {
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'tokctl;webhooks;get'= {
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'tokctl;webhooks;delete'= {
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'tokctl;webhooks;test'= {
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'tokctl;webhooks;deliveries'= {
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'tokctl;webhooks;listen'= {
+            cand --port 'Port to listen on (0 picks a free one)'
+            cand --secret 'The endpoint''s signing secret'
+            cand --forward-to 'Also POST each verified event, with its headers, to this URL'
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'tokctl;webhooks;verify'= {
+            cand --secret 'The endpoint''s signing secret'
+            cand --signature 'The x-service-signature header value (sha256=...)'
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'tokctl;webhooks;help'= {
+            cand create 'Add an endpoint and print its signing secret (shown once)'
+            cand list 'List endpoints'
+            cand get 'Show one endpoint'
+            cand delete 'Delete an endpoint'
+            cand test 'Send a webhook.test event to an endpoint'
+            cand deliveries 'Show an endpoint''s delivery attempts'
+            cand listen 'Receive events on 127.0.0.1: verify each, answer 2xx or 401, print it, maybe forward it'
+            cand verify 'Check a signature against the body on stdin: exit 0 when it matches, 1 when not'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'tokctl;webhooks;help;create'= {
+        }
+        &'tokctl;webhooks;help;list'= {
+        }
+        &'tokctl;webhooks;help;get'= {
+        }
+        &'tokctl;webhooks;help;delete'= {
+        }
+        &'tokctl;webhooks;help;test'= {
+        }
+        &'tokctl;webhooks;help;deliveries'= {
+        }
+        &'tokctl;webhooks;help;listen'= {
+        }
+        &'tokctl;webhooks;help;verify'= {
+        }
+        &'tokctl;webhooks;help;help'= {
+        }
         &'tokctl;completions'= {
             cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
             cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
@@ -360,6 +514,7 @@ set edit:completion:arg-completer[tokctl] = {|@words|
             cand chat 'Chat through the gateway: one answer for PROMPT (or piped stdin), or a session on a terminal'
             cand models 'List the gateway''s models with prices, quality and latency'
             cand usage 'Show the credit ledger: totals by day and model, with a chart on a terminal'
+            cand webhooks 'Configure webhook endpoints, receive events locally, verify signatures'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -408,6 +563,32 @@ set edit:completion:arg-completer[tokctl] = {|@words|
         &'tokctl;help;models'= {
         }
         &'tokctl;help;usage'= {
+        }
+        &'tokctl;help;webhooks'= {
+            cand create 'Add an endpoint and print its signing secret (shown once)'
+            cand list 'List endpoints'
+            cand get 'Show one endpoint'
+            cand delete 'Delete an endpoint'
+            cand test 'Send a webhook.test event to an endpoint'
+            cand deliveries 'Show an endpoint''s delivery attempts'
+            cand listen 'Receive events on 127.0.0.1: verify each, answer 2xx or 401, print it, maybe forward it'
+            cand verify 'Check a signature against the body on stdin: exit 0 when it matches, 1 when not'
+        }
+        &'tokctl;help;webhooks;create'= {
+        }
+        &'tokctl;help;webhooks;list'= {
+        }
+        &'tokctl;help;webhooks;get'= {
+        }
+        &'tokctl;help;webhooks;delete'= {
+        }
+        &'tokctl;help;webhooks;test'= {
+        }
+        &'tokctl;help;webhooks;deliveries'= {
+        }
+        &'tokctl;help;webhooks;listen'= {
+        }
+        &'tokctl;help;webhooks;verify'= {
         }
         &'tokctl;help;completions'= {
         }

@@ -41,6 +41,7 @@ complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "scopes" -d 'List ever
 complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "chat" -d 'Chat through the gateway: one answer for PROMPT (or piped stdin), or a session on a terminal'
 complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "models" -d 'List the gateway\'s models with prices, quality and latency'
 complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "usage" -d 'Show the credit ledger: totals by day and model, with a chart on a terminal'
+complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "webhooks" -d 'Configure webhook endpoints, receive events locally, verify signatures'
 complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand login" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
@@ -236,6 +237,102 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand usage" -l base-url -d 'Tok
 complete -c tokctl -n "__fish_tokctl_using_subcommand usage" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand usage" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand usage" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and not __fish_seen_subcommand_from create list get delete test deliveries listen verify help" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and not __fish_seen_subcommand_from create list get delete test deliveries listen verify help" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and not __fish_seen_subcommand_from create list get delete test deliveries listen verify help" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and not __fish_seen_subcommand_from create list get delete test deliveries listen verify help" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and not __fish_seen_subcommand_from create list get delete test deliveries listen verify help" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and not __fish_seen_subcommand_from create list get delete test deliveries listen verify help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and not __fish_seen_subcommand_from create list get delete test deliveries listen verify help" -f -a "create" -d 'Add an endpoint and print its signing secret (shown once)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and not __fish_seen_subcommand_from create list get delete test deliveries listen verify help" -f -a "list" -d 'List endpoints'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and not __fish_seen_subcommand_from create list get delete test deliveries listen verify help" -f -a "get" -d 'Show one endpoint'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and not __fish_seen_subcommand_from create list get delete test deliveries listen verify help" -f -a "delete" -d 'Delete an endpoint'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and not __fish_seen_subcommand_from create list get delete test deliveries listen verify help" -f -a "test" -d 'Send a webhook.test event to an endpoint'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and not __fish_seen_subcommand_from create list get delete test deliveries listen verify help" -f -a "deliveries" -d 'Show an endpoint\'s delivery attempts'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and not __fish_seen_subcommand_from create list get delete test deliveries listen verify help" -f -a "listen" -d 'Receive events on 127.0.0.1: verify each, answer 2xx or 401, print it, maybe forward it'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and not __fish_seen_subcommand_from create list get delete test deliveries listen verify help" -f -a "verify" -d 'Check a signature against the body on stdin: exit 0 when it matches, 1 when not'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and not __fish_seen_subcommand_from create list get delete test deliveries listen verify help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from create" -s e -l event -d 'Event type to receive (repeat): token.rotated, token.expiring' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from create" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from create" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from create" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from list" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from list" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from list" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from get" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from get" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from get" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from get" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from get" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from get" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from delete" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from delete" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from delete" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from delete" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from delete" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from test" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from test" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from test" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from test" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from test" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from test" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from listen" -l port -d 'Port to listen on (0 picks a free one)' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from listen" -l secret -d 'The endpoint\'s signing secret' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from listen" -l forward-to -d 'Also POST each verified event, with its headers, to this URL' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from listen" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from listen" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from listen" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from listen" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from listen" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from listen" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from verify" -l secret -d 'The endpoint\'s signing secret' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from verify" -l signature -d 'The x-service-signature header value (sha256=...)' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from verify" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from verify" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from verify" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from verify" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from verify" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from verify" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from help" -f -a "create" -d 'Add an endpoint and print its signing secret (shown once)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from help" -f -a "list" -d 'List endpoints'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from help" -f -a "get" -d 'Show one endpoint'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete an endpoint'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from help" -f -a "test" -d 'Send a webhook.test event to an endpoint'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from help" -f -a "deliveries" -d 'Show an endpoint\'s delivery attempts'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from help" -f -a "listen" -d 'Receive events on 127.0.0.1: verify each, answer 2xx or 401, print it, maybe forward it'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from help" -f -a "verify" -d 'Check a signature against the body on stdin: exit 0 when it matches, 1 when not'
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'"
@@ -244,16 +341,17 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -l base-url -
 complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage completions help" -f -a "login" -d 'Save a base URL and API key as a profile (asks on a terminal; --with-token reads stdin)'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage completions help" -f -a "config" -d 'Show and change the configuration file and its profiles'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage completions help" -f -a "tokens" -d 'Create, list, inspect, rotate and revoke tokens'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage completions help" -f -a "audit" -d 'Read the workspace audit log'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage completions help" -f -a "scopes" -d 'List every scope a token can hold'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage completions help" -f -a "chat" -d 'Chat through the gateway: one answer for PROMPT (or piped stdin), or a session on a terminal'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage completions help" -f -a "models" -d 'List the gateway\'s models with prices, quality and latency'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage completions help" -f -a "usage" -d 'Show the credit ledger: totals by day and model, with a chart on a terminal'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage completions help" -f -a "completions" -d 'Print a shell completion script'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage webhooks completions help" -f -a "login" -d 'Save a base URL and API key as a profile (asks on a terminal; --with-token reads stdin)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage webhooks completions help" -f -a "config" -d 'Show and change the configuration file and its profiles'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage webhooks completions help" -f -a "tokens" -d 'Create, list, inspect, rotate and revoke tokens'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage webhooks completions help" -f -a "audit" -d 'Read the workspace audit log'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage webhooks completions help" -f -a "scopes" -d 'List every scope a token can hold'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage webhooks completions help" -f -a "chat" -d 'Chat through the gateway: one answer for PROMPT (or piped stdin), or a session on a terminal'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage webhooks completions help" -f -a "models" -d 'List the gateway\'s models with prices, quality and latency'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage webhooks completions help" -f -a "usage" -d 'Show the credit ledger: totals by day and model, with a chart on a terminal'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage webhooks completions help" -f -a "webhooks" -d 'Configure webhook endpoints, receive events locally, verify signatures'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage webhooks completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage webhooks completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "show" -d 'Show the settings in effect and where each comes from (the key is redacted)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "set" -d 'Set KEY (base_url, chat_base_url, api_key) in the current profile'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "profiles" -d 'List profiles; the current one is marked'
@@ -264,3 +362,11 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subc
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from tokens" -f -a "rotate" -d 'Replace a token\'s secret and print the new one; the old one stops working at once'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from tokens" -f -a "revoke" -d 'Revoke tokens for good (asks first on a terminal; --yes otherwise)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from audit" -f -a "list" -d 'List audit entries, newest first (every page)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from webhooks" -f -a "create" -d 'Add an endpoint and print its signing secret (shown once)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from webhooks" -f -a "list" -d 'List endpoints'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from webhooks" -f -a "get" -d 'Show one endpoint'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from webhooks" -f -a "delete" -d 'Delete an endpoint'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from webhooks" -f -a "test" -d 'Send a webhook.test event to an endpoint'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from webhooks" -f -a "deliveries" -d 'Show an endpoint\'s delivery attempts'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from webhooks" -f -a "listen" -d 'Receive events on 127.0.0.1: verify each, answer 2xx or 401, print it, maybe forward it'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from webhooks" -f -a "verify" -d 'Check a signature against the body on stdin: exit 0 when it matches, 1 when not'

@@ -83,6 +83,9 @@ pub enum Command {
     Models,
     /// Show the credit ledger: totals by day and model, with a chart on a terminal.
     Usage,
+    /// Configure webhook endpoints, receive events locally, verify signatures.
+    #[command(subcommand)]
+    Webhooks(WebhooksCommand),
     /// Print a shell completion script.
     Completions {
         /// The shell.
@@ -214,6 +217,61 @@ pub struct RevokeArgs {
     /// Do not ask for confirmation (needed when not on a terminal).
     #[arg(long, short = 'y')]
     pub yes: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum WebhooksCommand {
+    /// Add an endpoint and print its signing secret (shown once).
+    Create {
+        /// Where events are POSTed (http or https).
+        url: String,
+        /// Event type to receive (repeat): token.rotated, token.expiring.
+        #[arg(long = "event", short = 'e', required = true)]
+        events: Vec<String>,
+    },
+    /// List endpoints.
+    List,
+    /// Show one endpoint.
+    Get {
+        /// Endpoint id (whk_...).
+        id: String,
+    },
+    /// Delete an endpoint.
+    Delete {
+        /// Endpoint id (whk_...).
+        id: String,
+    },
+    /// Send a webhook.test event to an endpoint.
+    Test {
+        /// Endpoint id (whk_...).
+        id: String,
+    },
+    /// Show an endpoint's delivery attempts.
+    Deliveries {
+        /// Endpoint id (whk_...).
+        id: String,
+    },
+    /// Receive events on 127.0.0.1: verify each, answer 2xx or 401, print it, maybe forward it.
+    Listen {
+        /// Port to listen on (0 picks a free one).
+        #[arg(long, default_value_t = 8787)]
+        port: u16,
+        /// The endpoint's signing secret.
+        #[arg(long, env = "TOKCTL_WEBHOOK_SECRET", hide_env_values = true)]
+        secret: String,
+        /// Also POST each verified event, with its headers, to this URL.
+        #[arg(long)]
+        forward_to: Option<String>,
+    },
+    /// Check a signature against the body on stdin: exit 0 when it matches, 1 when not.
+    Verify {
+        /// The endpoint's signing secret.
+        #[arg(long, env = "TOKCTL_WEBHOOK_SECRET", hide_env_values = true)]
+        secret: String,
+        /// The x-service-signature header value (sha256=...).
+        #[arg(long)]
+        signature: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]

@@ -67,6 +67,16 @@ impl Output {
         }
     }
 
+    /// Plain lines on stdout, whatever stdout is (for event streams).
+    pub fn plain() -> Self {
+        Output {
+            style: Style::Plain,
+            quiet: false,
+            color: false,
+            human_times: false,
+        }
+    }
+
     /// Whether JSON was asked for.
     pub fn json(&self) -> bool {
         self.style == Style::Json

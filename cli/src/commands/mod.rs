@@ -9,6 +9,7 @@ mod models;
 mod scopes;
 mod tokens;
 mod usage;
+mod webhooks;
 
 use std::io::IsTerminal;
 
@@ -98,6 +99,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Chat(args) => chat::run(&ctx, args).await,
         Command::Models => models::run(&ctx).await,
         Command::Usage => usage::run(&ctx).await,
+        Command::Webhooks(command) => webhooks::run(&ctx, command).await,
         Command::Completions { shell } => completions::run(shell),
     }
 }

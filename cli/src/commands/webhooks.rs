@@ -1,0 +1,249 @@
+//! `tokctl webhooks`: endpoint configuration, a local receiver, and a signature check.
+
+use std::io::{IsTerminal, Read};
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use serde::Serialize;
+use tokctl_sdk::webhooks::{CreateWebhook, DeliveryAttempt, WebhookEndpoint, verify, verify_event};
+
+use super::Ctx;
+use crate::cli::WebhooksCommand;
+use crate::error::CliError;
+use crate::output::{Output, Row};
+
+#[derive(Serialize)]
+#[serde(transparent)]
+struct EndpointRow(WebhookEndpoint);
+
+impl Row for EndpointRow {
+    fn headers() -> &'static [&'static str] {
+        &["ID", "URL", "EVENTS", "STATUS", "CREATED"]
+    }
+
+    fn cells(&self, time: &dyn Fn(Option<chrono::DateTime<chrono::Utc>>) -> String) -> Vec<String> {
+        let e = &self.0;
+        vec![
+            e.id.clone(),
+            e.url.clone(),
+            e.events.join(","),
+            e.status.clone(),
+            time(Some(e.created_at)),
+        ]
+    }
+
+    fn key(&self) -> &str {
+        &self.0.id
+    }
+}
+
+#[derive(Serialize)]
+#[serde(transparent)]
+struct AttemptRow(DeliveryAttempt);
+
+impl Row for AttemptRow {
+    fn headers() -> &'static [&'static str] {
+        &[
+            "TIME",
+            "EVENT",
+            "TYPE",
+            "ATTEMPT",
+            "RESULT",
+            "MS",
+            "NEXT RETRY",
+        ]
+    }
+
+    fn cells(&self, time: &dyn Fn(Option<chrono::DateTime<chrono::Utc>>) -> String) -> Vec<String> {
+        let a = &self.0;
+        let result = match (a.status_code, &a.error) {
+            (Some(status), _) => status.to_string(),
+            (None, Some(error)) => error.clone(),
+            (None, None) => "-".into(),
+        };
+        vec![
+            time(Some(a.created_at)),
+            a.event_id.clone(),
+            a.event_type.clone(),
+            a.attempt.to_string(),
+            result,
+            a.duration_ms.to_string(),
+            time(a.next_retry_at),
+        ]
+    }
+
+    fn key(&self) -> &str {
+        &self.0.event_id
+    }
+}
+
+/// Runs a webhooks subcommand.
+pub async fn run(ctx: &Ctx, command: WebhooksCommand) -> Result<(), CliError> {
+    match command {
+        WebhooksCommand::Listen {
+            port,
+            secret,
+            forward_to,
+        } => return listen(ctx, port, secret, forward_to).await,
+        WebhooksCommand::Verify { secret, signature } => {
+            let mut body = Vec::new();
+            std::io::stdin().read_to_end(&mut body)?;
+            return match verify(secret.as_bytes(), &body, &signature) {
+                Ok(()) => {
+                    eprintln!("signature matches");
+                    Ok(())
+                }
+                Err(err) => Err(CliError::new(format!("signature refused: {err}"))),
+            };
+        }
+        _ => {}
+    }
+    let client = ctx.client()?;
+    let webhooks = client.webhooks();
+    match command {
+        WebhooksCommand::Create { url, events } => {
+            let request = events
+                .into_iter()
+                .fold(CreateWebhook::new(url), CreateWebhook::event);
+            let endpoint = webhooks.create(&request).await?;
+            let secret = endpoint
+                .secret
+                .as_ref()
+                .map(|s| s.expose().to_string())
+                .unwrap_or_default();
+            if ctx.out.quiet() {
+                ctx.out.line(&secret)?;
+            } else if ctx.out.json() {
+                ctx.out.print_json(&endpoint)?;
+            } else {
+                ctx.out.item(&EndpointRow(endpoint))?;
+                ctx.out.line(&format!("secret   {secret}"))?;
+            }
+            eprintln!("Store the signing secret now: it is not shown again.");
+            Ok(())
+        }
+        WebhooksCommand::List => {
+            use futures::TryStreamExt;
+            let rows: Vec<EndpointRow> = webhooks
+                .list_all()
+                .map_ok(EndpointRow)
+                .try_collect()
+                .await?;
+            Ok(ctx.out.list(&rows)?)
+        }
+        WebhooksCommand::Get { id } => Ok(ctx.out.item(&EndpointRow(webhooks.get(&id).await?))?),
+        WebhooksCommand::Delete { id } => {
+            webhooks.delete(&id).await?;
+            eprintln!("Deleted {id}.");
+            Ok(())
+        }
+        WebhooksCommand::Test { id } => {
+            let event = webhooks.test(&id).await?;
+            ctx.out.line(&event)?;
+            eprintln!("Queued webhook.test event {event}.");
+            Ok(())
+        }
+        WebhooksCommand::Deliveries { id } => {
+            let rows: Vec<AttemptRow> = webhooks
+                .deliveries(&id)
+                .await?
+                .data
+                .into_iter()
+                .map(AttemptRow)
+                .collect();
+            Ok(ctx.out.list(&rows)?)
+        }
+        WebhooksCommand::Listen { .. } | WebhooksCommand::Verify { .. } => Ok(()),
+    }
+}
+
+struct Listener {
+    secret: String,
+    forward_to: Option<String>,
+    http: reqwest::Client,
+    pretty: bool,
+    json: bool,
+}
+
+/// Serves until Ctrl-C.
+async fn listen(
+    ctx: &Ctx,
+    port: u16,
+    secret: String,
+    forward_to: Option<String>,
+) -> Result<(), CliError> {
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+        .await
+        .map_err(|err| CliError::new(format!("cannot listen on 127.0.0.1:{port}: {err}")))?;
+    let addr = listener.local_addr()?;
+    let state = Arc::new(Listener {
+        secret,
+        forward_to,
+        http: reqwest::Client::new(),
+        pretty: std::io::stdout().is_terminal() && !ctx.out.json(),
+        json: ctx.out.json(),
+    });
+    let app = axum::Router::new().fallback(receive).with_state(state);
+    eprintln!("listening on http://{addr} (Ctrl-C to stop)");
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
+        .map_err(|err| CliError::new(err.to_string()))
+}
+
+async fn receive(
+    State(listener): State<Arc<Listener>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> StatusCode {
+    let event = match verify_event(listener.secret.as_bytes(), &headers, &body, None) {
+        Ok(event) => event,
+        Err(err) => {
+            eprintln!("rejected a delivery: {err}");
+            return StatusCode::UNAUTHORIZED;
+        }
+    };
+    let out = Output::plain();
+    let printed = if listener.pretty && !listener.json {
+        let detail = match &event.kind {
+            tokctl_sdk::webhooks::EventKind::TokenRotated { token_id } => token_id.clone(),
+            tokctl_sdk::webhooks::EventKind::TokenExpiring {
+                token_id, notice, ..
+            } => format!("{token_id} ({notice} notice)"),
+            tokctl_sdk::webhooks::EventKind::WebhookTest { endpoint_id } => endpoint_id.clone(),
+            _ => String::new(),
+        };
+        out.line(&format!(
+            "{}  {}  {}  {detail}",
+            event.created_at.format("%H:%M:%S"),
+            event.kind_str(),
+            event.id
+        ))
+    } else {
+        out.line(&String::from_utf8_lossy(&body))
+    };
+    if printed.is_err() {
+        return StatusCode::INTERNAL_SERVER_ERROR;
+    }
+    if let Some(url) = &listener.forward_to {
+        let mut request = listener.http.post(url).body(body.clone());
+        for name in [
+            "content-type",
+            "x-service-signature",
+            "x-service-event-id",
+            "x-service-timestamp",
+        ] {
+            if let Some(value) = headers.get(name) {
+                request = request.header(name, value.as_bytes());
+            }
+        }
+        if let Err(err) = request.send().await {
+            eprintln!("could not forward {}: {}", event.id, err.without_url());
+        }
+    }
+    StatusCode::OK
+}
