@@ -4,13 +4,14 @@ use axum::Json;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use crate::{audit, models, scopes, tokens, usage};
+use crate::{audit, models, scopes, tokens, usage, webhooks};
 
 #[derive(OpenApi)]
 #[openapi(
     info(title = "tokctl token API", description = "Token management API of tokctl-server."),
     paths(tokens::create, tokens::list, tokens::show, tokens::rotate, tokens::revoke,
-          scopes::list, audit::list, models::list, usage::list),
+          scopes::list, audit::list, models::list, usage::list, webhooks::create,
+          webhooks::list, webhooks::show, webhooks::remove, webhooks::test, webhooks::deliveries),
     modifiers(&BearerAuth),
     security(("bearer" = []))
 )]

@@ -448,3 +448,47 @@ async fn expiring_notices_fire_once_per_offset_and_only_after_creation() {
         "nothing for the revoked token, nothing twice"
     );
 }
+
+#[tokio::test]
+async fn a_slow_endpoint_does_not_hold_up_the_others() {
+    // A receiver that accepts connections and never answers.
+    let stuck = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let stuck_addr = stuck.local_addr().unwrap();
+    let _hold = tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((socket, _)) = stuck.accept().await {
+            held.push(socket);
+        }
+    });
+    let addr = free_addr();
+    let (mut inbox, _task) = receiver(addr, 200).await;
+    let server = Server::start_with(fast_retries());
+    let slow = subscribe(
+        &server,
+        &format!("http://{stuck_addr}/hook"),
+        &["token.rotated"],
+    )
+    .await;
+    subscribe(&server, &format!("http://{addr}/hook"), &["token.rotated"]).await;
+    let token = server.create_token("ci", &["tokens:read"]).await;
+    server
+        .post(
+            &format!("/v1/tokens/{}/rotate", id(&token)),
+            &server.admin_key,
+            &json!({}),
+        )
+        .await;
+
+    next(&mut inbox).await;
+    // The stuck endpoint's attempt (10 s timeout) has not even finished.
+    let attempts: Value = server
+        .get(
+            &format!("/v1/webhooks/{}/deliveries", slow["id"].as_str().unwrap()),
+            &server.admin_key,
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(attempts["meta"]["total"], 0);
+}
