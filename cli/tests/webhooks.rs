@@ -85,8 +85,35 @@ fn listen_verifies_prints_and_refuses_tampered_deliveries() {
     ]);
     let secret = created["secret"].as_str().unwrap().to_string();
     let port = url.rsplit(':').next().unwrap().to_string();
+    // Whatever listen verifies it also forwards, with its headers, to this one-shot receiver.
+    let forward = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let forward_url = format!("http://{}/relay", forward.local_addr().unwrap());
+    let forwarded = std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        let (mut socket, _) = forward.accept().unwrap();
+        let mut request = Vec::new();
+        let mut buf = [0u8; 4096];
+        while !String::from_utf8_lossy(&request).contains("token.rotated") {
+            let n = socket.read(&mut buf).unwrap();
+            if n == 0 {
+                break;
+            }
+            request.extend_from_slice(&buf[..n]);
+        }
+        socket
+            .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n")
+            .unwrap();
+        String::from_utf8_lossy(&request).into_owned()
+    });
     let mut listen = Command::new(assert_cmd::cargo::cargo_bin("tokctl"))
-        .args(["webhooks", "listen", "--port", &port])
+        .args([
+            "webhooks",
+            "listen",
+            "--port",
+            &port,
+            "--forward-to",
+            &forward_url,
+        ])
         .envs(env.vars())
         .env("TOKCTL_WEBHOOK_SECRET", &secret)
         .stdout(Stdio::piped())
@@ -109,6 +136,12 @@ fn listen_verifies_prints_and_refuses_tampered_deliveries() {
     let event: Value = serde_json::from_str(&event).expect("one JSON line per event when piped");
     assert_eq!(event["type"], "token.rotated");
     assert_eq!(event["data"]["id"], token_id.as_str());
+    let relayed = forwarded.join().unwrap().to_lowercase();
+    assert!(relayed.starts_with("post /relay"), "{relayed}");
+    assert!(
+        relayed.contains("x-service-signature: sha256=")
+            && relayed.contains("x-service-event-id: evt_")
+    );
 
     // A forged delivery is refused with 401 and reported.
     let forged = Command::new("curl")
