@@ -1,11 +1,12 @@
-//! Row mapping and small SQL helpers of the SQLite store.
+//! Row mapping and the SQL of tokens, API keys, workspaces and the audit log.
 
 use chrono::{DateTime, Utc};
-use rusqlite::{Connection, OptionalExtension, Row, params};
+use rusqlite::types::Value;
+use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 
 use super::{
-    AuditEntry, NewApiKey, PageRequest, StoreError, StoreResult, TokenRecord, TokenStatus,
-    Workspace,
+    AuditEntry, AuditFilter, NewApiKey, Page, PageRequest, StoreError, StoreResult, TokenFilter,
+    TokenRecord, TokenStatus, Workspace,
 };
 use crate::scopes::{format_stored, parse_stored};
 
@@ -123,4 +124,77 @@ pub(super) fn status_condition(status: Option<TokenStatus>) -> (&'static str, bo
 pub(super) fn page_bounds(page: PageRequest, total: u64) -> Option<(i64, i64)> {
     let offset = page.offset();
     (offset < total).then_some((page.per_page as i64, offset as i64))
+}
+
+/// One page of a workspace's tokens, newest first.
+pub(super) fn list_tokens(
+    conn: &Connection,
+    workspace_id: String,
+    filter: TokenFilter,
+    page: PageRequest,
+    now: DateTime<Utc>,
+) -> StoreResult<Page<TokenRecord>> {
+    let (condition, takes_now) = status_condition(filter.status);
+    let mut args: Vec<Value> = vec![Value::Text(workspace_id)];
+    if takes_now {
+        args.push(Value::Integer(micros(now)));
+    }
+    let total: i64 = conn
+        .prepare_cached(&format!(
+            "SELECT COUNT(*) FROM tokens WHERE workspace_id = ?{condition}"
+        ))?
+        .query_row(params_from_iter(&args), |r| r.get(0))?;
+    let total = total as u64;
+    let Some((limit, offset)) = page_bounds(page, total) else {
+        return Ok(Page {
+            items: Vec::new(),
+            total,
+        });
+    };
+    args.extend([Value::Integer(limit), Value::Integer(offset)]);
+    let sql = format!(
+        "SELECT {TOKEN_COLUMNS} FROM tokens WHERE workspace_id = ?{condition}
+         ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?"
+    );
+    let items = conn
+        .prepare_cached(&sql)?
+        .query_map(params_from_iter(&args), token_from_row)?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(Page { items, total })
+}
+
+/// One page of a workspace's audit log, newest first.
+pub(super) fn list_audit(
+    conn: &Connection,
+    workspace_id: String,
+    filter: AuditFilter,
+    page: PageRequest,
+) -> StoreResult<Page<AuditEntry>> {
+    // NULL filters match everything.
+    let condition = "workspace_id = ?1 AND (?2 IS NULL OR token_id = ?2)
+                     AND (?3 IS NULL OR action = ?3)";
+    let total: i64 = conn
+        .prepare_cached(&format!("SELECT COUNT(*) FROM audit_log WHERE {condition}"))?
+        .query_row(params![workspace_id, filter.token_id, filter.action], |r| {
+            r.get(0)
+        })?;
+    let total = total as u64;
+    let Some((limit, offset)) = page_bounds(page, total) else {
+        return Ok(Page {
+            items: Vec::new(),
+            total,
+        });
+    };
+    let sql = format!(
+        "SELECT id, workspace_id, action, actor, token_id, request_id, created_at
+         FROM audit_log WHERE {condition} ORDER BY seq DESC LIMIT ?4 OFFSET ?5"
+    );
+    let items = conn
+        .prepare_cached(&sql)?
+        .query_map(
+            params![workspace_id, filter.token_id, filter.action, limit, offset],
+            audit_from_row,
+        )?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(Page { items, total })
 }

@@ -5,21 +5,20 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use rusqlite::types::Value;
-use rusqlite::{OptionalExtension, params, params_from_iter};
+use rusqlite::{OptionalExtension, params};
 
 use super::cache::Cache;
 use super::engine::{self, Engine};
 use super::rows::{
-    TOKEN_COLUMNS, audit_from_row, fetch_token, from_micros, insert_api_key, insert_audit,
-    insert_workspace, is_unique_violation, micros, page_bounds, status_condition, token_from_row,
+    fetch_token, from_micros, insert_api_key, insert_audit, insert_workspace, is_unique_violation,
+    micros,
 };
 use super::{
     Attempt, AuditEntry, AuditFilter, Credential, Delivery, DeliveryOutcome, Endpoint, NewApiKey,
     NewEvent, NewToken, Page, PageRequest, Store, StoreError, StoreResult, TokenFilter,
     TokenRecord, TokenStatus, UsageRecord, UsageTotals, Workspace, schema,
 };
-use super::{usage, webhooks};
+use super::{rows, usage, webhooks};
 use crate::scopes::{format_stored, parse_stored};
 use crate::secrets::{CredentialKind, SecretDigest};
 
@@ -147,35 +146,7 @@ impl Store for SqliteStore {
     ) -> StoreResult<Page<TokenRecord>> {
         let workspace_id = workspace_id.to_string();
         self.engine
-            .read(move |conn| {
-                let (condition, takes_now) = status_condition(filter.status);
-                let mut args: Vec<Value> = vec![Value::Text(workspace_id)];
-                if takes_now {
-                    args.push(Value::Integer(micros(now)));
-                }
-                let total: i64 = conn
-                    .prepare_cached(&format!(
-                        "SELECT COUNT(*) FROM tokens WHERE workspace_id = ?{condition}"
-                    ))?
-                    .query_row(params_from_iter(&args), |r| r.get(0))?;
-                let total = total as u64;
-                let Some((limit, offset)) = page_bounds(page, total) else {
-                    return Ok(Page {
-                        items: Vec::new(),
-                        total,
-                    });
-                };
-                args.extend([Value::Integer(limit), Value::Integer(offset)]);
-                let sql = format!(
-                    "SELECT {TOKEN_COLUMNS} FROM tokens WHERE workspace_id = ?{condition}
-                     ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?"
-                );
-                let items = conn
-                    .prepare_cached(&sql)?
-                    .query_map(params_from_iter(&args), token_from_row)?
-                    .collect::<rusqlite::Result<Vec<_>>>()?;
-                Ok(Page { items, total })
-            })
+            .read(move |conn| rows::list_tokens(conn, workspace_id, filter, page, now))
             .await
     }
 
@@ -258,35 +229,7 @@ impl Store for SqliteStore {
     ) -> StoreResult<Page<AuditEntry>> {
         let workspace_id = workspace_id.to_string();
         self.engine
-            .read(move |conn| {
-                // NULL filters match everything.
-                let condition = "workspace_id = ?1 AND (?2 IS NULL OR token_id = ?2)
-                                 AND (?3 IS NULL OR action = ?3)";
-                let total: i64 = conn
-                    .prepare_cached(&format!("SELECT COUNT(*) FROM audit_log WHERE {condition}"))?
-                    .query_row(params![workspace_id, filter.token_id, filter.action], |r| {
-                        r.get(0)
-                    })?;
-                let total = total as u64;
-                let Some((limit, offset)) = page_bounds(page, total) else {
-                    return Ok(Page {
-                        items: Vec::new(),
-                        total,
-                    });
-                };
-                let sql = format!(
-                    "SELECT id, workspace_id, action, actor, token_id, request_id, created_at
-                     FROM audit_log WHERE {condition} ORDER BY seq DESC LIMIT ?4 OFFSET ?5"
-                );
-                let items = conn
-                    .prepare_cached(&sql)?
-                    .query_map(
-                        params![workspace_id, filter.token_id, filter.action, limit, offset],
-                        audit_from_row,
-                    )?
-                    .collect::<rusqlite::Result<Vec<_>>>()?;
-                Ok(Page { items, total })
-            })
+            .read(move |conn| rows::list_audit(conn, workspace_id, filter, page))
             .await
     }
 

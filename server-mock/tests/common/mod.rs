@@ -2,6 +2,8 @@
 //! speaks to it with plain reqwest.
 #![allow(dead_code)]
 
+pub mod hooks;
+
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
