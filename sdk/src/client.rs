@@ -4,13 +4,14 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use reqwest::header::{AUTHORIZATION, HeaderValue};
+use reqwest::header::AUTHORIZATION;
 use reqwest::{Method, StatusCode};
 use secrecy::{ExposeSecret, SecretString};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use url::Url;
 
+use crate::builder::ClientBuilder;
 use crate::error::{Error, RateLimit, Result, retry_after};
 use crate::retry::RetryPolicy;
 use crate::{audit, chat, models, scopes, tokens, usage, webhooks};
@@ -26,7 +27,7 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// view of the rate limit.
 #[derive(Clone)]
 pub struct Client {
-    inner: Arc<Inner>,
+    pub(crate) inner: Arc<Inner>,
 }
 
 /// One HTTP attempt, as reported to an observer set with [`ClientBuilder::on_request`].
@@ -48,14 +49,14 @@ pub struct RequestEvent {
 /// Receives a [`RequestEvent`] after every HTTP attempt.
 pub type RequestObserver = Arc<dyn Fn(&RequestEvent) + Send + Sync>;
 
-struct Inner {
-    http: reqwest::Client,
-    observer: Option<RequestObserver>,
-    base_url: Url,
-    chat_base_url: Url,
-    api_key: Option<SecretString>,
-    retry: RetryPolicy,
-    rate_limit: Mutex<Option<RateLimit>>,
+pub(crate) struct Inner {
+    pub(crate) http: reqwest::Client,
+    pub(crate) observer: Option<RequestObserver>,
+    pub(crate) base_url: Url,
+    pub(crate) chat_base_url: Url,
+    pub(crate) api_key: Option<SecretString>,
+    pub(crate) retry: RetryPolicy,
+    pub(crate) rate_limit: Mutex<Option<RateLimit>>,
 }
 
 impl std::fmt::Debug for Client {
@@ -70,140 +71,6 @@ impl std::fmt::Debug for Client {
             .field("retry", &self.inner.retry)
             .finish()
     }
-}
-
-/// Builds a [`Client`]. Every setting has a default except the API key.
-#[derive(Clone)]
-pub struct ClientBuilder {
-    base_url: String,
-    chat_base_url: Option<String>,
-    api_key: Option<SecretString>,
-    timeout: Duration,
-    user_agent: String,
-    retry: RetryPolicy,
-    observer: Option<RequestObserver>,
-}
-
-impl std::fmt::Debug for ClientBuilder {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ClientBuilder")
-            .field("base_url", &self.base_url)
-            .field("chat_base_url", &self.chat_base_url)
-            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
-            .field("timeout", &self.timeout)
-            .field("user_agent", &self.user_agent)
-            .field("retry", &self.retry)
-            .finish()
-    }
-}
-
-impl Default for ClientBuilder {
-    fn default() -> Self {
-        ClientBuilder {
-            base_url: DEFAULT_BASE_URL.into(),
-            chat_base_url: None,
-            api_key: None,
-            timeout: DEFAULT_TIMEOUT,
-            user_agent: format!("tokctl-sdk/{}", env!("CARGO_PKG_VERSION")),
-            retry: RetryPolicy::default(),
-            observer: None,
-        }
-    }
-}
-
-impl ClientBuilder {
-    /// Token API base URL, including `/v1` (default `http://127.0.0.1:8080/v1`).
-    pub fn base_url(mut self, url: impl Into<String>) -> Self {
-        self.base_url = url.into();
-        self
-    }
-
-    /// Chat gateway base URL, without `/v1` (default: the scheme, host and port of the base
-    /// URL, since one server serves both; `http://127.0.0.1:8080` with the default base URL).
-    pub fn chat_base_url(mut self, url: impl Into<String>) -> Self {
-        self.chat_base_url = Some(url.into());
-        self
-    }
-
-    /// The API key or token sent as `Authorization: Bearer ...`.
-    pub fn api_key(mut self, key: impl Into<String>) -> Self {
-        self.api_key = Some(SecretString::from(key.into()));
-        self
-    }
-
-    /// Time limit for one HTTP attempt (default 30 s).
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = timeout;
-        self
-    }
-
-    /// The `User-Agent` header (default `tokctl-sdk/VERSION`).
-    pub fn user_agent(mut self, user_agent: impl Into<String>) -> Self {
-        self.user_agent = user_agent.into();
-        self
-    }
-
-    /// How rate limits, server errors and connection failures are retried.
-    pub fn retry_policy(mut self, retry: RetryPolicy) -> Self {
-        self.retry = retry;
-        self
-    }
-
-    /// Calls `observer` after every HTTP attempt (for verbose logs and metrics). It sees the
-    /// method, path, status and timing, never a header or body.
-    pub fn on_request(mut self, observer: impl Fn(&RequestEvent) + Send + Sync + 'static) -> Self {
-        self.observer = Some(Arc::new(observer));
-        self
-    }
-
-    /// Builds the client. Fails on an invalid URL or an API key that cannot be a header value.
-    pub fn build(self) -> Result<Client> {
-        let base_url = parse_base(&self.base_url, "base URL")?;
-        let chat_base_url = match &self.chat_base_url {
-            Some(url) => parse_base(url, "chat base URL")?,
-            None => {
-                let mut origin = base_url.clone();
-                origin.set_path("");
-                origin.set_query(None);
-                origin
-            }
-        };
-        if let Some(key) = &self.api_key {
-            HeaderValue::from_str(&format!("Bearer {}", key.expose_secret())).map_err(|_| {
-                Error::Config("the API key contains characters not allowed in a header".into())
-            })?;
-        }
-        let http = reqwest::Client::builder()
-            .timeout(self.timeout)
-            .user_agent(self.user_agent)
-            .build()
-            .map_err(|err| Error::Config(format!("cannot build the HTTP client: {err}")))?;
-        Ok(Client {
-            inner: Arc::new(Inner {
-                http,
-                observer: self.observer,
-                base_url,
-                chat_base_url,
-                api_key: self.api_key,
-                retry: self.retry,
-                rate_limit: Mutex::new(None),
-            }),
-        })
-    }
-}
-
-fn parse_base(raw: &str, what: &str) -> Result<Url> {
-    let mut url = Url::parse(raw.trim())
-        .map_err(|err| Error::Config(format!("invalid {what} {raw:?}: {err}")))?;
-    if !matches!(url.scheme(), "http" | "https") || url.cannot_be_a_base() {
-        return Err(Error::Config(format!(
-            "invalid {what} {raw:?}: must be an http or https URL"
-        )));
-    }
-    // Keep a trailing slash off the path so segments can be appended uniformly.
-    let path = url.path().trim_end_matches('/').to_string();
-    url.set_path(&path);
-    Ok(url)
 }
 
 impl Client {

@@ -50,6 +50,7 @@
 #![warn(missing_docs)]
 
 pub mod audit;
+mod builder;
 pub mod chat;
 mod client;
 mod error;
@@ -64,10 +65,10 @@ pub mod usage;
 pub mod webhooks;
 
 pub use audit::{AuditEntry, ListAudit};
+pub use builder::ClientBuilder;
 pub use chat::{ChatChunk, ChatCompletion, ChatMessage, ChatRequest, ChatStream, Platform, Usage};
 pub use client::{
-    Client, ClientBuilder, DEFAULT_BASE_URL, DEFAULT_CHAT_BASE_URL, DEFAULT_TIMEOUT, RequestEvent,
-    RequestObserver,
+    Client, DEFAULT_BASE_URL, DEFAULT_CHAT_BASE_URL, DEFAULT_TIMEOUT, RequestEvent, RequestObserver,
 };
 pub use error::{ApiError, Error, RateLimit, Result};
 pub use models::Model;
