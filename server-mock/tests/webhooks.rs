@@ -387,3 +387,80 @@ async fn a_slow_endpoint_does_not_hold_up_the_others() {
         .unwrap();
     assert_eq!(attempts["meta"]["total"], 0);
 }
+
+#[tokio::test]
+async fn a_notice_missed_while_down_fires_once_on_restart() {
+    let addr = free_addr();
+    let (mut inbox, _task) = receiver(addr, 200).await;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("data");
+    let options = || {
+        let mut options = fast_retries();
+        options
+            .args
+            .extend(["--expiring-notice".into(), "1h".into()]);
+        options
+    };
+    let mut server = Server::start_in(&dir, options());
+    let endpoint = subscribe(&server, &format!("http://{addr}/hook"), &["token.expiring"]).await;
+    let expires = (chrono::Utc::now() + chrono::Duration::days(30)).to_rfc3339();
+    let token: Value = server
+        .post(
+            "/v1/tokens",
+            &server.admin_key,
+            &json!({"name": "later", "scopes": ["tokens:read"], "expires_at": expires}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert!(server.stop());
+
+    // While the server is down, its 1 h notice moment passes: the token was made two hours ago
+    // and expires in thirty minutes.
+    let db = rusqlite::Connection::open(dir.join("tokctl.db")).unwrap();
+    let now = chrono::Utc::now().timestamp_micros();
+    let hour = 3_600_000_000i64;
+    db.execute(
+        "UPDATE tokens SET created_at = ?1, expires_at = ?2 WHERE id = ?3",
+        rusqlite::params![now - 2 * hour, now + hour / 2, id(&token)],
+    )
+    .unwrap();
+    drop(db);
+
+    let mut server = Server::start_in(&dir, options());
+    let body = verify(
+        endpoint["secret"].as_str().unwrap(),
+        &next(&mut inbox).await,
+    );
+    assert_eq!(
+        (body["data"]["id"].as_str(), body["data"]["notice"].as_str()),
+        (Some(id(&token).as_str()), Some("1h"))
+    );
+    assert!(server.stop());
+
+    // Another restart sends nothing again: the notice was recorded with its event.
+    let server = Server::start_in(&dir, options());
+    let probe = server
+        .post(
+            "/v1/tokens",
+            &server.admin_key,
+            &json!({"name": "probe", "scopes": ["tokens:read"]}),
+        )
+        .await;
+    assert_eq!(probe.status(), StatusCode::CREATED);
+    let attempts: Value = server
+        .get(
+            &format!(
+                "/v1/webhooks/{}/deliveries",
+                endpoint["id"].as_str().unwrap()
+            ),
+            &server.admin_key,
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(attempts["meta"]["total"], 1, "{attempts}");
+    assert!(inbox.try_recv().is_err());
+}
