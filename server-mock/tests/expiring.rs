@@ -1,0 +1,147 @@
+//! `token.expiring`: both offsets, never before a token's creation, once per token and
+//! offset, and caught up once after downtime.
+
+mod common;
+
+use common::hooks::{fast_retries, free_addr, next, receiver, subscribe, verify};
+use common::{Server, id};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+#[tokio::test]
+async fn expiring_notices_fire_once_per_offset_and_only_after_creation() {
+    let addr = free_addr();
+    let (mut inbox, _task) = receiver(addr, 200).await;
+    let mut options = fast_retries();
+    options
+        .args
+        .extend(["--expiring-notice".into(), "3s,1s".into()]);
+    let server = Server::start_with(options);
+    let endpoint = subscribe(&server, &format!("http://{addr}/hook"), &["token.expiring"]).await;
+    let create = |name: &'static str, seconds: i64| {
+        let expires = (chrono::Utc::now() + chrono::Duration::seconds(seconds)).to_rfc3339();
+        let server = &server;
+        async move {
+            let response = server
+                .post(
+                    "/v1/tokens",
+                    &server.admin_key,
+                    &json!({"name": name, "scopes": ["tokens:read"], "expires_at": expires}),
+                )
+                .await;
+            assert_eq!(response.status(), StatusCode::CREATED);
+            response.json::<Value>().await.unwrap()
+        }
+    };
+    let long = create("long", 5).await;
+    let short = create("short", 2).await;
+    let revoked = create("revoked", 5).await;
+    server
+        .delete(&format!("/v1/tokens/{}", id(&revoked)), &server.admin_key)
+        .await;
+
+    // long: 3 s and 1 s before expiry; short: only 1 s (its 3 s moment came before it existed).
+    let mut seen = Vec::new();
+    while seen.len() < 3 {
+        let body = verify(
+            endpoint["secret"].as_str().unwrap(),
+            &next(&mut inbox).await,
+        );
+        assert_eq!(body["type"], "token.expiring");
+        let data = &body["data"];
+        assert!(data["expires_at"].is_string() && data["name"].is_string());
+        seen.push((
+            data["id"].as_str().unwrap().to_string(),
+            data["notice"].as_str().unwrap().to_string(),
+        ));
+    }
+    seen.sort();
+    let mut expected = vec![
+        (id(&long), "1s".to_string()),
+        (id(&long), "3s".to_string()),
+        (id(&short), "1s".to_string()),
+    ];
+    expected.sort();
+    assert_eq!(seen, expected);
+    assert!(
+        inbox.try_recv().is_err(),
+        "nothing for the revoked token, nothing twice"
+    );
+}
+
+#[tokio::test]
+async fn a_notice_missed_while_down_fires_once_on_restart() {
+    let addr = free_addr();
+    let (mut inbox, _task) = receiver(addr, 200).await;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("data");
+    let options = || {
+        let mut options = fast_retries();
+        options
+            .args
+            .extend(["--expiring-notice".into(), "1h".into()]);
+        options
+    };
+    let mut server = Server::start_in(&dir, options());
+    let endpoint = subscribe(&server, &format!("http://{addr}/hook"), &["token.expiring"]).await;
+    let expires = (chrono::Utc::now() + chrono::Duration::days(30)).to_rfc3339();
+    let token: Value = server
+        .post(
+            "/v1/tokens",
+            &server.admin_key,
+            &json!({"name": "later", "scopes": ["tokens:read"], "expires_at": expires}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert!(server.stop());
+
+    // While the server is down, its 1 h notice moment passes: the token was made two hours ago
+    // and expires in thirty minutes.
+    let db = rusqlite::Connection::open(dir.join("tokctl.db")).unwrap();
+    let now = chrono::Utc::now().timestamp_micros();
+    let hour = 3_600_000_000i64;
+    db.execute(
+        "UPDATE tokens SET created_at = ?1, expires_at = ?2 WHERE id = ?3",
+        rusqlite::params![now - 2 * hour, now + hour / 2, id(&token)],
+    )
+    .unwrap();
+    drop(db);
+
+    let mut server = Server::start_in(&dir, options());
+    let body = verify(
+        endpoint["secret"].as_str().unwrap(),
+        &next(&mut inbox).await,
+    );
+    assert_eq!(
+        (body["data"]["id"].as_str(), body["data"]["notice"].as_str()),
+        (Some(id(&token).as_str()), Some("1h"))
+    );
+    assert!(server.stop());
+
+    // Another restart sends nothing again: the notice was recorded with its event.
+    let server = Server::start_in(&dir, options());
+    let probe = server
+        .post(
+            "/v1/tokens",
+            &server.admin_key,
+            &json!({"name": "probe", "scopes": ["tokens:read"]}),
+        )
+        .await;
+    assert_eq!(probe.status(), StatusCode::CREATED);
+    let attempts: Value = server
+        .get(
+            &format!(
+                "/v1/webhooks/{}/deliveries",
+                endpoint["id"].as_str().unwrap()
+            ),
+            &server.admin_key,
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(attempts["meta"]["total"], 1, "{attempts}");
+    assert!(inbox.try_recv().is_err());
+}
