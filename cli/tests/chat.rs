@@ -175,3 +175,70 @@ fn a_session_on_a_terminal_keeps_the_conversation_and_switches_models() {
     };
     assert!(prompt("sim-mini") > prompt("sim-fast") + 10);
 }
+
+#[test]
+fn ctrl_c_cancels_the_answer_in_progress_not_the_session() {
+    let env = Env::with_sim_delay(std::time::Duration::from_millis(150));
+    let tokctl = assert_cmd::cargo::cargo_bin("tokctl");
+    let mut script = Command::new("script");
+    script.args([
+        "-qec",
+        &format!("'{}' chat -m sim-pro --max-tokens 8", tokctl.display()),
+        "/dev/null",
+    ]);
+    for var in Env::UNSET {
+        script.env_remove(var);
+    }
+    let mut child = script
+        .envs(env.vars())
+        .env("TOKCTL_API_KEY", &env.admin_key)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("util-linux `script` runs");
+    let mut keys = child.stdin.take().unwrap();
+    let (tx, screen) = std::sync::mpsc::channel::<String>();
+    let mut out = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        use std::io::Read;
+        let mut buf = [0u8; 1024];
+        while let Ok(n) = out.read(&mut buf) {
+            if n == 0
+                || tx
+                    .send(String::from_utf8_lossy(&buf[..n]).into_owned())
+                    .is_err()
+            {
+                break;
+            }
+        }
+    });
+    let mut seen = String::new();
+    let mut wait_for = |text: &str| {
+        while !seen.contains(text) {
+            let chunk = screen
+                .recv_timeout(std::time::Duration::from_secs(20))
+                .unwrap_or_else(|_| panic!("waited for {text:?}; the screen shows:\n{seen}"));
+            seen.push_str(&chunk);
+        }
+    };
+    keys.write_all(b"first question\n").unwrap();
+    wait_for("[sim-pro]");
+    keys.write_all(b"\x03").unwrap();
+    wait_for("(answer cancelled)");
+    keys.write_all(b"second question\n").unwrap();
+    wait_for("You said: second");
+    wait_for("credits");
+    keys.write_all(b"/exit\n").unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(
+        status.code(),
+        Some(0),
+        "the session survived Ctrl-C and ended with /exit"
+    );
+    // The cancelled answer was billed only for what was streamed before Ctrl-C.
+    let usage = env.json(&["usage"]);
+    assert_eq!(usage["totals"]["requests"], 2);
+    assert!(usage["totals"]["completion_tokens"].as_u64().unwrap() < 16);
+}

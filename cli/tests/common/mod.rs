@@ -24,6 +24,15 @@ impl Env {
     }
 
     pub fn with_rate_limit(rate_limit: u32) -> Env {
+        Env::build(rate_limit, std::time::Duration::ZERO)
+    }
+
+    /// A server whose simulated models stream a token every `delay`.
+    pub fn with_sim_delay(delay: std::time::Duration) -> Env {
+        Env::build(1000, delay)
+    }
+
+    fn build(rate_limit: u32, sim_token_delay: std::time::Duration) -> Env {
         let dir = tempfile::tempdir().expect("temp dir");
         let data_dir = dir.path().join("data");
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -34,7 +43,7 @@ impl Env {
         let running = runtime
             .block_on(spawn(ServeConfig {
                 rate_limit,
-                sim_token_delay: std::time::Duration::ZERO,
+                sim_token_delay,
                 ..ServeConfig::new("127.0.0.1:0", &data_dir)
             }))
             .expect("server");
