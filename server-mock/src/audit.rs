@@ -22,6 +22,10 @@ pub mod actions {
     pub const TOKEN_ROTATED: &str = "token.rotated";
     /// A token was revoked.
     pub const TOKEN_REVOKED: &str = "token.revoked";
+    /// A webhook endpoint was added.
+    pub const WEBHOOK_CREATED: &str = "webhook.created";
+    /// A webhook endpoint was deleted.
+    pub const WEBHOOK_DELETED: &str = "webhook.deleted";
     /// A request was refused: revoked or expired credential, missing scope, escalation.
     pub const AUTH_DENIED: &str = "auth.denied";
 }

@@ -68,6 +68,23 @@ async fn endpoints_are_configured_through_the_api() {
         StatusCode::NOT_FOUND
     );
 
+    // Both changes are in the audit log, newest first (the denied request and the reader's
+    // creation lie between them).
+    let audit: Value = server
+        .get("/v1/audit?per_page=5", key)
+        .await
+        .json()
+        .await
+        .unwrap();
+    let actions: Vec<&str> = audit["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(actions[0], "webhook.deleted", "{actions:?}");
+    assert_eq!(actions.last(), Some(&"webhook.created"), "{actions:?}");
+
     // The signing secret is not stored in plain text.
     let db = std::fs::read(server.dir.join("tokctl.db")).unwrap();
     let wal = std::fs::read(server.dir.join("tokctl.db-wal")).unwrap_or_default();

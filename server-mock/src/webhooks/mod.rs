@@ -15,13 +15,14 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use utoipa::ToSchema;
 
+use crate::audit::actions;
 use crate::auth::{Authenticated, require};
 use crate::error::{ApiError, ErrorBody, Result};
 use crate::extract::{ApiJson, Query};
 use crate::pagination::ListEnvelope;
 use crate::secrets::new_id;
 use crate::state::AppState;
-use crate::store::{self, Attempt, Endpoint, NewEvent, StoreError};
+use crate::store::{self, Attempt, AuditEntry, Endpoint, NewEvent, StoreError};
 use crate::tokens::timestamp;
 
 /// Event types an endpoint can subscribe to.
@@ -189,6 +190,21 @@ fn validate(body: &CreateEndpoint) -> Result<(String, Vec<String>)> {
     Ok((url.to_string(), events))
 }
 
+/// Records a change to the workspace's endpoints in the audit log.
+async fn audit<R: crate::auth::Requirement>(
+    state: &AppState,
+    auth: &Authenticated<R>,
+    action: &str,
+) -> Result<()> {
+    let entry = AuditEntry::new(
+        &auth.principal.workspace_id,
+        action,
+        &auth.principal.credential_id,
+    )
+    .request(auth.request_id.clone());
+    Ok(state.store.record_audit(entry).await?)
+}
+
 /// Add an endpoint; the answer holds its signing secret, shown only this once.
 #[utoipa::path(post, path = "/v1/webhooks", tag = "webhooks", request_body = CreateEndpoint,
     responses((status = 201, body = EndpointView), (status = 400, body = ErrorBody),
@@ -214,6 +230,7 @@ pub async fn create(
         disabled: false,
     };
     state.store.create_endpoint(endpoint.clone()).await?;
+    audit(&state, &auth, actions::WEBHOOK_CREATED).await?;
     let location = format!("/v1/webhooks/{}", endpoint.id);
     Ok((
         StatusCode::CREATED,
@@ -281,7 +298,11 @@ pub async fn remove(
             "No webhook endpoint with id {}",
             crate::error::truncate(&id, 64)
         ))),
-        other => other.map(|()| StatusCode::NO_CONTENT).map_err(Into::into),
+        Err(err) => Err(err.into()),
+        Ok(()) => {
+            audit(&state, &auth, actions::WEBHOOK_DELETED).await?;
+            Ok(StatusCode::NO_CONTENT)
+        }
     }
 }
 
