@@ -3,7 +3,6 @@
 mod common;
 
 use std::io::Write;
-use std::process::{Command, Stdio};
 
 use common::{Env, stderr, stdout};
 use serde_json::Value;
@@ -127,23 +126,8 @@ fn models_and_usage_show_the_catalogue_and_the_ledger() {
 #[test]
 fn a_session_on_a_terminal_keeps_the_conversation_and_switches_models() {
     let env = Env::new();
-    let tokctl = assert_cmd::cargo::cargo_bin("tokctl");
-    let mut script = Command::new("script");
-    script.args([
-        "-qec",
-        &format!("'{}' chat -m sim-fast", tokctl.display()),
-        "/dev/null",
-    ]);
-    for var in Env::UNSET {
-        script.env_remove(var);
-    }
-    let mut child = script
-        .envs(env.vars())
-        .env("TOKCTL_API_KEY", &env.admin_key)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+    let mut child = env
+        .on_terminal("chat -m sim-fast")
         .spawn()
         .expect("util-linux `script` runs");
     child
@@ -179,23 +163,8 @@ fn a_session_on_a_terminal_keeps_the_conversation_and_switches_models() {
 #[test]
 fn ctrl_c_cancels_the_answer_in_progress_not_the_session() {
     let env = Env::with_sim_delay(std::time::Duration::from_millis(150));
-    let tokctl = assert_cmd::cargo::cargo_bin("tokctl");
-    let mut script = Command::new("script");
-    script.args([
-        "-qec",
-        &format!("'{}' chat -m sim-pro --max-tokens 8", tokctl.display()),
-        "/dev/null",
-    ]);
-    for var in Env::UNSET {
-        script.env_remove(var);
-    }
-    let mut child = script
-        .envs(env.vars())
-        .env("TOKCTL_API_KEY", &env.admin_key)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+    let mut child = env
+        .on_terminal("chat -m sim-pro --max-tokens 8")
         .spawn()
         .expect("util-linux `script` runs");
     let mut keys = child.stdin.take().unwrap();

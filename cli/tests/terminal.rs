@@ -4,34 +4,17 @@
 mod common;
 
 use std::io::Write;
-use std::process::{Command, Stdio};
 
 use common::{Env, stdout};
 
 /// Runs `tokctl ARGS` with the admin key on a pseudo-terminal, typing `input`; returns the
 /// exit code and everything the terminal showed.
 fn on_terminal(env: &Env, args: &str, input: &str, colour: bool) -> (Option<i32>, String) {
-    let tokctl = assert_cmd::cargo::cargo_bin("tokctl");
-    let command = format!("'{}' {args}", tokctl.display());
-    let mut script = Command::new("script");
-    script.args(["-qec", &command, "/dev/null"]);
-    for var in Env::UNSET {
-        script.env_remove(var);
+    let mut script = env.on_terminal(args);
+    if colour {
+        script.env_remove("NO_COLOR");
     }
-    script
-        .envs(env.vars())
-        .env("TOKCTL_API_KEY", &env.admin_key)
-        .env("TERM", "xterm-256color")
-        .env_remove("NO_COLOR");
-    if !colour {
-        script.env("NO_COLOR", "1");
-    }
-    let mut child = script
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("util-linux `script` runs");
+    let mut child = script.spawn().expect("util-linux `script` runs");
     child
         .stdin
         .take()

@@ -93,6 +93,30 @@ impl Env {
         cmd
     }
 
+    /// `tokctl ARGS` with the admin key on a pseudo-terminal made by util-linux `script`, no
+    /// colour, every stream piped: the test types on stdin and reads the screen on stdout.
+    pub fn on_terminal(&self, args: &str) -> std::process::Command {
+        let tokctl = assert_cmd::cargo::cargo_bin("tokctl");
+        let mut script = std::process::Command::new("script");
+        script.args([
+            "-qec",
+            &format!("'{}' {args}", tokctl.display()),
+            "/dev/null",
+        ]);
+        for var in Env::UNSET {
+            script.env_remove(var);
+        }
+        script
+            .envs(self.vars())
+            .env("TOKCTL_API_KEY", &self.admin_key)
+            .env("TERM", "xterm-256color")
+            .env("NO_COLOR", "1")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        script
+    }
+
     /// `tokctl` with the admin key in `TOKCTL_API_KEY`.
     pub fn tokctl(&self) -> Command {
         let mut cmd = self.bare();
