@@ -113,24 +113,32 @@ pub(super) fn enqueue(
     event: &NewEvent,
     only: Option<&str>,
 ) -> StoreResult<usize> {
+    const RECEIVERS: &str = "FROM webhook_endpoints
+         WHERE workspace_id = ?1 AND deleted_at IS NULL AND disabled_at IS NULL
+           AND (?2 IS NULL OR id = ?2)
+           AND (?2 IS NOT NULL OR (' ' || events || ' ') LIKE ('% ' || ?3 || ' %'))";
+    let receivers: i64 = conn
+        .prepare_cached(&format!("SELECT COUNT(*) {RECEIVERS}"))?
+        .query_row(params![event.workspace_id, only, event.kind], |r| r.get(0))?;
+    // No endpoint would receive it: write nothing (most rotations in most workspaces).
+    if receivers == 0 {
+        return Ok(0);
+    }
     conn.prepare_cached(
         "INSERT INTO webhook_events (id, workspace_id, type, body, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
     )?
     .execute(params![event.id, event.workspace_id, event.kind, event.body, micros(event.created_at)])?;
     let queued = conn
-        .prepare_cached(
+        .prepare_cached(&format!(
             "INSERT INTO webhook_deliveries (event_id, endpoint_id, state, next_attempt_at)
-             SELECT ?1, id, 'pending', ?2 FROM webhook_endpoints
-             WHERE workspace_id = ?3 AND deleted_at IS NULL AND disabled_at IS NULL
-               AND (?4 IS NULL OR id = ?4)
-               AND (?4 IS NOT NULL OR (' ' || events || ' ') LIKE ('% ' || ?5 || ' %'))",
-        )?
+             SELECT ?4, id, 'pending', ?5 {RECEIVERS}"
+        ))?
         .execute(params![
-            event.id,
-            micros(event.created_at),
             event.workspace_id,
             only,
-            event.kind
+            event.kind,
+            event.id,
+            micros(event.created_at)
         ])?;
     Ok(queued)
 }
