@@ -154,7 +154,7 @@ pub async fn create(
 
 async fn complete(
     gateway: &Gateway,
-    route: routing::Route,
+    route: routing::Route<'_>,
     checked: &Checked,
     id: String,
     estimated_prompt: u64,
@@ -162,9 +162,9 @@ async fn complete(
 ) -> Response {
     let mut failures = Vec::new();
     for (model, cap) in route.candidates {
-        match provider::complete(gateway, &model, cap, &checked.request).await {
+        match provider::complete(gateway, model, cap, &checked.request).await {
             Ok(answer) => {
-                let reason = with_fallbacks(&route.reason, &failures, &model);
+                let reason = with_fallbacks(&route.reason, &failures, model);
                 let prompt = answer.prompt_tokens.unwrap_or(estimated_prompt);
                 let platform =
                     accounting(model.clone(), reason).settle(prompt, answer.completion_tokens);

@@ -8,9 +8,9 @@ use crate::models::{Catalogue, Model};
 
 /// The routing decision.
 #[derive(Debug, Clone)]
-pub struct Route {
+pub struct Route<'a> {
     /// Candidates in order of preference, with the completion-token cap each must respect.
-    pub candidates: Vec<(Model, u32)>,
+    pub candidates: Vec<(&'a Model, u32)>,
     /// Why, in words.
     pub reason: String,
 }
@@ -25,7 +25,7 @@ pub struct Ask<'a> {
 }
 
 /// Decides the candidates for `ask`.
-pub fn route(catalogue: &Catalogue, ask: &Ask<'_>) -> Result<Route, GatewayError> {
+pub fn route<'a>(catalogue: &'a Catalogue, ask: &Ask<'_>) -> Result<Route<'a>, GatewayError> {
     let cap = |m: &Model| {
         ask.max_tokens
             .unwrap_or(m.max_output_tokens)
@@ -50,7 +50,7 @@ pub fn route(catalogue: &Catalogue, ask: &Ask<'_>) -> Result<Route, GatewayError
             )));
         }
         return Ok(Route {
-            candidates: vec![(model.clone(), cap(model))],
+            candidates: vec![(model, cap(model))],
             reason: format!("requested model {}", model.id),
         });
     }
@@ -116,7 +116,7 @@ pub fn route(catalogue: &Catalogue, ask: &Ask<'_>) -> Result<Route, GatewayError
         }
     };
     Ok(Route {
-        candidates: pool.into_iter().map(|m| (m.clone(), cap(m))).collect(),
+        candidates: pool.into_iter().map(|m| (m, cap(m))).collect(),
         reason,
     })
 }
@@ -140,7 +140,7 @@ mod tests {
         }
     }
 
-    fn first(route: Result<Route, GatewayError>) -> String {
+    fn first(route: Result<Route<'_>, GatewayError>) -> String {
         route.unwrap().candidates[0].0.id.clone()
     }
 

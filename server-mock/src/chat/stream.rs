@@ -21,7 +21,7 @@ use crate::models::Model;
 /// Opens the first candidate that answers, then streams it to the client.
 pub async fn respond(
     gateway: &Gateway,
-    route: Route,
+    route: Route<'_>,
     checked: &Checked,
     id: String,
     estimated_prompt: u64,
@@ -29,15 +29,15 @@ pub async fn respond(
 ) -> Response {
     let mut failures = Vec::new();
     for (model, cap) in route.candidates {
-        match provider::stream(gateway, &model, cap, &checked.request).await {
+        match provider::stream(gateway, model, cap, &checked.request).await {
             Ok(upstream) => {
-                let reason = with_fallbacks(&route.reason, &failures, &model);
+                let reason = with_fallbacks(&route.reason, &failures, model);
                 let run = Run {
                     id,
                     created: chrono::Utc::now().timestamp(),
                     include_usage: checked.include_usage,
                     estimated_prompt,
-                    accounting: accounting(model, reason),
+                    accounting: accounting(model.clone(), reason),
                 };
                 let (tx, rx) = mpsc::channel::<Event>(32);
                 tokio::spawn(run.forward(upstream, tx));
