@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::client::Client;
 use crate::error::Result;
-use crate::pagination::{ItemStream, MAX_PER_PAGE, Page, walk};
+use crate::pagination::{ItemStream, MAX_PER_PAGE, Page, page_params, walk};
 
 /// One audit entry: a mutation or a denied request.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -67,13 +67,7 @@ impl ListAudit {
     }
 
     fn query(&self) -> Vec<(&'static str, String)> {
-        let mut query = Vec::new();
-        if let Some(page) = self.page {
-            query.push(("page", page.to_string()));
-        }
-        if let Some(per_page) = self.per_page {
-            query.push(("per_page", per_page.to_string()));
-        }
+        let mut query = page_params(self.page, self.per_page);
         if let Some(token_id) = &self.token_id {
             query.push(("token_id", token_id.clone()));
         }

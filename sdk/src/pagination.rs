@@ -13,6 +13,18 @@ pub type ItemStream<'a, T> = Pin<Box<dyn Stream<Item = Result<T>> + Send + 'a>>;
 /// Most items a page can hold; what the `list_all` streams ask for.
 pub const MAX_PER_PAGE: u32 = 100;
 
+/// The `page` and `per_page` query parameters, for those that are set.
+pub(crate) fn page_params(page: Option<u64>, per_page: Option<u32>) -> Vec<(&'static str, String)> {
+    let mut query = Vec::new();
+    if let Some(page) = page {
+        query.push(("page", page.to_string()));
+    }
+    if let Some(per_page) = per_page {
+        query.push(("per_page", per_page.to_string()));
+    }
+    query
+}
+
 /// One page of a collection: `{"data": [...], "meta": {...}}`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[non_exhaustive]

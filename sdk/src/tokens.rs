@@ -5,7 +5,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::client::Client;
 use crate::error::Result;
-use crate::pagination::{ItemStream, MAX_PER_PAGE, Page, walk};
+use crate::pagination::{ItemStream, MAX_PER_PAGE, Page, page_params, walk};
 use crate::secret::Secret;
 
 /// A token as the API returns it.
@@ -165,13 +165,7 @@ impl ListTokens {
     }
 
     fn query(&self) -> Vec<(&'static str, String)> {
-        let mut query = Vec::new();
-        if let Some(page) = self.page {
-            query.push(("page", page.to_string()));
-        }
-        if let Some(per_page) = self.per_page {
-            query.push(("per_page", per_page.to_string()));
-        }
+        let mut query = page_params(self.page, self.per_page);
         if let Some(status) = &self.status {
             query.push(("status", status.as_str().to_string()));
         }
