@@ -95,12 +95,15 @@ impl Env {
 
     /// `tokctl ARGS` with the admin key on a pseudo-terminal made by util-linux `script`, no
     /// colour, every stream piped: the test types on stdin and reads the screen on stdout.
+    /// `script` runs the command through `$SHELL -c` (`/bin/sh` when unset, as in CI); `exec`
+    /// makes tokctl the terminal's foreground process, so Ctrl-C reaches it and not a shell that
+    /// would die of it.
     pub fn on_terminal(&self, args: &str) -> std::process::Command {
         let tokctl = assert_cmd::cargo::cargo_bin("tokctl");
         let mut script = std::process::Command::new("script");
         script.args([
             "-qec",
-            &format!("'{}' {args}", tokctl.display()),
+            &format!("exec '{}' {args}", tokctl.display()),
             "/dev/null",
         ]);
         for var in Env::UNSET {
