@@ -1,6 +1,7 @@
 //! Revoke every active token unused for N days (default 90): `cargo run --example revoke_stale -- 30`.
 //!
-//! A token never used counts from its creation. Needs `TOKCTL_API_KEY` with `tokens:read` and
+//! A token never used counts from its creation; expired tokens are left alone (they no longer
+//! work). Needs `TOKCTL_API_KEY` with `tokens:read` and
 //! `tokens:revoke`.
 
 use chrono::{Duration, Utc};
@@ -9,10 +10,17 @@ use tokctl_sdk::{Client, ListTokens, RevokeOutcome, TokenStatus};
 
 #[tokio::main]
 async fn main() -> Result<(), tokctl_sdk::Error> {
-    let days: i64 = std::env::args()
-        .nth(1)
-        .and_then(|d| d.parse().ok())
-        .unwrap_or(90);
+    // A mistyped N must not revoke anything: only a whole number of days from 1 to 36500.
+    let days: i64 = match std::env::args().nth(1) {
+        None => 90,
+        Some(arg) => match arg.parse() {
+            Ok(days @ 1..=36_500) => days,
+            _ => {
+                eprintln!("usage: revoke_stale [DAYS]  (a whole number of days, 1 to 36500)");
+                std::process::exit(2);
+            }
+        },
+    };
     let cutoff = Utc::now() - Duration::days(days);
     let client = Client::from_env()?;
 

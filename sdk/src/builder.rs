@@ -100,6 +100,19 @@ impl ClientBuilder {
     /// Builds the client. Fails on an invalid URL or an API key that cannot be a header value.
     pub fn build(self) -> Result<Client> {
         let base_url = parse_base(&self.base_url, "base URL")?;
+        // The spec's {base_url} ends in the version segment; without it every path would miss
+        // (and a revoke would look like "already gone").
+        let versioned = base_url
+            .path_segments()
+            .and_then(|mut segments| segments.next_back())
+            .and_then(|last| last.strip_prefix('v'))
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        if !versioned {
+            return Err(Error::Config(format!(
+                "invalid base URL {:?}: it must end in the API version, e.g. http://127.0.0.1:8080/v1",
+                self.base_url
+            )));
+        }
         let chat_base_url = match &self.chat_base_url {
             Some(url) => parse_base(url, "chat base URL")?,
             None => {

@@ -12,13 +12,14 @@ use serde::de::DeserializeOwned;
 use url::Url;
 
 use crate::builder::ClientBuilder;
-use crate::error::{Error, RateLimit, Result, retry_after};
+use crate::error::{Error, RateLimit, Result, reset_at, retry_after};
 use crate::retry::RetryPolicy;
 use crate::{audit, chat, models, scopes, tokens, usage, webhooks};
 
 /// Default token API base URL (the reference server's default address).
 pub const DEFAULT_BASE_URL: &str = "http://127.0.0.1:8080/v1";
-/// Default chat gateway base URL.
+/// The chat gateway base URL when neither it nor the base URL is configured. A configured base
+/// URL without a chat base URL gives the base URL's origin instead (one server serves both).
 pub const DEFAULT_CHAT_BASE_URL: &str = "http://127.0.0.1:8080";
 /// Default time limit for one HTTP attempt.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -267,11 +268,9 @@ impl Client {
                 }
             };
             let wait = if status == StatusCode::TOO_MANY_REQUESTS {
-                self.inner.retry.rate_limit_wait(
-                    attempt,
-                    retry_after(&headers),
-                    RateLimit::from_headers(&headers),
-                )
+                self.inner
+                    .retry
+                    .rate_limit_wait(attempt, retry_after(&headers), reset_at(&headers))
             } else if status.is_server_error() && idempotent {
                 self.inner.retry.backoff(attempt)
             } else {

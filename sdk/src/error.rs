@@ -11,6 +11,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// The rate-limit state a response reported (`X-RateLimit-*` headers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RateLimit {
     /// Requests allowed per window.
     pub limit: u32,
@@ -23,13 +24,21 @@ pub struct RateLimit {
 impl RateLimit {
     /// Reads the three headers; `None` unless all three are present and valid.
     pub fn from_headers(headers: &HeaderMap) -> Option<Self> {
-        let number = |name: &str| headers.get(name)?.to_str().ok()?.trim().parse::<i64>().ok();
         Some(RateLimit {
-            limit: u32::try_from(number("x-ratelimit-limit")?).ok()?,
-            remaining: u32::try_from(number("x-ratelimit-remaining")?).ok()?,
-            reset: DateTime::from_timestamp(number("x-ratelimit-reset")?, 0)?,
+            limit: u32::try_from(header_number(headers, "x-ratelimit-limit")?).ok()?,
+            remaining: u32::try_from(header_number(headers, "x-ratelimit-remaining")?).ok()?,
+            reset: reset_at(headers)?,
         })
     }
+}
+
+fn header_number(headers: &HeaderMap, name: &str) -> Option<i64> {
+    headers.get(name)?.to_str().ok()?.trim().parse::<i64>().ok()
+}
+
+/// `X-RateLimit-Reset` alone (a 429 may carry it without the other two).
+pub(crate) fn reset_at(headers: &HeaderMap) -> Option<DateTime<Utc>> {
+    DateTime::from_timestamp(header_number(headers, "x-ratelimit-reset")?, 0)
 }
 
 /// An error answer from the API, decoded from its `{"error", "message", "status"}` body.

@@ -2,9 +2,7 @@
 
 use std::time::Duration;
 
-use chrono::Utc;
-
-use crate::error::RateLimit;
+use chrono::{DateTime, Utc};
 
 /// How the client retries.
 ///
@@ -82,13 +80,13 @@ impl RetryPolicy {
         &self,
         attempt: u32,
         retry_after: Option<Duration>,
-        rate_limit: Option<RateLimit>,
+        reset: Option<DateTime<Utc>>,
     ) -> Option<Duration> {
         if attempt >= self.max_retries {
             return None;
         }
-        let until_reset = rate_limit.map(|rl| {
-            let millis = (rl.reset - Utc::now()).num_milliseconds().max(0) as u64;
+        let until_reset = reset.map(|reset| {
+            let millis = (reset - Utc::now()).num_milliseconds().max(0) as u64;
             Duration::from_millis(millis)
         });
         let wait = retry_after
@@ -133,11 +131,7 @@ mod tests {
             policy.rate_limit_wait(0, Some(Duration::from_secs(30)), None),
             None
         );
-        let reset = RateLimit {
-            limit: 10,
-            remaining: 0,
-            reset: Utc::now() + chrono::Duration::seconds(5),
-        };
+        let reset = Utc::now() + chrono::Duration::seconds(5);
         let wait = policy.rate_limit_wait(0, None, Some(reset)).unwrap();
         assert!(wait <= Duration::from_secs(5) && wait >= Duration::from_secs(4));
         assert_eq!(

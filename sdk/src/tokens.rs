@@ -4,7 +4,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::client::Client;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::pagination::{ItemStream, MAX_PER_PAGE, Page, page_params, walk};
 use crate::secret::Secret;
 
@@ -232,11 +232,15 @@ impl<'c> Tokens<'c> {
             .await
     }
 
-    /// Revokes a token for good. A 404 is [`RevokeOutcome::AlreadyGone`], not an error.
+    /// Revokes a token for good. The API's own 404 (`not_found`: already revoked, or unknown)
+    /// is [`RevokeOutcome::AlreadyGone`], not an error; a 404 without the API's error body
+    /// (a proxy, a wrong URL) stays an error.
     pub async fn revoke(&self, id: &str) -> Result<RevokeOutcome> {
         match self.client.delete(self.client.url(&["tokens", id])).await {
             Ok(()) => Ok(RevokeOutcome::Revoked),
-            Err(err) if err.is_not_found() => Ok(RevokeOutcome::AlreadyGone),
+            Err(Error::Api(api)) if api.status == 404 && api.code == "not_found" => {
+                Ok(RevokeOutcome::AlreadyGone)
+            }
             Err(err) => Err(err),
         }
     }

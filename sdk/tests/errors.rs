@@ -165,6 +165,34 @@ async fn a_429_waits_for_retry_after_then_succeeds_for_any_method() {
 }
 
 #[tokio::test]
+async fn a_429_with_only_a_reset_time_waits_until_then() {
+    let server = mock_server().await;
+    let reset = chrono::Utc::now().timestamp() + 2;
+    Mock::given(method("GET"))
+        .and(path("/v1/tokens/tok_a"))
+        .respond_with(
+            ResponseTemplate::new(429)
+                .set_body_json(error_body(429, "rate_limited", "Rate limit exceeded"))
+                .insert_header("x-ratelimit-reset", reset.to_string()),
+        )
+        .up_to_n_times(1)
+        .expect(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/v1/tokens/tok_a"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(fixture("token.json")))
+        .expect(1)
+        .mount(&server)
+        .await;
+    client(&server).tokens().get("tok_a").await.unwrap();
+    assert!(
+        chrono::Utc::now().timestamp() >= reset,
+        "the retry waited for X-RateLimit-Reset"
+    );
+}
+
+#[tokio::test]
 async fn a_429_whose_reset_is_too_far_is_returned_at_once() {
     let server = mock_server().await;
     Mock::given(method("GET"))
@@ -351,12 +379,25 @@ async fn an_unreachable_server_is_a_transport_error_without_the_key() {
 
 #[test]
 fn bad_configuration_is_refused_when_building() {
-    for url in ["not a url", "ftp://example.com/v1", "mailto:x@y"] {
+    for url in [
+        "not a url",
+        "ftp://example.com/v1",
+        "mailto:x@y",
+        // The chat base URL by mistake: no version segment.
+        "http://127.0.0.1:8080",
+        "http://127.0.0.1:8080/api",
+    ] {
         let err = tokctl_sdk::Client::builder()
             .base_url(url)
             .build()
             .unwrap_err();
         assert!(matches!(err, Error::Config(_)), "{url}");
+    }
+    for url in [
+        "http://127.0.0.1:8080/v1/",
+        "https://api.example.com/tokens/v2",
+    ] {
+        assert!(tokctl_sdk::Client::builder().base_url(url).build().is_ok());
     }
     let err = tokctl_sdk::Client::builder()
         .api_key("bad\nkey")

@@ -214,6 +214,13 @@ async fn revoke_tells_revoked_from_already_gone() {
         .expect(1)
         .mount(&server)
         .await;
+    // A 404 that is not the API's (a proxy's HTML page) is an error, not "already gone".
+    Mock::given(method("DELETE"))
+        .and(path("/v1/tokens/tok_d"))
+        .respond_with(ResponseTemplate::new(404).set_body_string("<html>Not Found</html>"))
+        .expect(1)
+        .mount(&server)
+        .await;
     Mock::given(method("DELETE"))
         .and(path("/v1/tokens/tok_c"))
         .respond_with(ResponseTemplate::new(403).set_body_json(error_body(
@@ -240,6 +247,14 @@ async fn revoke_tells_revoked_from_already_gone() {
             .await
             .unwrap_err()
             .is_forbidden()
+    );
+    let proxy = client.tokens().revoke("tok_d").await.unwrap_err();
+    assert!(
+        matches!(
+            proxy,
+            tokctl_sdk::Error::UnexpectedStatus { status: 404, .. }
+        ),
+        "{proxy}"
     );
 }
 
@@ -304,4 +319,71 @@ async fn an_unknown_status_from_a_newer_server_still_decodes() {
         .unwrap();
     assert_eq!(token.status, TokenStatus::Unknown("suspended".into()));
     assert_eq!(token.status.to_string(), "suspended");
+}
+
+#[tokio::test]
+async fn audit_list_all_walks_every_page_and_errors_map_for_scopes_and_audit() {
+    let server = mock_server().await;
+    let entry = |n: u32| {
+        let mut entry = fixture("audit_page.json")["data"][0].clone();
+        entry["id"] = json!(format!("aud_{n:024}"));
+        entry
+    };
+    for (page, entries) in [(1, vec![entry(3), entry(2)]), (2, vec![entry(1)])] {
+        Mock::given(method("GET"))
+            .and(path("/v1/audit"))
+            .and(query_param("page", page.to_string()))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "data": entries,
+                "meta": {"page": page, "per_page": 2, "total": 3}
+            })))
+            .expect(1)
+            .mount(&server)
+            .await;
+    }
+    let client = client(&server);
+    let ids: Vec<String> = client
+        .audit()
+        .list_all(tokctl_sdk::ListAudit::new())
+        .map_ok(|e| e.id)
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(
+        ids,
+        [entry(3), entry(2), entry(1)].map(|e| e["id"].as_str().unwrap().to_string())
+    );
+
+    let denied = mock_server().await;
+    Mock::given(method("GET"))
+        .and(path("/v1/audit"))
+        .respond_with(ResponseTemplate::new(403).set_body_json(error_body(
+            403,
+            "forbidden",
+            "Missing required scope: audit:read",
+        )))
+        .expect(1)
+        .mount(&denied)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/v1/scopes"))
+        .respond_with(ResponseTemplate::new(401).set_body_json(error_body(
+            401,
+            "unauthorized",
+            "Missing or invalid API key",
+        )))
+        .expect(1)
+        .mount(&denied)
+        .await;
+    let client = common::client(&denied);
+    let err = client
+        .audit()
+        .list(&tokctl_sdk::ListAudit::new())
+        .await
+        .unwrap_err();
+    assert!(
+        err.is_forbidden() && err.code() == Some("forbidden"),
+        "{err}"
+    );
+    assert!(client.scopes().list().await.unwrap_err().is_unauthorized());
 }

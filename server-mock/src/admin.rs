@@ -27,19 +27,32 @@ pub async fn first_start(store: &Arc<dyn Store>, data_dir: &Path) -> anyhow::Res
     };
     let (key, secret) = new_key(&workspace.id, Scope::ALL.to_vec());
     if store.bootstrap(workspace, key).await? {
-        write_private(&key_path, &format!("{}\n", secret.expose()))?;
+        // The key is committed: show it even if the file cannot be written, or it is lost.
+        let saved = write_private(&key_path, &format!("{}\n", secret.expose()));
         println!(
             "Created workspace \"{DEFAULT_WORKSPACE}\" and an admin API key with every scope."
         );
-        println!(
-            "Admin API key (shown once; also saved to {}):",
-            key_path.display()
-        );
+        match &saved {
+            Ok(()) => println!(
+                "Admin API key (shown once; also saved to {}):",
+                key_path.display()
+            ),
+            Err(_) => println!(
+                "Admin API key (shown once; it could not be saved to {}):",
+                key_path.display()
+            ),
+        }
         println!();
         println!("    {}", secret.expose());
         println!();
+        saved?;
     } else if key_path.exists() {
         tracing::info!("admin API key is in {}", key_path.display());
+    } else {
+        tracing::info!(
+            "{} is gone; make a key with `tokctl-server admin create-key --workspace {DEFAULT_WORKSPACE}`",
+            key_path.display()
+        );
     }
     Ok(())
 }

@@ -52,7 +52,11 @@ impl Denied {
 /// What the auth layer found, for the extractor.
 type Outcome = Result<Principal, Denied>;
 
-async fn resolve(state: &AppState, headers: &HeaderMap) -> Result<Outcome, ApiError> {
+/// The usable credential presented, or why there is none.
+async fn resolve(
+    state: &AppState,
+    headers: &HeaderMap,
+) -> Result<Result<Credential, Denied>, ApiError> {
     let presented = headers
         .get(AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -81,8 +85,7 @@ async fn resolve(state: &AppState, headers: &HeaderMap) -> Result<Outcome, ApiEr
     if credential.expires_at.is_some_and(|at| at <= now) {
         return Ok(Err(denied("Token has expired")));
     }
-    state.last_used.record(&state.store, &credential, now).await;
-    Ok(Ok(principal(credential)))
+    Ok(Ok(credential))
 }
 
 fn principal(credential: Credential) -> Principal {
@@ -97,19 +100,30 @@ fn principal(credential: Credential) -> Principal {
 /// address when there is no valid credential), refuses with 429 past the limit, and writes the
 /// rate-limit headers on every response.
 pub async fn layer(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
-    let outcome = resolve(&state, request.headers()).await;
-    let bucket = match &outcome {
-        Ok(Ok(principal)) => Bucket::Workspace(principal.workspace_id.clone()),
+    let resolved = resolve(&state, request.headers()).await;
+    let bucket = match &resolved {
+        Ok(Ok(credential)) => Bucket::Workspace(credential.workspace_id.clone()),
         _ => Bucket::Address(client_address(&request)),
     };
     let decision = state.limiter.check(bucket, Utc::now().timestamp());
-    let mut response = match outcome {
+    let mut response = match resolved {
         _ if !decision.allowed => ApiError::RateLimited {
             retry_after: decision.retry_after,
         }
         .into_response(),
         Err(err) => err.into_response(),
-        Ok(outcome) => {
+        Ok(resolved) => {
+            // Only a request that is let through counts as a use of its credential.
+            let outcome: Outcome = match resolved {
+                Ok(credential) => {
+                    state
+                        .last_used
+                        .record(&state.store, &credential, store::now())
+                        .await;
+                    Ok(principal(credential))
+                }
+                Err(denied) => Err(denied),
+            };
             request.extensions_mut().insert(outcome);
             next.run(request).await
         }

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use axum::extract::{FromRequest, FromRequestParts, Path, Request};
-use axum::http::header::CONTENT_TYPE;
+use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE, TRANSFER_ENCODING};
 use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 
@@ -58,6 +58,29 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
             };
             ApiError::BadRequest(format!("{what}: {err}"))
         })
+    }
+}
+
+/// The body of a request whose handler needs none (rotate, revoke): absent, or JSON within the
+/// limits of [`ApiJson`], so a wrong Content-Type or an oversized body is a 400 here too.
+pub struct IgnoredBody;
+
+impl<S: Send + Sync> FromRequest<S> for IgnoredBody {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
+        let headers = request.headers();
+        let declared = headers
+            .get(CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok());
+        let has_body = declared.map_or(headers.contains_key(TRANSFER_ENCODING), |len| len > 0);
+        if !has_body {
+            return Ok(IgnoredBody);
+        }
+        ApiJson::<serde::de::IgnoredAny>::from_request(request, state)
+            .await
+            .map(|_| IgnoredBody)
     }
 }
 

@@ -64,9 +64,14 @@ pub fn app(state: AppState) -> Router {
         .nest("/v1", v1)
         .fallback(no_route)
         .method_not_allowed_fallback(no_route)
+        // A handler's panic is a 500 in the error shape, inside the layer that adds the
+        // rate-limit headers, so it carries them too.
+        .layer(CatchPanicLayer::custom(|_| {
+            ApiError::Internal.into_response()
+        }))
         // Everything above carries the rate-limit headers; the health check below does not.
         .layer(middleware::from_fn_with_state(state.clone(), auth::layer))
-        .route("/healthz", get(healthz))
+        .route("/healthz", get(healthz).fallback(no_route))
         .layer(CatchPanicLayer::custom(|_| {
             ApiError::Internal.into_response()
         }))

@@ -14,7 +14,12 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// Reference server for the tokctl token API.
 #[derive(Parser)]
-#[command(name = "tokctl-server", version, about)]
+#[command(
+    name = "tokctl-server",
+    version,
+    about,
+    args_conflicts_with_subcommands = true
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,

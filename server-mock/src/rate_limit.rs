@@ -41,7 +41,14 @@ impl Decision {
 /// Counts requests per bucket in fixed windows aligned to the minute.
 pub struct RateLimiter {
     limit: u32,
-    windows: Mutex<HashMap<Bucket, (i64, u32)>>,
+    windows: Mutex<Windows>,
+}
+
+/// Each bucket's window and count, and the last window in which old entries were swept.
+#[derive(Default)]
+struct Windows {
+    buckets: HashMap<Bucket, (i64, u32)>,
+    swept: i64,
 }
 
 impl RateLimiter {
@@ -49,7 +56,7 @@ impl RateLimiter {
     pub fn new(limit: u32) -> Self {
         RateLimiter {
             limit,
-            windows: Mutex::new(HashMap::new()),
+            windows: Mutex::default(),
         }
     }
 
@@ -58,10 +65,14 @@ impl RateLimiter {
         let window = now.div_euclid(WINDOW_SECS);
         let reset = (window + 1) * WINDOW_SECS;
         let used = {
-            let mut windows = self.windows.lock().unwrap_or_else(|e| e.into_inner());
-            if windows.len() > 10_000 {
-                windows.retain(|_, (w, _)| *w == window);
+            let mut guard = self.windows.lock().unwrap_or_else(|e| e.into_inner());
+            let Windows { buckets, swept } = &mut *guard;
+            // Past windows are swept once per window, and only when there are many buckets.
+            if buckets.len() > 10_000 && *swept != window {
+                buckets.retain(|_, (w, _)| *w == window);
+                *swept = window;
             }
+            let windows = buckets;
             let entry = windows.entry(bucket).or_insert((window, 0));
             if entry.0 != window {
                 *entry = (window, 0);

@@ -12,7 +12,7 @@ use utoipa::ToSchema;
 use crate::audit::actions;
 use crate::auth::{Authenticated, require};
 use crate::error::{ApiError, ErrorBody, Result};
-use crate::extract::{ApiJson, Query, TokenId};
+use crate::extract::{ApiJson, IgnoredBody, Query, TokenId};
 use crate::pagination::ListEnvelope;
 use crate::scopes::Scope;
 use crate::secrets::{CredentialKind, Secret, new_id, new_secret};
@@ -41,8 +41,9 @@ pub struct CreateToken {
 }
 
 /// A token as the API shows it. `token` (the secret) appears only in create and rotate
-/// responses; `expires_at` is absent when the token never expires.
-#[derive(Debug, Serialize, ToSchema)]
+/// responses; `expires_at` is absent when the token never expires. Deliberately not `Debug`:
+/// it may hold a secret.
+#[derive(Serialize, ToSchema)]
 pub struct TokenView {
     /// `tok_` + 24 characters of `[0-9a-z]`; stable across rotation.
     pub id: String,
@@ -224,6 +225,7 @@ pub async fn rotate(
     State(state): State<AppState>,
     auth: Authenticated<require::TokensRotate>,
     TokenId(id): TokenId,
+    _body: IgnoredBody,
 ) -> Result<Json<TokenView>> {
     let secret = new_secret(CredentialKind::Token);
     let audit = entry(&auth, actions::TOKEN_ROTATED, &id);
@@ -267,6 +269,7 @@ pub async fn revoke(
     State(state): State<AppState>,
     auth: Authenticated<require::TokensRevoke>,
     TokenId(id): TokenId,
+    _body: IgnoredBody,
 ) -> Result<StatusCode> {
     let audit = entry(&auth, actions::TOKEN_REVOKED, &id);
     match state

@@ -190,10 +190,7 @@ async fn the_audit_log_records_mutations_and_denials_newest_first() {
     let key = &server.admin_key;
     let created = server.create_token("audited", &["tokens:read"]).await;
     let token_id = id(&created);
-    server
-        .post(&format!("/v1/tokens/{token_id}/rotate"), key, &json!({}))
-        .await;
-    // Denied: the token lacks tokens:revoke.
+    // Denied: the token lacks tokens:revoke, so it may not revoke itself.
     let response = server
         .request(
             Method::DELETE,
@@ -204,11 +201,13 @@ async fn the_audit_log_records_mutations_and_denials_newest_first() {
         .send()
         .await
         .unwrap();
-    assert_eq!(
-        response.status(),
-        StatusCode::UNAUTHORIZED,
-        "the old secret no longer works"
-    );
+    assert_error(response, 403, "forbidden").await;
+    server
+        .post(&format!("/v1/tokens/{token_id}/rotate"), key, &json!({}))
+        .await;
+    // The old secret no longer works; an unknown secret names no workspace to audit in.
+    let response = server.get("/v1/tokens", &secret(&created)).await;
+    assert_error(response, 401, "unauthorized").await;
     let response = server
         .request(Method::DELETE, &format!("/v1/tokens/{token_id}"), key)
         .header("x-request-id", "revoke-request-1")
@@ -233,9 +232,14 @@ async fn the_audit_log_records_mutations_and_denials_newest_first() {
             "token.created",
             "token.revoked",
             "token.rotated",
+            "auth.denied",
             "token.created"
         ]
     );
+    let denied = &entries[4];
+    assert_eq!(denied["token_id"], token_id.as_str());
+    assert_eq!(denied["actor"], token_id.as_str());
+    assert_eq!(denied["request_id"], "denied-request-1");
     let revoked = &entries[2];
     assert_eq!(revoked["token_id"], token_id.as_str());
     assert_eq!(revoked["request_id"], "revoke-request-1");
@@ -262,5 +266,5 @@ async fn the_audit_log_records_mutations_and_denials_newest_first() {
         .await
         .unwrap();
     assert_eq!(paged["data"][0]["id"], entries[2]["id"]);
-    assert_eq!(paged["meta"], json!({"page": 2, "per_page": 2, "total": 5}));
+    assert_eq!(paged["meta"], json!({"page": 2, "per_page": 2, "total": 6}));
 }

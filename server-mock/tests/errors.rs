@@ -102,6 +102,42 @@ async fn a_body_over_64_kib_is_400_not_413() {
 }
 
 #[tokio::test]
+async fn rotate_and_revoke_check_a_body_they_do_not_need() {
+    let server = Server::start();
+    let token = server.create_token("bodies", &["tokens:read"]).await;
+    let rotate = format!("/v1/tokens/{}/rotate", id(&token));
+    let send = |method: Method, path: &str, content_type: &str, body: Vec<u8>| {
+        server
+            .request(method, path, &server.admin_key)
+            .header("content-type", content_type)
+            .body(body)
+            .send()
+    };
+    let text = send(
+        Method::POST,
+        &rotate,
+        "text/plain",
+        b"rotate please".to_vec(),
+    );
+    assert_error(text.await.unwrap(), 400, "bad_request").await;
+    let huge = format!("{{\"pad\": \"{}\"}}", "x".repeat(70 * 1024)).into_bytes();
+    let oversized = send(Method::POST, &rotate, "application/json", huge);
+    assert_error(oversized.await.unwrap(), 400, "bad_request").await;
+    let broken = send(Method::POST, &rotate, "application/json", b"{".to_vec());
+    assert_error(broken.await.unwrap(), 400, "bad_request").await;
+    let revoke = format!("/v1/tokens/{}", id(&token));
+    let text = send(Method::DELETE, &revoke, "text/plain", b"bye".to_vec());
+    assert_error(text.await.unwrap(), 400, "bad_request").await;
+    // None of the refused requests changed the token; an empty or JSON body is fine.
+    let old = secret(&token);
+    assert_eq!(server.get("/v1/tokens", &old).await.status(), 200);
+    let rotated = send(Method::POST, &rotate, "application/json", b"{}".to_vec());
+    assert_eq!(rotated.await.unwrap().status(), 200);
+    let revoked = server.delete(&revoke, &server.admin_key).await;
+    assert_eq!(revoked.status(), 204);
+}
+
+#[tokio::test]
 async fn invalid_values_are_422_naming_the_field() {
     let server = Server::start();
     let cases = [
@@ -327,6 +363,14 @@ async fn health_scopes_and_openapi_answer() {
         .await
         .unwrap();
     assert_eq!(health["status"], "ok");
+    let post = reqwest::Client::new()
+        .post(server.url("/healthz"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(post.status(), 404, "no 405: the spec lists none");
+    let body: Value = post.json().await.unwrap();
+    assert_eq!(body["error"], "not_found");
 
     let scopes: Value = server
         .get("/v1/scopes", &server.admin_key)

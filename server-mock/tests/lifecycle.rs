@@ -52,6 +52,45 @@ async fn a_token_without_expiry_omits_expires_at() {
 }
 
 #[tokio::test]
+async fn a_token_in_use_stops_working_the_moment_it_expires() {
+    let server = Server::start_with(Options {
+        rate_limit: Some(1_000_000),
+        ..Default::default()
+    });
+    let expires_at = chrono::Utc::now() + chrono::Duration::milliseconds(1500);
+    let created: Value = server
+        .post(
+            "/v1/tokens",
+            &server.admin_key,
+            &json!({"name": "brief", "scopes": ["tokens:read"], "expires_at": expires_at.to_rfc3339()}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    // Used (and so cached by the server) while still valid.
+    let mut last = server.get("/v1/tokens", &secret(&created)).await;
+    assert_eq!(last.status(), StatusCode::OK);
+    // Time passes; no job runs, yet no request sent after expires_at is accepted.
+    let deadline = expires_at + chrono::Duration::seconds(5);
+    let mut tick = tokio::time::interval(std::time::Duration::from_millis(10));
+    while last.status() == StatusCode::OK && chrono::Utc::now() < deadline {
+        tick.tick().await;
+        let sent = chrono::Utc::now();
+        last = server.get("/v1/tokens", &secret(&created)).await;
+        assert!(
+            last.status() != StatusCode::OK || sent < expires_at,
+            "accepted a request sent after expires_at"
+        );
+    }
+    let body: Value = last.json().await.unwrap();
+    assert_eq!(
+        body,
+        json!({"error": "unauthorized", "message": "Token has expired", "status": 401})
+    );
+}
+
+#[tokio::test]
 async fn an_expired_token_is_refused_listed_as_expired_and_cannot_rotate() {
     let mut server = Server::start();
     let created = server
@@ -379,4 +418,34 @@ async fn only_the_first_start_prints_the_admin_key() {
         second.logs().contains("admin.key"),
         "later starts say where the key is"
     );
+}
+
+#[tokio::test]
+async fn sigterm_lets_a_request_in_flight_finish() {
+    use futures::StreamExt;
+    let mut server = Server::start_with(Options {
+        args: vec!["--sim-token-delay-ms".into(), "30".into()],
+        ..Default::default()
+    });
+    let response = server
+        .post(
+            "/v1/chat/completions",
+            &server.admin_key,
+            &json!({"model": "sim-pro", "max_tokens": 20, "stream": true,
+                    "messages": [{"role": "user", "content": "finish what you started"}]}),
+        )
+        .await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let mut body = response.bytes_stream();
+    let first = body.next().await.expect("a first chunk").unwrap();
+    assert!(first.starts_with(b"data: "));
+    server.terminate();
+    let mut rest = Vec::new();
+    while let Some(chunk) = body.next().await {
+        rest.extend_from_slice(&chunk.expect("the stream is not cut"));
+    }
+    let rest = String::from_utf8(rest).unwrap();
+    assert!(rest.contains("\"finish_reason\":\"length\""), "{rest}");
+    assert!(rest.trim_end().ends_with("data: [DONE]"), "{rest}");
+    assert!(server.wait(), "the server then exits cleanly");
 }

@@ -17,7 +17,11 @@ async fn create_list_rotate_revoke() {
     let created: Value = http
         .post(format!("{}/tokens", server.base_url))
         .bearer_auth(&key)
-        .json(&json!({"name": "ci-deploy", "scopes": ["tokens:read", "tokens:rotate"]}))
+        .json(&json!({
+            "name": "ci-deploy",
+            "scopes": ["tokens:read", "tokens:rotate"],
+            "expires_at": (chrono::Utc::now() + chrono::Duration::days(365)).to_rfc3339(),
+        }))
         .send()
         .await
         .unwrap()
@@ -38,9 +42,10 @@ async fn create_list_rotate_revoke() {
         .unwrap();
     assert_eq!(listed["data"][0]["id"], id.as_str());
 
+    // As in the README, the token rotates itself with its own (old) secret.
     let rotated: Value = http
         .post(format!("{}/tokens/{id}/rotate", server.base_url))
-        .bearer_auth(&key)
+        .bearer_auth(&old_secret)
         .send()
         .await
         .unwrap()
@@ -49,7 +54,7 @@ async fn create_list_rotate_revoke() {
         .unwrap();
     let new_secret = rotated["token"].as_str().unwrap();
     let old = http
-        .get(format!("{}/tokens/{id}", server.base_url))
+        .get(format!("{}/tokens", server.base_url))
         .bearer_auth(&old_secret)
         .send()
         .await
@@ -77,6 +82,29 @@ async fn create_list_rotate_revoke() {
         .await
         .unwrap();
     assert_eq!(after.status(), StatusCode::UNAUTHORIZED);
+    let audit: Value = http
+        .get(format!("{}/audit", server.base_url))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let actions: Vec<&str> = audit["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["action"].as_str())
+        .collect();
+    for action in [
+        "token.created",
+        "token.rotated",
+        "token.revoked",
+        "auth.denied",
+    ] {
+        assert!(actions.contains(&action), "{action} in {actions:?}");
+    }
 
     // A graceful stop returns cleanly.
     assert_eq!(server.stop().await, Ok(()));

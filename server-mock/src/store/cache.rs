@@ -1,11 +1,12 @@
 //! A read-through cache of credentials and tokens, so the hot path (authenticate, read a token)
 //! needs no trip to SQLite once warm.
 //!
-//! Coherence rests on two rules. The writer thread commits any transaction that changes a
-//! cached row while holding the cache's write lock, and drops those rows before releasing it:
-//! no request can see the old row after the commit, nor the new one before it. A reader that
-//! missed stores what it read only if no such commit happened since it looked (the generation
-//! did not move), so a row read before a commit never lands after it.
+//! Coherence rests on two rules. After committing a transaction that changes cached rows, the
+//! writer thread drops those rows before any caller of that write is answered: once a rotation
+//! or revocation is acknowledged, no request can see the old row. (The lock is taken only after
+//! the commit, so readers never wait for an fsync.) A reader that missed stores what it read only
+//! if no such commit happened since it looked (the generation did not move), so a row read
+//! before a commit never lands after it.
 
 use std::collections::HashMap;
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -33,23 +34,6 @@ struct Inner {
 /// A point in the cache's history, taken before reading storage on a miss.
 #[derive(Clone, Copy)]
 pub struct Generation(u64);
-
-/// Held by the writer across a commit that changes cached rows.
-pub struct CommitGuard<'a>(RwLockWriteGuard<'a, Inner>);
-
-impl CommitGuard<'_> {
-    /// Drops every cached row of these credentials or tokens.
-    pub fn invalidate(mut self, ids: &[String]) {
-        let inner = &mut *self.0;
-        inner.generation += 1;
-        for id in ids {
-            if let Some(digest) = inner.digests.remove(id) {
-                inner.credentials.remove(&digest);
-            }
-            inner.tokens.remove(id);
-        }
-    }
-}
 
 impl Cache {
     fn read(&self) -> RwLockReadGuard<'_, Inner> {
@@ -105,8 +89,16 @@ impl Cache {
         inner.tokens.insert(token.id.clone(), token);
     }
 
-    /// Blocks readers until the guard is used; see the module docs.
-    pub fn begin_commit(&self) -> CommitGuard<'_> {
-        CommitGuard(self.write())
+    /// Drops every cached row of these credentials or tokens; called once their change has
+    /// committed and before anyone is told so.
+    pub fn invalidate(&self, ids: &[String]) {
+        let mut inner = self.write();
+        inner.generation += 1;
+        for id in ids {
+            if let Some(digest) = inner.digests.remove(id) {
+                inner.credentials.remove(&digest);
+            }
+            inner.tokens.remove(id);
+        }
     }
 }

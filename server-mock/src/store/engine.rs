@@ -87,7 +87,7 @@ impl Engine {
             .unwrap_or_else(|_| Err(StoreError::Backend("the write was not committed".into())))
     }
 
-    /// Runs `f` on a read connection on a blocking thread.
+    /// Runs `f` in a read transaction on a pooled connection, on a blocking thread.
     pub async fn read<T, F>(&self, f: F) -> StoreResult<T>
     where
         T: Send + 'static,
@@ -101,7 +101,12 @@ impl Engine {
                 Some(conn) => conn,
                 None => open(&path)?,
             };
-            let result = f(&conn);
+            // One read transaction: every statement of `f` sees the same snapshot (a page and
+            // its total agree even while writes commit).
+            let result = match conn.unchecked_transaction() {
+                Ok(snapshot) => f(&snapshot),
+                Err(err) => Err(err.into()),
+            };
             if let Ok(mut idle) = pool.lock()
                 && idle.len() < MAX_IDLE_READERS
             {
@@ -114,13 +119,13 @@ impl Engine {
     }
 
     /// Lets queued writes finish, stops the writer and drops the read connections.
-    pub fn close(&self) {
+    pub async fn close(&self) {
         if let Ok(mut writer) = self.writer.lock() {
             writer.take();
         }
         let thread = self.writer_thread.lock().ok().and_then(|mut t| t.take());
         if let Some(thread) = thread {
-            let _ = thread.join();
+            let _ = tokio::task::spawn_blocking(move || thread.join()).await;
         }
         if let Ok(mut idle) = self.readers.lock() {
             idle.clear();
@@ -172,13 +177,12 @@ fn commit_group(conn: &Connection, group: Vec<Job>, cache: &Cache) {
         replies.push(reply);
         touched.extend(ids);
     }
-    let guard = (!touched.is_empty()).then(|| cache.begin_commit());
     let committed = conn.execute_batch("COMMIT");
     if committed.is_err() {
         let _ = conn.execute_batch("ROLLBACK");
     }
-    if let Some(guard) = guard {
-        guard.invalidate(&touched);
+    if !touched.is_empty() {
+        cache.invalidate(&touched);
     }
     for reply in replies {
         reply(match &committed {

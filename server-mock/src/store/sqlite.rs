@@ -421,6 +421,6 @@ impl Store for SqliteStore {
     }
 
     async fn close(&self) {
-        self.engine.close();
+        self.engine.close().await;
     }
 }

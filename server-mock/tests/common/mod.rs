@@ -103,12 +103,22 @@ impl Server {
 
     /// Stops with SIGTERM and waits, output included; returns whether the exit was clean.
     pub fn stop(&mut self) -> bool {
-        let pid = self.child.id().to_string();
-        let sent = Command::new("kill").args(["-TERM", &pid]).status();
-        assert!(sent.is_ok_and(|s| s.success()), "kill -TERM failed");
+        self.terminate();
+        self.wait()
+    }
+
+    /// Waits for the exit, output included; returns whether it was clean.
+    pub fn wait(&mut self) -> bool {
         let clean = self.child.wait().expect("wait").success();
         self.drain();
         clean
+    }
+
+    /// Sends SIGTERM without waiting for the exit (see [`Server::stop`]).
+    pub fn terminate(&self) {
+        let pid = self.child.id().to_string();
+        let sent = Command::new("kill").args(["-TERM", &pid]).status();
+        assert!(sent.is_ok_and(|s| s.success()), "kill -TERM failed");
     }
 
     /// Kills with SIGKILL, as a crash would.
