@@ -52,11 +52,8 @@ pub fn app(state: AppState) -> Router {
         .merge(scopes::router())
         .merge(usage::router())
         .merge(webhooks::router())
-        .merge(
-            chat::router()
-                .merge(models::router())
-                .layer(middleware::from_fn(chat::error::openai_envelope)),
-        )
+        .merge(chat::router())
+        .merge(models::router())
         .route("/openapi.json", get(openapi::serve))
         .fallback(no_route)
         .method_not_allowed_fallback(no_route);
@@ -71,6 +68,9 @@ pub fn app(state: AppState) -> Router {
         }))
         // Everything above carries the rate-limit headers; the health check below does not.
         .layer(middleware::from_fn_with_state(state.clone(), auth::layer))
+        // On the OpenAI-compatible paths every error, auth and rate limit included, is
+        // rewritten into OpenAI's envelope.
+        .layer(middleware::from_fn(chat::error::openai_envelope))
         .route("/healthz", get(healthz).fallback(no_route))
         .layer(CatchPanicLayer::custom(|_| {
             ApiError::Internal.into_response()

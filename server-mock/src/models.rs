@@ -84,6 +84,10 @@ pub struct Model {
     /// `openai`: the model name upstream (default: `id`).
     #[serde(default, skip_serializing)]
     pub upstream_model: Option<String>,
+    /// `openai`: how long the upstream may take to start a stream or to give a whole answer,
+    /// in milliseconds (default 60,000); past it the next candidate is tried.
+    #[serde(default, skip_serializing)]
+    pub timeout_ms: Option<u64>,
 }
 
 fn default_max_output() -> u32 {

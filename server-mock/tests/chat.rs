@@ -323,6 +323,35 @@ async fn auth_errors_use_the_openai_envelope_too() {
 }
 
 #[tokio::test]
+async fn rate_limits_and_unknown_methods_use_the_openai_envelope_too() {
+    let server = Server::start_with(Options {
+        rate_limit: Some(2),
+        args: vec!["--sim-token-delay-ms".into(), "0".into()],
+        ..Default::default()
+    });
+    let wrong_method = server.get("/v1/chat/completions", &server.admin_key).await;
+    assert_eq!(wrong_method.status(), StatusCode::NOT_FOUND);
+    let body: Value = wrong_method.json().await.unwrap();
+    assert_eq!(body["error"]["type"], "invalid_request_error", "{body}");
+    let mut limited = None;
+    for _ in 0..5 {
+        let response = server
+            .post("/v1/chat/completions", &server.admin_key, &hello("auto"))
+            .await;
+        if response.status() == StatusCode::TOO_MANY_REQUESTS {
+            limited = Some(response);
+            break;
+        }
+    }
+    let response = limited.expect("a 429 within five requests of a limit of two");
+    assert!(response.headers().contains_key("retry-after"));
+    assert_eq!(response.headers()["x-ratelimit-remaining"], "0");
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["error"]["type"], "rate_limit_error", "{body}");
+    assert_eq!(body["error"]["code"], "rate_limit_exceeded", "{body}");
+}
+
+#[tokio::test]
 async fn the_ledger_totals_equal_the_sum_of_responses() {
     let server = fast();
     let mut credits = 0.0;
@@ -391,8 +420,10 @@ async fn a_client_that_hangs_up_stops_generation_and_pays_only_for_what_it_got()
     })
     .await;
     let full = whole["usage"]["completion_tokens"].as_u64().unwrap();
+    // The ledger is written every second; wait for both records, up to 20 s.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     let mut billed = None;
-    for _ in 0..200 {
+    while billed.is_none() && std::time::Instant::now() < deadline {
         let usage: Value = server
             .get("/v1/usage", &server.admin_key)
             .await
@@ -401,9 +432,7 @@ async fn a_client_that_hangs_up_stops_generation_and_pays_only_for_what_it_got()
             .unwrap();
         if usage["totals"]["requests"] == 2 {
             billed = Some(usage["totals"]["completion_tokens"].as_u64().unwrap() - full);
-            break;
         }
-        tokio::task::yield_now().await;
     }
     let billed = billed.expect("the cancelled stream was recorded");
     assert!(

@@ -1,76 +1,14 @@
-//! The `openai` provider against wiremock and against a second reference server, and fallback
-//! when an upstream fails before answering.
+//! The `openai` provider against wiremock and against a second reference server: what is
+//! passed through, streamed and billed.
 
 mod common;
 
+use common::upstream::{catalogue, chat, delta, gateway, sse};
 use common::{Options, Server};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use wiremock::matchers::{header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
-
-const KEY_VAR: &str = "TOKCTL_TEST_UPSTREAM_KEY";
-
-/// A catalogue with `upstream` (an openai model at `base_url`, best quality) and a simulated one.
-fn catalogue(dir: &std::path::Path, base_url: &str, upstream_model: &str) -> String {
-    let path = dir.join("models.toml");
-    std::fs::write(
-        &path,
-        format!(
-            r#"
-[[models]]
-id = "upstream"
-provider = "openai"
-base_url = "{base_url}"
-api_key_env = "{KEY_VAR}"
-upstream_model = "{upstream_model}"
-prompt_price = 1.0
-completion_price = 2.0
-quality = 0.99
-latency_ms = 500
-
-[[models]]
-id = "local"
-provider = "simulated"
-prompt_price = 0.1
-completion_price = 0.2
-quality = 0.5
-latency_ms = 50
-"#
-        ),
-    )
-    .unwrap();
-    path.display().to_string()
-}
-
-fn gateway(models: &str, key: &str) -> Server {
-    Server::start_with(Options {
-        env: vec![(KEY_VAR, key)],
-        args: vec![
-            "--models".into(),
-            models.into(),
-            "--sim-token-delay-ms".into(),
-            "0".into(),
-        ],
-        ..Default::default()
-    })
-}
-
-async fn chat(server: &Server, body: Value) -> reqwest::Response {
-    server
-        .post("/v1/chat/completions", &server.admin_key, &body)
-        .await
-}
-
-fn sse(chunks: &[Value]) -> String {
-    let mut body: String = chunks.iter().map(|c| format!("data: {c}\n\n")).collect();
-    body.push_str("data: [DONE]\n\n");
-    body
-}
-
-fn delta(content: &str) -> Value {
-    json!({"id": "up", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": content}, "finish_reason": null}]})
-}
 
 #[tokio::test]
 async fn requests_pass_through_unchanged_with_the_cap_and_upstream_usage_is_billed() {
@@ -235,62 +173,6 @@ async fn an_upstream_that_dies_mid_stream_ends_with_an_error_event_and_done() {
         "{error}"
     );
     assert!(events.iter().any(|e| e.contains("partial")));
-}
-
-#[tokio::test]
-async fn a_failing_upstream_falls_back_before_the_first_byte() {
-    let upstream = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(503).set_body_string("overloaded"))
-        .expect(2)
-        .mount(&upstream)
-        .await;
-    let tmp = tempfile::tempdir().unwrap();
-    let server = gateway(
-        &catalogue(tmp.path(), &format!("{}/v1", upstream.uri()), "m"),
-        "k",
-    );
-    let quality_first = json!({"model": "auto", "route_strategy": {"cost_weight": 0, "quality_weight": 1},
-        "messages": [{"role": "user", "content": "hi"}]});
-    let answer: Value = chat(&server, quality_first.clone())
-        .await
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(answer["platform"]["routed_model"], "local");
-    let reason = answer["platform"]["route_reason"].as_str().unwrap();
-    assert!(
-        reason.contains("fell back to local after upstream"),
-        "{reason}"
-    );
-    assert!(reason.contains("503"), "{reason}");
-
-    let mut streamed = quality_first;
-    streamed["stream"] = json!(true);
-    let text = chat(&server, streamed).await.text().await.unwrap();
-    assert!(text.contains("fell back to local") && text.ends_with("data: [DONE]\n\n"));
-}
-
-#[tokio::test]
-async fn when_every_candidate_fails_the_answer_is_502() {
-    let upstream = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(500))
-        .mount(&upstream)
-        .await;
-    let tmp = tempfile::tempdir().unwrap();
-    let server = gateway(
-        &catalogue(tmp.path(), &format!("{}/v1", upstream.uri()), "m"),
-        "k",
-    );
-    let response = chat(
-        &server,
-        json!({"model": "upstream", "messages": [{"role": "user", "content": "hi"}]}),
-    )
-    .await;
-    assert_eq!(response.status(), StatusCode::BAD_GATEWAY);
-    let body: Value = response.json().await.unwrap();
-    assert_eq!(body["error"]["code"], "upstream_error");
 }
 
 #[tokio::test]

@@ -67,6 +67,17 @@ impl GatewayError {
         }
     }
 
+    /// 504 when every upstream that could serve the request timed out.
+    pub fn timeout(message: impl Into<String>) -> Self {
+        GatewayError {
+            status: StatusCode::GATEWAY_TIMEOUT,
+            message: message.into(),
+            kind: "api_error",
+            code: Some("upstream_timeout"),
+            param: None,
+        }
+    }
+
     /// The envelope as JSON (also sent as an SSE error event).
     pub fn body(&self) -> Value {
         json!({"error": {
@@ -84,11 +95,17 @@ impl IntoResponse for GatewayError {
     }
 }
 
-/// Layer for the OpenAI-compatible paths: rewrites the token API's error body (written by the
+/// Whether `path` is one of the OpenAI-compatible paths (chat completions, models).
+fn is_openai_path(path: &str) -> bool {
+    path.starts_with("/v1/chat/") || path == "/v1/models" || path.starts_with("/v1/models/")
+}
+
+/// Layer: on the OpenAI-compatible paths, rewrites the token API's error body (written by the
 /// shared auth, rate-limit and JSON layers) into OpenAI's envelope. Headers are kept.
 pub async fn openai_envelope(request: Request, next: Next) -> Response {
+    let openai = is_openai_path(request.uri().path());
     let response = next.run(request).await;
-    if response.status().is_success() {
+    if !openai || response.status().is_success() {
         return response;
     }
     let (mut parts, body) = response.into_parts();

@@ -137,13 +137,13 @@ pub async fn create(
         Err(err) => return err.into_response(),
     };
     let id = format!("chatcmpl-{}", crate::secrets::new_id(""));
-    let accounting = |model: Model, reason: String| Accounting {
+    let accounting = |model: &Model, reason: String| Accounting {
         gateway: gateway.clone(),
         workspace_id: auth.principal.workspace_id.clone(),
         request_id: request_id.as_ref().map(|r| r.0.0.clone()),
         wallet: checked.request.agent_wallet.clone(),
         budget: checked.request.budget_limit,
-        model,
+        model: model.clone(),
         reason,
     };
     if checked.stream {
@@ -158,16 +158,15 @@ async fn complete(
     checked: &Checked,
     id: String,
     estimated_prompt: u64,
-    accounting: impl Fn(Model, String) -> Accounting,
+    accounting: impl Fn(&Model, String) -> Accounting,
 ) -> Response {
-    let mut failures = Vec::new();
+    let mut failures = Failures::default();
     for (model, cap) in route.candidates {
         match provider::complete(gateway, model, cap, &checked.request).await {
             Ok(answer) => {
-                let reason = with_fallbacks(&route.reason, &failures, model);
+                let reason = failures.reason(&route.reason, model);
                 let prompt = answer.prompt_tokens.unwrap_or(estimated_prompt);
-                let platform =
-                    accounting(model.clone(), reason).settle(prompt, answer.completion_tokens);
+                let platform = accounting(model, reason).settle(prompt, answer.completion_tokens);
                 return Json(json!({
                     "id": id,
                     "object": "chat.completion",
@@ -179,29 +178,53 @@ async fn complete(
                 }))
                 .into_response();
             }
-            Err(err) => {
-                tracing::warn!(model = %model.id, error = %err, "upstream failed; trying the next candidate");
-                failures.push(format!("{} ({err})", model.id));
-            }
+            Err(err) => failures.push(model, err),
         }
     }
-    GatewayError::upstream(format!(
-        "every candidate model failed: {}",
-        failures.join("; ")
-    ))
-    .into_response()
+    failures.into_error().into_response()
 }
 
-/// The route reason, plus which models failed first.
-pub(crate) fn with_fallbacks(reason: &str, failures: &[String], chosen: &Model) -> String {
-    if failures.is_empty() {
-        return reason.to_string();
+/// Candidates that failed before answering, in the order they were tried.
+#[derive(Default)]
+pub(crate) struct Failures(Vec<(String, provider::Failure)>);
+
+impl Failures {
+    /// Notes that `model` failed; the next candidate is tried.
+    pub fn push(&mut self, model: &Model, failure: provider::Failure) {
+        tracing::warn!(model = %model.id, error = %failure, "upstream failed before answering; trying the next candidate");
+        self.0.push((model.id.clone(), failure));
     }
-    format!(
-        "{reason}; fell back to {} after {} failed before answering",
-        chosen.id,
-        failures.join(", ")
-    )
+
+    fn list(&self) -> String {
+        let each: Vec<String> = self
+            .0
+            .iter()
+            .map(|(model, failure)| format!("{model} ({failure})"))
+            .collect();
+        each.join(", ")
+    }
+
+    /// The route reason, plus which models failed before `chosen` answered.
+    pub fn reason(&self, reason: &str, chosen: &Model) -> String {
+        if self.0.is_empty() {
+            return reason.to_string();
+        }
+        format!(
+            "{reason}; fell back to {} after {} failed before answering",
+            chosen.id,
+            self.list()
+        )
+    }
+
+    /// Every candidate failed: 504 when each timed out, else 502.
+    pub fn into_error(self) -> GatewayError {
+        let message = format!("every candidate model failed: {}", self.list());
+        if !self.0.is_empty() && self.0.iter().all(|(_, f)| f.timed_out) {
+            GatewayError::timeout(message)
+        } else {
+            GatewayError::upstream(message)
+        }
+    }
 }
 
 /// OpenAI's `usage` object.

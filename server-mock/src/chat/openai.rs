@@ -3,16 +3,33 @@
 //! name, our extensions, and `max_tokens`, which is always set so the budget holds. Streams are
 //! forwarded chunk by chunk as they arrive.
 
+use std::time::Duration;
+
 use eventsource_stream::Eventsource;
 use futures::StreamExt;
 use serde_json::{Map, Value, json};
 
-use super::provider::{Completion, Item, ItemStream};
+use super::provider::{Completion, Failure, Item, ItemStream};
 use super::request::ChatRequest;
 use crate::models::Model;
 
 /// Longest upstream error text quoted in our messages.
 const QUOTE: usize = 200;
+/// How long an upstream may take to start answering, unless its catalogue entry says.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Runs `work` within `model`'s time limit.
+async fn in_time<T>(
+    model: &Model,
+    work: impl Future<Output = Result<T, Failure>>,
+) -> Result<T, Failure> {
+    let limit = model
+        .timeout_ms
+        .map_or(DEFAULT_TIMEOUT, Duration::from_millis);
+    tokio::time::timeout(limit, work)
+        .await
+        .unwrap_or_else(|_| Err(Failure::timeout()))
+}
 
 fn body(model: &Model, cap: u32, request: &ChatRequest, stream: bool) -> Value {
     let mut body: Map<String, Value> = request.extra.clone();
@@ -57,7 +74,7 @@ async fn send(
     http: &reqwest::Client,
     model: &Model,
     body: &Value,
-) -> Result<reqwest::Response, String> {
+) -> Result<reqwest::Response, Failure> {
     let base = model
         .base_url
         .as_deref()
@@ -65,23 +82,23 @@ async fn send(
         .trim_end_matches('/');
     let mut request = http.post(format!("{base}/chat/completions")).json(body);
     if let Some(var) = &model.api_key_env {
-        let key = std::env::var(var).map_err(|_| format!("{var} is not set"))?;
+        let key = std::env::var(var).map_err(|_| Failure::other(format!("{var} is not set")))?;
         request = request.bearer_auth(key);
     }
     let response = request.send().await.map_err(|err| {
         if err.is_timeout() {
-            "timed out".to_string()
+            Failure::timeout()
         } else {
-            "connection failed".to_string()
+            Failure::other("connection failed")
         }
     })?;
     if !response.status().is_success() {
         let status = response.status().as_u16();
         let text = response.text().await.unwrap_or_default();
-        return Err(format!(
+        return Err(Failure::other(format!(
             "HTTP {status}: {}",
             crate::error::truncate(&text, QUOTE)
-        ));
+        )));
     }
     Ok(response)
 }
@@ -92,15 +109,23 @@ pub async fn complete(
     model: &Model,
     cap: u32,
     request: &ChatRequest,
-) -> Result<Completion, String> {
-    let response = send(http, model, &body(model, cap, request, false)).await?;
-    let answer: Value = response
-        .json()
-        .await
-        .map_err(|_| "the upstream answer is not JSON".to_string())?;
+) -> Result<Completion, Failure> {
+    let bytes = in_time(model, async {
+        let response = send(http, model, &body(model, cap, request, false)).await?;
+        response.bytes().await.map_err(|err| {
+            if err.is_timeout() {
+                Failure::timeout()
+            } else {
+                Failure::other("the upstream answer was cut off")
+            }
+        })
+    })
+    .await?;
+    let answer: Value = serde_json::from_slice(&bytes)
+        .map_err(|_| Failure::other("the upstream answer is not JSON"))?;
     let choice = answer
         .pointer("/choices/0")
-        .ok_or("the upstream answer has no choices")?;
+        .ok_or_else(|| Failure::other("the upstream answer has no choices"))?;
     let message = choice
         .get("message")
         .cloned()
@@ -129,31 +154,42 @@ pub async fn stream(
     model: &Model,
     cap: u32,
     request: &ChatRequest,
-) -> Result<ItemStream, String> {
-    let response = send(http, model, &body(model, cap, request, true)).await?;
+) -> Result<ItemStream, Failure> {
+    let response = in_time(model, send(http, model, &body(model, cap, request, true))).await?;
     let events = response.bytes_stream().eventsource();
     let items = events
-        .map(|event| -> Vec<Result<Item, String>> {
+        .map(|event| -> Vec<Result<Item, Failure>> {
             let event = match event {
                 Ok(event) => event,
-                Err(err) => return vec![Err(format!("the upstream stream broke: {err}"))],
+                Err(eventsource_stream::EventStreamError::Transport(err)) if err.is_timeout() => {
+                    return vec![Err(Failure::timeout())];
+                }
+                Err(err) => {
+                    return vec![Err(Failure::other(format!(
+                        "the upstream stream broke: {err}"
+                    )))];
+                }
             };
             if event.data.trim() == "[DONE]" {
                 return Vec::new();
             }
             let chunk: Value = match serde_json::from_str(&event.data) {
                 Ok(chunk) => chunk,
-                Err(_) => return vec![Err("the upstream sent a chunk that is not JSON".into())],
+                Err(_) => {
+                    return vec![Err(Failure::other(
+                        "the upstream sent a chunk that is not JSON",
+                    ))];
+                }
             };
             if let Some(error) = chunk.get("error") {
                 let message = error
                     .get("message")
                     .and_then(Value::as_str)
                     .unwrap_or("error");
-                return vec![Err(format!(
+                return vec![Err(Failure::other(format!(
                     "the upstream failed: {}",
                     crate::error::truncate(message, QUOTE)
-                ))];
+                )))];
             }
             chunk_items(&chunk)
         })
@@ -161,7 +197,7 @@ pub async fn stream(
     Ok(Box::pin(items))
 }
 
-fn chunk_items(chunk: &Value) -> Vec<Result<Item, String>> {
+fn chunk_items(chunk: &Value) -> Vec<Result<Item, Failure>> {
     let mut items = Vec::new();
     if let Some(choice) = chunk.pointer("/choices/0") {
         if let Some(delta) = choice

@@ -25,7 +25,39 @@ pub enum Item {
 }
 
 /// Deltas as they arrive; an `Err` is the upstream failing mid-stream.
-pub type ItemStream = Pin<Box<dyn Stream<Item = Result<Item, String>> + Send>>;
+pub type ItemStream = Pin<Box<dyn Stream<Item = Result<Item, Failure>> + Send>>;
+
+/// Why an upstream gave no (or no more) answer.
+#[derive(Debug, Clone)]
+pub struct Failure {
+    /// It did not answer in time (a 504 when every candidate timed out).
+    pub timed_out: bool,
+    message: String,
+}
+
+impl Failure {
+    /// Any failure but a timeout.
+    pub fn other(message: impl Into<String>) -> Self {
+        Failure {
+            timed_out: false,
+            message: message.into(),
+        }
+    }
+
+    /// No answer in time.
+    pub fn timeout() -> Self {
+        Failure {
+            timed_out: true,
+            message: "timed out".into(),
+        }
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
 
 /// A whole answer.
 #[derive(Debug, Clone)]
@@ -45,7 +77,7 @@ pub async fn complete(
     model: &Model,
     cap: u32,
     request: &ChatRequest,
-) -> Result<Completion, String> {
+) -> Result<Completion, Failure> {
     match model.provider {
         ProviderKind::Simulated => Ok(simulated::complete(model, cap, request)),
         ProviderKind::Openai => openai::complete(&gateway.http, model, cap, request).await,
@@ -58,7 +90,7 @@ pub async fn stream(
     model: &Model,
     cap: u32,
     request: &ChatRequest,
-) -> Result<ItemStream, String> {
+) -> Result<ItemStream, Failure> {
     match model.provider {
         ProviderKind::Simulated => Ok(simulated::stream(
             model,

@@ -1,75 +1,103 @@
 //! SSE answers: chunks in order, then one chunk with an empty `delta`, `finish_reason` and
 //! `platform`, a `usage` chunk when asked for, then `data: [DONE]`. An upstream failure after
 //! the first chunk ends the stream with an error event and `[DONE]`, never a silent cut. When
-//! the client goes away, the upstream is dropped at once and only what was produced is billed.
+//! the client goes away the response body is dropped, which drops the upstream at once and bills
+//! only what was sent.
+//!
+//! The relay is the response body itself, polled by the connection that serves the client: no
+//! task or channel sits between the upstream and the client.
 
+use std::collections::VecDeque;
 use std::convert::Infallible;
 
 use axum::response::sse::{Event, Sse};
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
 
 use super::error::GatewayError;
 use super::provider::{self, Item, ItemStream};
 use super::request::Checked;
 use super::routing::Route;
-use super::{Accounting, Gateway, usage, with_fallbacks};
+use super::{Accounting, Failures, Gateway, usage};
 use crate::models::Model;
 
-/// Opens the first candidate that answers, then streams it to the client.
+/// Opens the first candidate that produces anything, then streams it to the client. A
+/// candidate that fails or ends before its first item is replaced by the next one.
 pub async fn respond(
     gateway: &Gateway,
     route: Route<'_>,
     checked: &Checked,
     id: String,
     estimated_prompt: u64,
-    accounting: impl Fn(Model, String) -> Accounting,
+    accounting: impl Fn(&Model, String) -> Accounting,
 ) -> Response {
-    let mut failures = Vec::new();
+    let mut failures = Failures::default();
     for (model, cap) in route.candidates {
-        match provider::stream(gateway, model, cap, &checked.request).await {
-            Ok(upstream) => {
-                let reason = with_fallbacks(&route.reason, &failures, model);
-                let run = Run {
+        let opened = provider::stream(gateway, model, cap, &checked.request).await;
+        let first = match opened {
+            Ok(mut upstream) => match upstream.next().await {
+                Some(Ok(item)) => Ok((item, upstream)),
+                Some(Err(err)) => Err(err),
+                None => Err(provider::Failure::other(
+                    "the upstream ended its stream before answering",
+                )),
+            },
+            Err(err) => Err(err),
+        };
+        match first {
+            Ok((item, upstream)) => {
+                let upstream: ItemStream =
+                    Box::pin(futures::stream::once(async { Ok(item) }).chain(upstream));
+                let relay = Relay {
                     id,
                     created: chrono::Utc::now().timestamp(),
                     include_usage: checked.include_usage,
                     estimated_prompt,
-                    accounting: accounting(model.clone(), reason),
+                    accounting: accounting(model, failures.reason(&route.reason, model)),
+                    upstream: Some(upstream),
+                    started: false,
+                    pieces: 0,
+                    finish: None,
+                    reported: None,
+                    tail: VecDeque::new(),
+                    settled: false,
                 };
-                let (tx, rx) = mpsc::channel::<Event>(32);
-                tokio::spawn(run.forward(upstream, tx));
-                let events = futures::stream::unfold(rx, |mut rx| async move {
-                    rx.recv()
-                        .await
-                        .map(|event| (Ok::<_, Infallible>(event), rx))
+                let events = futures::stream::unfold(relay, |mut relay| async move {
+                    let event = relay.next_event().await?;
+                    Some((Ok::<_, Infallible>(event), relay))
                 });
                 return Sse::new(events).into_response();
             }
-            Err(err) => {
-                tracing::warn!(model = %model.id, error = %err, "upstream failed before answering; trying the next candidate");
-                failures.push(format!("{} ({err})", model.id));
-            }
+            Err(err) => failures.push(model, err),
         }
     }
-    GatewayError::upstream(format!(
-        "every candidate model failed: {}",
-        failures.join("; ")
-    ))
-    .into_response()
+    failures.into_error().into_response()
 }
 
-struct Run {
+/// One answer being relayed; dropping it (the client hung up) drops the upstream and settles
+/// the bill for what was sent.
+struct Relay {
     id: String,
     created: i64,
     include_usage: bool,
     estimated_prompt: u64,
     accounting: Accounting,
+    /// `None` once the upstream has ended, failed or been dropped.
+    upstream: Option<ItemStream>,
+    /// Whether the opening `role` chunk went out.
+    started: bool,
+    /// Deltas sent so far.
+    pieces: u64,
+    finish: Option<String>,
+    /// Prompt and completion tokens the upstream reported.
+    reported: Option<(Option<u64>, u64)>,
+    /// What is left to send after the upstream ended: final chunk, usage, `[DONE]`.
+    tail: VecDeque<Event>,
+    settled: bool,
 }
 
-impl Run {
+impl Relay {
     fn chunk(&self, choices: Value) -> Value {
         json!({
             "id": self.id,
@@ -84,75 +112,86 @@ impl Run {
         data(&self.chunk(json!([{"index": 0, "delta": delta, "finish_reason": null}])))
     }
 
-    /// Copies the upstream to the client; settles the bill however it ends.
-    async fn forward(self, mut upstream: ItemStream, tx: mpsc::Sender<Event>) {
-        let mut pieces = 0u64;
-        let mut finish = None;
-        let mut reported = None;
-        let mut failure = None;
-        let mut gone = tx
-            .send(self.delta(json!({"role": "assistant", "content": ""})))
-            .await
-            .is_err();
-        while !gone {
-            let item = tokio::select! {
-                item = upstream.next() => item,
-                _ = tx.closed() => { gone = true; break; }
-            };
-            match item {
-                None if finish.is_none() => {
-                    failure = Some("the upstream closed the stream before finishing".to_string());
-                    break;
-                }
-                None => break,
+    /// The next event for the client, or `None` when the stream is over.
+    async fn next_event(&mut self) -> Option<Event> {
+        if !self.started {
+            self.started = true;
+            return Some(self.delta(json!({"role": "assistant", "content": ""})));
+        }
+        while let Some(upstream) = self.upstream.as_mut() {
+            match upstream.next().await {
                 Some(Ok(Item::Delta(delta))) => {
-                    pieces += 1;
-                    gone = tx.send(self.delta(delta)).await.is_err();
+                    self.pieces += 1;
+                    return Some(self.delta(delta));
                 }
-                Some(Ok(Item::Finish(reason))) => finish = Some(reason),
+                Some(Ok(Item::Finish(reason))) => self.finish = Some(reason),
                 Some(Ok(Item::Usage { prompt, completion })) => {
-                    reported = Some((prompt, completion))
+                    self.reported = Some((prompt, completion));
                 }
-                Some(Err(err)) => {
-                    failure = Some(err);
-                    break;
+                Some(Err(err)) => self.fail(&err.to_string()),
+                None if self.finish.is_none() => {
+                    self.fail("the upstream closed the stream before finishing");
                 }
+                None => self.finish(),
             }
         }
-        // Stop the upstream's work now: a simulated answer stops, an HTTP upstream is hung up on.
-        drop(upstream);
+        self.tail.pop_front()
+    }
 
-        let complete = !gone && failure.is_none();
-        let prompt = reported
+    /// Token counts to bill: the upstream's own when it finished, else what was sent.
+    fn counts(&self, complete: bool) -> (u64, u64) {
+        let prompt = self
+            .reported
             .and_then(|(p, _)| p)
             .unwrap_or(self.estimated_prompt);
-        let completion = match reported {
+        let completion = match self.reported {
             Some((_, completion)) if complete => completion,
-            _ => pieces,
+            _ => self.pieces,
         };
-        let platform = self.accounting.settle(prompt, completion);
-        if gone {
-            return;
-        }
-        if let Some(err) = failure {
-            let error = GatewayError::upstream(format!("the upstream failed mid-stream: {err}"));
-            let _ = tx.send(data(&error.body())).await;
-            let _ = tx.send(Event::default().data("[DONE]")).await;
-            return;
-        }
-        let mut last = self.chunk(json!([{
-            "index": 0,
-            "delta": {},
-            "finish_reason": finish.unwrap_or_else(|| "stop".into()),
-        }]));
+        (prompt, completion)
+    }
+
+    /// The upstream finished: final chunk with `platform`, usage if asked for, `[DONE]`.
+    fn finish(&mut self) {
+        self.upstream = None;
+        let (prompt, completion) = self.counts(true);
+        let platform = self.settle(prompt, completion);
+        let reason = self.finish.take().unwrap_or_else(|| "stop".into());
+        let mut last = self.chunk(json!([{"index": 0, "delta": {}, "finish_reason": reason}]));
         last["platform"] = json!(platform);
-        let _ = tx.send(data(&last)).await;
+        self.tail.push_back(data(&last));
         if self.include_usage {
             let mut usage_chunk = self.chunk(json!([]));
             usage_chunk["usage"] = usage(prompt, completion);
-            let _ = tx.send(data(&usage_chunk)).await;
+            self.tail.push_back(data(&usage_chunk));
         }
-        let _ = tx.send(Event::default().data("[DONE]")).await;
+        self.tail.push_back(Event::default().data("[DONE]"));
+    }
+
+    /// The upstream failed after answering: an error event, then `[DONE]`.
+    fn fail(&mut self, err: &str) {
+        self.upstream = None;
+        let (prompt, completion) = self.counts(false);
+        self.settle(prompt, completion);
+        let error = GatewayError::upstream(format!("the upstream failed mid-stream: {err}"));
+        self.tail.push_back(data(&error.body()));
+        self.tail.push_back(Event::default().data("[DONE]"));
+    }
+
+    fn settle(&mut self, prompt: u64, completion: u64) -> super::Platform {
+        self.settled = true;
+        self.accounting.settle(prompt, completion)
+    }
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        if !self.settled {
+            // The client went away: the upstream (dropped with `self`) stops, and only what
+            // was sent is billed.
+            let (prompt, completion) = self.counts(false);
+            self.settle(prompt, completion);
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod hooks;
+pub mod upstream;
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};

@@ -1,0 +1,81 @@
+//! An OpenAI-compatible upstream (wiremock) behind the gateway: a catalogue naming it, a
+//! gateway using that catalogue, and SSE bodies for the mock to send.
+
+use reqwest::Response;
+use serde_json::{Value, json};
+
+use super::{Options, Server};
+
+pub const KEY_VAR: &str = "TOKCTL_TEST_UPSTREAM_KEY";
+
+/// A catalogue with `upstream` (an openai model at `base_url`, best quality) and a simulated one.
+pub fn catalogue(dir: &std::path::Path, base_url: &str, upstream_model: &str) -> String {
+    catalogue_with(dir, base_url, upstream_model, "")
+}
+
+/// [`catalogue`] with more TOML lines (`extra`) in the `upstream` model's entry.
+pub fn catalogue_with(
+    dir: &std::path::Path,
+    base_url: &str,
+    upstream_model: &str,
+    extra: &str,
+) -> String {
+    let path = dir.join("models.toml");
+    std::fs::write(
+        &path,
+        format!(
+            r#"
+[[models]]
+id = "upstream"
+provider = "openai"
+base_url = "{base_url}"
+api_key_env = "{KEY_VAR}"
+upstream_model = "{upstream_model}"
+prompt_price = 1.0
+completion_price = 2.0
+quality = 0.99
+latency_ms = 500
+{extra}
+
+[[models]]
+id = "local"
+provider = "simulated"
+prompt_price = 0.1
+completion_price = 0.2
+quality = 0.5
+latency_ms = 50
+"#
+        ),
+    )
+    .unwrap();
+    path.display().to_string()
+}
+
+pub fn gateway(models: &str, key: &str) -> Server {
+    Server::start_with(Options {
+        env: vec![(KEY_VAR, key)],
+        args: vec![
+            "--models".into(),
+            models.into(),
+            "--sim-token-delay-ms".into(),
+            "0".into(),
+        ],
+        ..Default::default()
+    })
+}
+
+pub async fn chat(server: &Server, body: Value) -> Response {
+    server
+        .post("/v1/chat/completions", &server.admin_key, &body)
+        .await
+}
+
+pub fn sse(chunks: &[Value]) -> String {
+    let mut body: String = chunks.iter().map(|c| format!("data: {c}\n\n")).collect();
+    body.push_str("data: [DONE]\n\n");
+    body
+}
+
+pub fn delta(content: &str) -> Value {
+    json!({"id": "up", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": content}, "finish_reason": null}]})
+}
