@@ -1,9 +1,10 @@
 //! The configuration file (profiles) and the settings in effect.
 //!
 //! Precedence: flags > environment (`TOKCTL_API_KEY`, `TOKCTL_BASE_URL`, `TOKCTL_PROFILE`) >
-//! profile > defaults. With no key anywhere and a loopback base URL, the key the reference
-//! server wrote on its first start (`admin.key` in its data directory) is used, so a fresh
-//! `tokctl-server` and `tokctl tokens list` work together with no copying.
+//! profile > defaults. A profile chosen by name must exist in the file. With no key anywhere
+//! and a loopback base URL, the key the reference server wrote on its first start (`admin.key`
+//! in its data directory) is used, so a fresh `tokctl-server` and `tokctl tokens list` work
+//! together with no copying.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -79,11 +80,27 @@ pub fn path() -> Result<PathBuf, CliError> {
         .ok_or_else(|| CliError::new("no configuration directory; set TOKCTL_CONFIG"))
 }
 
-/// Reads the config file; a missing file is an empty configuration.
+/// Reads the config file; a missing file is an empty configuration. A file that is not valid
+/// TOML, or not a configuration, is an error naming the file, the line and the problem.
 pub fn load(path: &Path) -> Result<ConfigFile, CliError> {
     match std::fs::read_to_string(path) {
-        Ok(text) => toml::from_str(&text)
-            .map_err(|err| CliError::new(format!("{}: {}", path.display(), err.message()))),
+        Ok(text) => toml::from_str(&text).map_err(|err| {
+            let at = err.span().map_or(String::new(), |span| {
+                let before = text.get(..span.start).unwrap_or(&text);
+                let line = before.matches('\n').count() + 1;
+                let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+                format!(" at line {line}, column {column}")
+            });
+            let problem = err
+                .message()
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            CliError::new(format!(
+                "{}: not a valid configuration{at}: {problem}",
+                path.display()
+            ))
+        }),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(ConfigFile::default()),
         Err(err) => Err(CliError::new(format!(
             "cannot read {}: {err}",
@@ -115,19 +132,58 @@ pub fn save(path: &Path, config: &ConfigFile) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The profile name in effect: flag, then `TOKCTL_PROFILE`, then the file's current profile.
-pub fn profile_name(global: &GlobalArgs, config: &ConfigFile) -> String {
-    global
-        .profile
-        .clone()
-        .or_else(|| env("TOKCTL_PROFILE"))
-        .or_else(|| config.current_profile.clone())
-        .unwrap_or_else(|| DEFAULT_PROFILE.to_string())
+/// The profile name in effect and what chose it: `--profile`, then `TOKCTL_PROFILE`, then the
+/// file's current profile; when nothing did, [`DEFAULT_PROFILE`].
+fn chosen_profile(global: &GlobalArgs, config: &ConfigFile) -> (String, Option<&'static str>) {
+    if let Some(name) = &global.profile {
+        (name.clone(), Some("--profile"))
+    } else if let Some(name) = env("TOKCTL_PROFILE") {
+        (name, Some("TOKCTL_PROFILE"))
+    } else if let Some(name) = &config.current_profile {
+        (name.clone(), Some("current_profile"))
+    } else {
+        (DEFAULT_PROFILE.to_string(), None)
+    }
+}
+
+/// Fails (usage error) when the profile chosen is not in the file, rather than quietly using
+/// defaults. The `default` profile always exists: empty until something is saved in it.
+pub fn check_profile(
+    global: &GlobalArgs,
+    config: &ConfigFile,
+    path: &Path,
+) -> Result<(), CliError> {
+    match chosen_profile(global, config) {
+        (name, Some(origin)) if name != DEFAULT_PROFILE && !config.profiles.contains_key(&name) => {
+            Err(unknown_profile(&name, Some(origin), config, path))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The usage error for a profile the file does not have, listing those it has.
+pub fn unknown_profile(
+    name: &str,
+    origin: Option<&str>,
+    config: &ConfigFile,
+    path: &Path,
+) -> CliError {
+    let origin = origin.map_or(String::new(), |origin| format!(" (from {origin})"));
+    let known: Vec<&str> = config.profiles.keys().map(String::as_str).collect();
+    let known = if known.is_empty() {
+        "it has none; `tokctl login --profile NAME` creates one".to_string()
+    } else {
+        format!("known profiles: {}", known.join(", "))
+    };
+    CliError::usage(format!(
+        "no profile named {name:?}{origin} in {}; {known}",
+        path.display()
+    ))
 }
 
 /// Works out every setting and where it comes from.
 pub fn resolve(global: &GlobalArgs, config: &ConfigFile) -> Settings {
-    let profile_name = profile_name(global, config);
+    let (profile_name, _) = chosen_profile(global, config);
     let profile = config
         .profiles
         .get(&profile_name)

@@ -102,8 +102,13 @@ impl Output {
 
     /// Prints text without a newline, at once (a streamed answer).
     pub fn text(&self, text: &str) -> io::Result<()> {
+        self.bytes(text.as_bytes())
+    }
+
+    /// Prints bytes as they are, at once.
+    pub fn bytes(&self, bytes: &[u8]) -> io::Result<()> {
         let mut out = io::stdout().lock();
-        out.write_all(text.as_bytes())?;
+        out.write_all(bytes)?;
         out.flush()
     }
 
@@ -143,11 +148,9 @@ impl Output {
             .load_style(UTF8_FULL_CONDENSED)
             .set_header(T::headers().to_vec());
         // Fit the terminal, unless it reports no usable width (then columns would collapse).
+        // Without colour the table still fits: only the cells below are ever styled.
         if table.width().is_some_and(|width| width >= 40) {
             table.set_content_arrangement(ContentArrangement::Dynamic);
-        }
-        if !self.color {
-            table.force_no_tty();
         }
         for item in items {
             let color = match item.mark() {

@@ -25,3 +25,17 @@ fn committed_completions_are_fresh() {
         );
     }
 }
+
+#[test]
+fn a_closed_pipe_ends_completions_quietly() {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let output = std::process::Command::new(assert_cmd::cargo::cargo_bin("tokctl"))
+        .args(["completions", "bash"])
+        .stdout(writer)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    assert!(err.is_empty(), "{err}");
+}

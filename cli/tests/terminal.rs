@@ -93,3 +93,30 @@ fn a_terminal_confirms_before_revoking_and_shows_progress() {
         serde_json::json!([])
     );
 }
+
+#[test]
+fn without_colour_the_table_still_fits_the_terminal() {
+    let env = Env::new();
+    for n in 0..3 {
+        env.create(&format!("deploy-{n}"), &["tokens:read", "tokens:rotate"]);
+    }
+    let output = env
+        .on_terminal_sized("tokens list", Some(80))
+        .output()
+        .expect("util-linux `script` runs");
+    let screen = stdout(&output);
+    assert_eq!(output.status.code(), Some(0), "{screen}");
+    assert!(
+        screen.contains('│') && screen.contains("deploy-2"),
+        "{screen}"
+    );
+    assert!(!screen.contains("\u{1b}[38;5"), "NO_COLOR: {screen:?}");
+    let widest = screen
+        .lines()
+        .map(|line| line.trim_end_matches('\r').chars().count())
+        .max();
+    assert!(
+        widest.is_some_and(|w| w <= 80),
+        "wider than 80 columns: {screen}"
+    );
+}

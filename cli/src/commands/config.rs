@@ -90,9 +90,12 @@ pub fn run(mut ctx: Ctx, command: ConfigCommand) -> Result<(), CliError> {
         }
         ConfigCommand::Use { profile } => {
             if !ctx.config.profiles.contains_key(&profile) {
-                return Err(CliError::not_found(format!(
-                    "no profile named {profile:?}; `tokctl config profiles` lists them"
-                )));
+                return Err(config::unknown_profile(
+                    &profile,
+                    None,
+                    &ctx.config,
+                    &ctx.config_path,
+                ));
             }
             ctx.config.current_profile = Some(profile.clone());
             config::save(&ctx.config_path, &ctx.config)?;

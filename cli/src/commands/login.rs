@@ -42,19 +42,15 @@ pub async fn run(mut ctx: Ctx, args: LoginArgs) -> Result<(), CliError> {
         return Err(CliError::usage("the API key is empty"));
     }
 
-    let client = tokctl_sdk::Client::builder()
-        .base_url(&base_url)
-        .api_key(&key)
-        .build()?;
+    let client = ctx.client_for(&base_url, &key)?;
     client.scopes().list().await.map_err(|err| {
-        let code = crate::error::code_for(&err);
-        CliError::new(format!("the key was not accepted by {base_url}: {err}")).with_code(
-            if code == exit::ERROR {
-                exit::ERROR
-            } else {
-                code
-            },
-        )
+        let err = CliError::from(err);
+        CliError {
+            message: format!("cannot verify the key with {base_url}: {}", err.message),
+            // "run `tokctl login`" is no help to someone doing just that.
+            hint: err.hint.filter(|_| err.code != exit::UNAUTHORIZED),
+            ..err
+        }
     })?;
 
     let profile_name = ctx.settings.profile.clone();

@@ -13,7 +13,7 @@ mod webhooks;
 
 use std::io::IsTerminal;
 
-use crate::cli::{Cli, Command, GlobalArgs};
+use crate::cli::{Cli, Command, ConfigCommand, GlobalArgs};
 use crate::config::{ConfigFile, Settings};
 use crate::error::CliError;
 use crate::output::Output;
@@ -37,8 +37,14 @@ impl Ctx {
             }
             .with_code(crate::error::exit::UNAUTHORIZED));
         };
+        self.client_for(&self.settings.base_url.0, key)
+    }
+
+    /// An SDK client for `base_url` and `key`, with every other setting in effect: the user
+    /// agent, `TOKCTL_MAX_WAIT`, the chat base URL and `-v` request logging.
+    pub fn client_for(&self, base_url: &str, key: &str) -> Result<tokctl_sdk::Client, CliError> {
         let mut builder = tokctl_sdk::Client::builder()
-            .base_url(&self.settings.base_url.0)
+            .base_url(base_url)
             .api_key(key)
             .user_agent(format!("tokctl/{}", env!("CARGO_PKG_VERSION")));
         if let Some(seconds) = std::env::var("TOKCTL_MAX_WAIT")
@@ -77,12 +83,19 @@ pub fn interactive() -> bool {
     std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
 }
 
-/// Runs the parsed command.
+/// Runs the parsed command. `completions` reads no configuration, so a broken file cannot
+/// break it.
 pub async fn run(cli: Cli) -> Result<(), CliError> {
+    let out = Output::new(&cli.global);
+    if let Command::Completions { shell } = cli.command {
+        return completions::run(&out, shell);
+    }
     let config_path = crate::config::path()?;
     let config = crate::config::load(&config_path)?;
+    if !names_profiles(&cli.command) {
+        crate::config::check_profile(&cli.global, &config, &config_path)?;
+    }
     let settings = crate::config::resolve(&cli.global, &config);
-    let out = Output::new(&cli.global);
     let ctx = Ctx {
         global: cli.global,
         config_path,
@@ -100,6 +113,18 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Models => models::run(&ctx).await,
         Command::Usage => usage::run(&ctx).await,
         Command::Webhooks(command) => webhooks::run(&ctx, command).await,
-        Command::Completions { shell } => completions::run(shell),
+        Command::Completions { shell } => completions::run(&ctx.out, shell),
     }
+}
+
+/// Commands that create, choose or list profiles, and so may name one the file lacks:
+/// `login` and `config set` create it, `config use` checks the name itself.
+fn names_profiles(command: &Command) -> bool {
+    matches!(
+        command,
+        Command::Login(_)
+            | Command::Config(
+                ConfigCommand::Set { .. } | ConfigCommand::Use { .. } | ConfigCommand::Profiles
+            )
+    )
 }

@@ -10,7 +10,10 @@ use crate::cli::{CreateArgs, ListArgs, TokensCommand};
 use crate::error::CliError;
 use crate::output::{Mark, Row};
 
+mod names;
 mod revoke;
+
+use names::resolve;
 
 /// How soon an expiry is marked on a terminal.
 const EXPIRING_SOON: Duration = Duration::days(7);
@@ -91,7 +94,7 @@ pub async fn run(ctx: &Ctx, command: TokensCommand) -> Result<(), CliError> {
 async fn create(ctx: &Ctx, client: &Client, args: CreateArgs) -> Result<(), CliError> {
     let mut request = CreateToken::new(args.name).scopes(args.scopes);
     let expires_at = match (args.expires_in, args.expires_at) {
-        (Some(after), _) => Some(Utc::now() + chrono_duration(after)?),
+        (Some(after), _) => Some(later(Utc::now(), after, "--expires-in")?),
         (None, at) => at,
     };
     if let Some(at) = expires_at {
@@ -128,14 +131,9 @@ async fn list(ctx: &Ctx, client: &Client, args: ListArgs) -> Result<(), CliError
     let now = Utc::now();
     let expiring_before = args
         .expiring_within
-        .map(chrono_duration)
-        .transpose()?
-        .map(|d| now + d);
-    let unused_since = args
-        .stale
-        .map(chrono_duration)
-        .transpose()?
-        .map(|d| now - d);
+        .map(|d| later(now, d, "--expiring-within"))
+        .transpose()?;
+    let unused_since = args.stale.map(|d| earlier(now, d, "--stale")).transpose()?;
     let tokens: Vec<TokenRow> = client
         .tokens()
         .list_all(request)
@@ -157,40 +155,34 @@ pub(crate) fn is_stale(token: &Token, since: DateTime<Utc>) -> bool {
     token.status == TokenStatus::Active && token.last_used_at.unwrap_or(token.created_at) < since
 }
 
-/// An id as given, or the id of the one non-revoked token with that name.
-pub(crate) async fn resolve(client: &Client, id_or_name: &str) -> Result<String, CliError> {
-    if looks_like_id(id_or_name) {
-        return Ok(id_or_name.to_string());
-    }
-    let matches: Vec<Token> = client
-        .tokens()
-        .list_all(ListTokens::new())
-        .try_filter(|t| {
-            std::future::ready(t.name == id_or_name && t.status != TokenStatus::Revoked)
-        })
-        .try_collect()
-        .await?;
-    match matches.as_slice() {
-        [one] => Ok(one.id.clone()),
-        [] => Err(CliError::not_found(format!(
-            "no token named {id_or_name:?} that is not revoked"
-        ))),
-        _ => Err(CliError::new(format!(
-            "{} tokens are named {id_or_name:?}; use an id",
-            matches.len()
-        ))),
-    }
+/// `now` moved `by` into the future: a usage error naming `flag` when past the last date
+/// representable.
+pub(crate) fn later(
+    now: DateTime<Utc>,
+    by: std::time::Duration,
+    flag: &str,
+) -> Result<DateTime<Utc>, CliError> {
+    Duration::from_std(by)
+        .ok()
+        .and_then(|by| now.checked_add_signed(by))
+        .ok_or_else(|| out_of_range(flag))
 }
 
-fn looks_like_id(value: &str) -> bool {
-    value.strip_prefix("tok_").is_some_and(|rest| {
-        rest.len() == 24
-            && rest
-                .bytes()
-                .all(|b| b.is_ascii_digit() || b.is_ascii_lowercase())
-    })
+/// `now` moved `by` into the past: a usage error naming `flag` when before the first date
+/// representable.
+pub(crate) fn earlier(
+    now: DateTime<Utc>,
+    by: std::time::Duration,
+    flag: &str,
+) -> Result<DateTime<Utc>, CliError> {
+    Duration::from_std(by)
+        .ok()
+        .and_then(|by| now.checked_sub_signed(by))
+        .ok_or_else(|| out_of_range(flag))
 }
 
-pub(crate) fn chrono_duration(d: std::time::Duration) -> Result<Duration, CliError> {
-    Duration::from_std(d).map_err(|_| CliError::usage("duration too large"))
+fn out_of_range(flag: &str) -> CliError {
+    CliError::usage(format!(
+        "{flag} is too long: the date it gives is out of range"
+    ))
 }

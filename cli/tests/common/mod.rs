@@ -99,11 +99,17 @@ impl Env {
     /// makes tokctl the terminal's foreground process, so Ctrl-C reaches it and not a shell that
     /// would die of it.
     pub fn on_terminal(&self, args: &str) -> std::process::Command {
+        self.on_terminal_sized(args, None)
+    }
+
+    /// [`Env::on_terminal`] on a terminal `columns` wide, when given.
+    pub fn on_terminal_sized(&self, args: &str, columns: Option<u16>) -> std::process::Command {
         let tokctl = assert_cmd::cargo::cargo_bin("tokctl");
+        let size = columns.map_or(String::new(), |c| format!("stty cols {c} rows 50; "));
         let mut script = std::process::Command::new("script");
         script.args([
             "-qec",
-            &format!("exec '{}' {args}", tokctl.display()),
+            &format!("{size}exec '{}' {args}", tokctl.display()),
             "/dev/null",
         ]);
         for var in Env::UNSET {
@@ -125,6 +131,24 @@ impl Env {
         let mut cmd = self.bare();
         cmd.env("TOKCTL_API_KEY", &self.admin_key);
         cmd
+    }
+
+    /// Runs `tokctl ARGS` with the admin key, its stdout a pipe whose reader has already gone
+    /// (like `| head` that has exited), and returns the exit status and stderr.
+    pub fn closed_stdout(&self, args: &[&str]) -> std::process::Output {
+        let (reader, writer) = std::io::pipe().expect("pipe");
+        drop(reader);
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("tokctl"));
+        for var in Env::UNSET {
+            cmd.env_remove(var);
+        }
+        cmd.envs(self.vars())
+            .env("TOKCTL_API_KEY", &self.admin_key)
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .stdout(writer)
+            .output()
+            .expect("run")
     }
 
     /// Runs `tokctl ARGS -o json` with the admin key and parses stdout.

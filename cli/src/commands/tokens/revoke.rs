@@ -5,9 +5,10 @@ use std::io::BufRead;
 use chrono::Utc;
 use futures::TryStreamExt;
 use serde::Serialize;
-use tokctl_sdk::{Client, ListTokens, RevokeOutcome, TokenStatus};
+use tokctl_sdk::{Client, ListTokens, RevokeOutcome, Token, TokenStatus};
 
-use super::{chrono_duration, is_stale, resolve};
+use super::names::{Found, Names, looks_like_id};
+use super::{earlier, is_stale};
 use crate::cli::RevokeArgs;
 use crate::commands::{Ctx, interactive};
 use crate::error::{CliError, code_for, exit};
@@ -47,10 +48,11 @@ impl Row for Outcome {
     }
 }
 
-/// Revokes every requested token; a failure does not stop the rest.
+/// Revokes every requested token; a failure does not stop the rest. Tokens are listed at most
+/// once a run, for `--expired`, `--stale` and every name together.
 pub async fn run(ctx: &Ctx, client: &Client, args: RevokeArgs) -> Result<(), CliError> {
     let asked_for_set = args.expired || args.stale.is_some();
-    let targets = targets(client, &args).await?;
+    let (targets, names) = targets(client, &args).await?;
     if targets.is_empty() {
         if asked_for_set {
             eprintln!("Nothing to revoke.");
@@ -75,7 +77,7 @@ pub async fn run(ctx: &Ctx, client: &Client, args: RevokeArgs) -> Result<(), Cli
         if let Some(bar) = &progress {
             bar.set_message(target.clone());
         }
-        outcomes.push(revoke_one(client, target).await);
+        outcomes.push(revoke_one(client, &names, target).await);
         if let Some(bar) = &progress {
             bar.inc(1);
         }
@@ -84,13 +86,15 @@ pub async fn run(ctx: &Ctx, client: &Client, args: RevokeArgs) -> Result<(), Cli
         bar.finish_and_clear();
     }
 
-    if ctx.out.quiet() {
-        for o in outcomes.iter().filter(|o| o.outcome != "failed") {
-            ctx.out.line(o.key())?;
-        }
+    // A closed stdout (`| head`) must not hide a failure: the summary and the exit code follow.
+    let shown = if ctx.out.quiet() {
+        outcomes
+            .iter()
+            .filter(|o| o.outcome != "failed")
+            .try_for_each(|o| ctx.out.line(o.key()))
     } else {
-        ctx.out.list(&outcomes)?;
-    }
+        ctx.out.list(&outcomes)
+    };
     let count = |what| outcomes.iter().filter(|o| o.outcome == what).count();
     let failed = count("failed");
     eprintln!(
@@ -99,7 +103,7 @@ pub async fn run(ctx: &Ctx, client: &Client, args: RevokeArgs) -> Result<(), Cli
         count("already_gone")
     );
     match outcomes.as_slice() {
-        _ if failed == 0 => Ok(()),
+        _ if failed == 0 => Ok(shown?),
         [only] => Err(CliError::new(only.error.clone().unwrap_or_default()).with_code(only.code)),
         _ => Err(CliError::new(format!(
             "{failed} of {} revocations failed",
@@ -108,9 +112,12 @@ pub async fn run(ctx: &Ctx, client: &Client, args: RevokeArgs) -> Result<(), Cli
     }
 }
 
-async fn revoke_one(client: &Client, target: String) -> Outcome {
-    let id = match resolve(client, &target).await {
-        Ok(id) => id,
+/// Revokes one id, or the token a name stands for; a name only revoked tokens carry is
+/// already gone.
+async fn revoke_one(client: &Client, names: &Names, target: String) -> Outcome {
+    let id = match names.find(&target) {
+        Ok(Found::Id(id)) => id,
+        Ok(Found::Revoked(id)) => return done(target, id, "already_gone"),
         Err(err) => return failed(target, None, err.message, err.code),
     };
     match client.tokens().revoke(&id).await {
@@ -143,34 +150,39 @@ fn failed(target: String, id: Option<String>, error: String, code: u8) -> Outcom
     }
 }
 
-/// Every requested id or name, once, in the order given.
-async fn targets(client: &Client, args: &RevokeArgs) -> Result<Vec<String>, CliError> {
+/// Every requested id or name, once, in the order given, and the names of the tokens listed
+/// (only when a name, `--expired` or `--stale` needs a listing).
+async fn targets(client: &Client, args: &RevokeArgs) -> Result<(Vec<String>, Names), CliError> {
+    let unused_since = args
+        .stale
+        .map(|d| earlier(Utc::now(), d, "--stale"))
+        .transpose()?;
     let mut targets: Vec<String> = args.tokens.clone();
     if let Some(path) = &args.from_file {
         targets.extend(read_lines(path)?);
     }
-    if args.expired || args.stale.is_some() {
-        let unused_since = args
-            .stale
-            .map(chrono_duration)
-            .transpose()?
-            .map(|d| Utc::now() - d);
-        let found: Vec<String> = client
+    let listed = args.expired || args.stale.is_some() || targets.iter().any(|t| !looks_like_id(t));
+    let tokens: Vec<Token> = if listed {
+        client
             .tokens()
             .list_all(ListTokens::new())
-            .try_filter(|t| {
-                let expired = args.expired && t.status == TokenStatus::Expired;
-                let stale = unused_since.is_some_and(|since| is_stale(t, since));
-                std::future::ready(expired || stale)
-            })
-            .map_ok(|t| t.id)
             .try_collect()
-            .await?;
-        targets.extend(found);
-    }
+            .await?
+    } else {
+        Vec::new()
+    };
+    targets.extend(
+        tokens
+            .iter()
+            .filter(|t| {
+                (args.expired && t.status == TokenStatus::Expired)
+                    || unused_since.is_some_and(|since| is_stale(t, since))
+            })
+            .map(|t| t.id.clone()),
+    );
     let mut seen = std::collections::HashSet::new();
     targets.retain(|t| seen.insert(t.clone()));
-    Ok(targets)
+    Ok((targets, Names::new(&tokens)))
 }
 
 fn read_lines(path: &std::path::Path) -> Result<Vec<String>, CliError> {
