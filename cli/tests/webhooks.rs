@@ -2,11 +2,17 @@
 
 mod common;
 
+#[path = "webhooks/listen.rs"]
+mod listen;
+
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
 
 use common::{Env, stderr, stdout};
+use listen::{Listen, event_body, free_port, one_shot, post};
 use serde_json::Value;
+use tokctl_sdk::webhooks::sign;
 
 #[test]
 fn endpoints_are_managed_from_the_cli() {
@@ -51,86 +57,52 @@ fn endpoints_are_managed_from_the_cli() {
 }
 
 #[test]
-fn listen_verifies_prints_and_refuses_tampered_deliveries() {
+fn testing_a_disabled_endpoint_fails_with_one_line() {
     let env = Env::new();
-    let mut listen = Command::new(assert_cmd::cargo::cargo_bin("tokctl"))
-        .args([
-            "webhooks",
-            "listen",
-            "--port",
-            "0",
-            "--secret",
-            "placeholder",
-        ])
-        .envs(env.vars())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // The secret is only known once the endpoint exists, so this first listener only gives
-    // a free port and a refusal check; the real one starts below with the secret.
-    let mut err = BufReader::new(listen.stderr.take().unwrap());
-    let mut line = String::new();
-    err.read_line(&mut line).unwrap();
-    let url = line.split_whitespace().nth(2).unwrap().to_string();
-    listen.kill().unwrap();
-    let _ = listen.wait();
+    // A receiver that answers 410 Gone, which disables the endpoint.
+    let (url, gone) = one_shot("410 Gone");
+    let created = env.json(&["webhooks", "create", &url, "--event", "token.rotated"]);
+    let id = created["id"].as_str().unwrap().to_string();
+    env.tokctl()
+        .args(["webhooks", "test", &id])
+        .assert()
+        .success();
+    gone.join().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while env.json(&["webhooks", "get", &id])["status"] != "disabled" {
+        assert!(Instant::now() < deadline, "the endpoint was not disabled");
+        std::thread::sleep(Duration::from_millis(20));
+    }
 
-    let created = env.json(&[
-        "webhooks",
-        "create",
-        &format!("{url}/hook"),
-        "--event",
-        "token.rotated",
-    ]);
-    let secret = created["secret"].as_str().unwrap().to_string();
-    let port = url.rsplit(':').next().unwrap().to_string();
-    // Whatever listen verifies it also forwards, with its headers, to this one-shot receiver.
-    let forward = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let forward_url = format!("http://{}/relay", forward.local_addr().unwrap());
-    let forwarded = std::thread::spawn(move || {
-        use std::io::{Read, Write};
-        let (mut socket, _) = forward.accept().unwrap();
-        let mut request = Vec::new();
-        let mut buf = [0u8; 4096];
-        while !String::from_utf8_lossy(&request).contains("token.rotated") {
-            let n = socket.read(&mut buf).unwrap();
-            if n == 0 {
-                break;
-            }
-            request.extend_from_slice(&buf[..n]);
-        }
-        socket
-            .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n")
-            .unwrap();
-        String::from_utf8_lossy(&request).into_owned()
-    });
-    let mut listen = Command::new(assert_cmd::cargo::cargo_bin("tokctl"))
-        .args([
-            "webhooks",
-            "listen",
-            "--port",
-            &port,
-            "--forward-to",
-            &forward_url,
-        ])
-        .envs(env.vars())
-        .env("TOKCTL_WEBHOOK_SECRET", &secret)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
+    let refused = env
+        .tokctl()
+        .args(["webhooks", "test", &id])
+        .output()
         .unwrap();
-    let mut err = BufReader::new(listen.stderr.take().unwrap());
-    let mut line = String::new();
-    err.read_line(&mut line).unwrap();
-    assert!(line.starts_with("listening on http://127.0.0.1:"), "{line}");
+    assert_eq!(refused.status.code(), Some(6), "conflict");
+    assert!(stdout(&refused).is_empty());
+    let message = stderr(&refused);
+    assert_eq!(message.lines().count(), 1, "{message}");
+    assert!(message.contains("disabled"), "{message}");
+}
+
+#[test]
+fn listen_verifies_prints_forwards_and_refuses_tampered_deliveries() {
+    let env = Env::new();
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}/hook");
+    let created = env.json(&["webhooks", "create", &url, "--event", "token.rotated"]);
+    let secret = created["secret"].as_str().unwrap().to_string();
+    // Whatever listen verifies it also forwards, with its headers, to this one-shot receiver.
+    let (forward_url, forwarded) = one_shot("200 OK");
+    let mut listen = Listen::start(&env, port, &secret, Some(&forward_url), Stdio::piped());
 
     let (token_id, _) = env.create("ci", &["tokens:read"]);
     env.tokctl()
         .args(["tokens", "rotate", &token_id, "-q"])
         .assert()
         .success();
-    let mut out = BufReader::new(listen.stdout.take().unwrap());
+    let mut out = BufReader::new(listen.child.stdout.take().unwrap());
     let mut event = String::new();
     out.read_line(&mut event).unwrap();
     let event: Value = serde_json::from_str(&event).expect("one JSON line per event when piped");
@@ -143,31 +115,55 @@ fn listen_verifies_prints_and_refuses_tampered_deliveries() {
             && relayed.contains("x-service-event-id: evt_")
     );
 
-    // A forged delivery is refused with 401 and reported.
-    let forged = Command::new("curl")
-        .args([
-            "-s",
-            "-o",
-            "/dev/null",
-            "-w",
-            "%{http_code}",
-            "-X",
-            "POST",
-            "-H",
-            "x-service-signature: sha256=00",
-            "-d",
-            "{}",
-        ])
-        .arg(format!("{url}/hook"))
-        .output();
-    if let Ok(forged) = forged {
-        assert_eq!(stdout(&forged), "401");
-        let mut refusal = String::new();
-        err.read_line(&mut refusal).unwrap();
-        assert!(refusal.contains("rejected"), "{refusal}");
-    }
-    listen.kill().unwrap();
-    let _ = listen.wait();
+    // A real signature, made with the right secret, of another body: refused and reported.
+    let body = event_body("evt_forged");
+    let other = event_body("evt_other");
+    let signature = sign(secret.as_bytes(), other.as_bytes());
+    assert_eq!(post(port, &signature, &body), 401);
+    let refusal = listen.next_stderr_line();
+    assert!(refusal.contains("rejected"), "{refusal}");
+}
+
+#[test]
+fn listen_reports_a_failing_forward_target_and_still_acknowledges() {
+    let env = Env::new();
+    let port = free_port();
+    let (forward_url, forwarded) = one_shot("500 Internal Server Error");
+    let mut listen = Listen::start(&env, port, "whsec_test", Some(&forward_url), Stdio::null());
+    let body = event_body("evt_1");
+    assert_eq!(
+        post(port, &sign(b"whsec_test", body.as_bytes()), &body),
+        200
+    );
+    forwarded.join().unwrap();
+    let report = listen.next_stderr_line();
+    assert!(
+        report.contains("evt_1") && report.contains("answered 500"),
+        "{report}"
+    );
+}
+
+#[test]
+fn listen_acknowledges_and_exits_0_once_stdout_is_closed() {
+    let env = Env::new();
+    let port = free_port();
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let mut listen = Listen::start(&env, port, "whsec_test", None, Stdio::from(writer));
+    let body = event_body("evt_1");
+    assert_eq!(
+        post(port, &sign(b"whsec_test", body.as_bytes()), &body),
+        200
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = listen.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "listen kept running");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(0));
 }
 
 #[test]

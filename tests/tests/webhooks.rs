@@ -83,6 +83,7 @@ async fn configure_receive_and_verify_with_the_sdk() {
     );
     assert_eq!(headers["x-service-event-id"].to_str().unwrap(), event.id);
     assert!(verify_event(b"wrong secret", &headers, &body, None).is_err());
+    let rotated_id = event.id;
 
     let test_id = client.webhooks().test(&endpoint.id).await.unwrap();
     let (headers, body) = tokio::time::timeout(Duration::from_secs(20), inbox.recv())
@@ -93,16 +94,44 @@ async fn configure_receive_and_verify_with_the_sdk() {
     assert_eq!(event.id, test_id);
     assert!(matches!(event.kind, EventKind::WebhookTest { .. }));
 
-    let mut attempts = client.webhooks().deliveries(&endpoint.id).await.unwrap();
-    for _ in 0..100 {
+    // Both attempts, newest first, with their event, type, result and no next retry.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    let attempts = loop {
+        let attempts = client.webhooks().deliveries(&endpoint.id).await.unwrap();
         if attempts.meta.total == 2 {
-            break;
+            break attempts;
         }
-        tokio::task::yield_now().await;
-        attempts = client.webhooks().deliveries(&endpoint.id).await.unwrap();
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "two recorded attempts within 20 s: {:?}",
+            attempts.data
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let seen: Vec<(&str, &str)> = attempts
+        .data
+        .iter()
+        .map(|a| (a.event_id.as_str(), a.event_type.as_str()))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (test_id.as_str(), "webhook.test"),
+            (rotated_id.as_str(), "token.rotated")
+        ]
+    );
+    for attempt in &attempts.data {
+        assert_eq!(
+            (
+                attempt.attempt,
+                attempt.status_code,
+                attempt.error.as_deref()
+            ),
+            (1, Some(200), None)
+        );
+        assert!(attempt.next_retry_at.is_none());
     }
-    assert_eq!(attempts.meta.total, 2);
-    assert!(attempts.data.iter().all(|a| a.status_code == Some(200)));
+    assert!(attempts.data[0].created_at >= attempts.data[1].created_at);
 
     client.webhooks().delete(&endpoint.id).await.unwrap();
     assert!(

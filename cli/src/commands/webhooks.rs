@@ -159,15 +159,20 @@ pub async fn run(ctx: &Ctx, command: WebhooksCommand) -> Result<(), CliError> {
     }
 }
 
+/// How long a forwarded request may take.
+const FORWARD_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 struct Listener {
     secret: String,
     forward_to: Option<String>,
     http: reqwest::Client,
     pretty: bool,
     json: bool,
+    /// Told when stdout has been closed: the user stopped listening.
+    stop: tokio::sync::Notify,
 }
 
-/// Serves until Ctrl-C.
+/// Serves until Ctrl-C, or until stdout is closed (`tokctl webhooks listen | head -1`).
 async fn listen(
     ctx: &Ctx,
     port: u16,
@@ -178,18 +183,28 @@ async fn listen(
         .await
         .map_err(|err| CliError::new(format!("cannot listen on 127.0.0.1:{port}: {err}")))?;
     let addr = listener.local_addr()?;
+    let http = reqwest::Client::builder()
+        .timeout(FORWARD_TIMEOUT)
+        .build()
+        .map_err(|err| CliError::new(format!("cannot forward: {}", err.without_url())))?;
     let state = Arc::new(Listener {
         secret,
         forward_to,
-        http: reqwest::Client::new(),
+        http,
         pretty: std::io::stdout().is_terminal() && !ctx.out.json(),
         json: ctx.out.json(),
+        stop: tokio::sync::Notify::new(),
     });
-    let app = axum::Router::new().fallback(receive).with_state(state);
+    let app = axum::Router::new()
+        .fallback(receive)
+        .with_state(state.clone());
     eprintln!("listening on http://{addr} (Ctrl-C to stop)");
     axum::serve(listener, app)
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
+        .with_graceful_shutdown(async move {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = state.stop.notified() => {}
+            }
         })
         .await
         .map_err(|err| CliError::new(err.to_string()))
@@ -226,24 +241,55 @@ async fn receive(
     } else {
         out.line(&String::from_utf8_lossy(&body))
     };
-    if printed.is_err() {
-        return StatusCode::INTERNAL_SERVER_ERROR;
+    match printed {
+        Ok(()) => {}
+        // Whoever read our output has gone: the user stopped listening. The event was
+        // received, so it is acknowledged rather than left to be retried for a day.
+        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => {
+            listener.stop.notify_one();
+            return StatusCode::OK;
+        }
+        Err(err) => {
+            eprintln!("could not print {}: {err}", event.id);
+            return StatusCode::INTERNAL_SERVER_ERROR;
+        }
     }
     if let Some(url) = &listener.forward_to {
-        let mut request = listener.http.post(url).body(body.clone());
-        for name in [
-            "content-type",
-            "x-service-signature",
-            "x-service-event-id",
-            "x-service-timestamp",
-        ] {
-            if let Some(value) = headers.get(name) {
-                request = request.header(name, value.as_bytes());
-            }
-        }
-        if let Err(err) = request.send().await {
-            eprintln!("could not forward {}: {}", event.id, err.without_url());
-        }
+        forward(&listener.http, url, &event.id, &headers, body).await;
     }
     StatusCode::OK
+}
+
+/// POSTs a verified event, with its headers, to `url`; a failure is reported on stderr and
+/// does not change the answer to the sender.
+async fn forward(
+    http: &reqwest::Client,
+    url: &str,
+    event_id: &str,
+    headers: &HeaderMap,
+    body: Bytes,
+) {
+    let mut request = http.post(url).body(body);
+    for name in [
+        "content-type",
+        "x-service-signature",
+        "x-service-event-id",
+        "x-service-timestamp",
+    ] {
+        if let Some(value) = headers.get(name) {
+            request = request.header(name, value.as_bytes());
+        }
+    }
+    match request.send().await {
+        Ok(response) if response.status().is_success() => {}
+        Ok(response) => eprintln!(
+            "forwarded {event_id}: {url} answered {}",
+            response.status().as_u16()
+        ),
+        Err(err) if err.is_timeout() => eprintln!(
+            "could not forward {event_id}: {url} did not answer within {} s",
+            FORWARD_TIMEOUT.as_secs()
+        ),
+        Err(err) => eprintln!("could not forward {event_id}: {}", err.without_url()),
+    }
 }

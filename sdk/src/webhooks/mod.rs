@@ -129,7 +129,8 @@ impl<'c> Webhooks<'c> {
         self.client.delete(self.client.url(&["webhooks", id])).await
     }
 
-    /// Queues a `webhook.test` event for the endpoint; returns the event id.
+    /// Queues a `webhook.test` event for the endpoint; returns the event id. A disabled
+    /// endpoint (its receiver answered 410 Gone) gets nothing: the error has status 409.
     pub async fn test(&self, id: &str) -> Result<String> {
         let queued: Queued = self
             .client

@@ -406,7 +406,9 @@ pub trait Store: Send + Sync + 'static {
     /// Makes deliveries leased by a stopped process due at once (called when delivery starts).
     async fn release_leases(&self) -> StoreResult<()>;
 
-    /// Deliveries due at `now`, leased until `lease_until`.
+    /// At most `limit` deliveries due at `now` to endpoints neither deleted nor disabled,
+    /// leased until `lease_until`; never more than `webhooks::delivery::PER_ENDPOINT` leased at
+    /// once for one endpoint.
     async fn claim_due(
         &self,
         now: DateTime<Utc>,
@@ -414,7 +416,8 @@ pub trait Store: Send + Sync + 'static {
         limit: usize,
     ) -> StoreResult<Vec<Delivery>>;
 
-    /// Records an attempt of delivery `delivery_id` and its outcome.
+    /// Records an attempt of delivery `delivery_id` and its outcome; a delivery abandoned
+    /// meanwhile (its endpoint deleted or disabled) stays abandoned.
     async fn finish_attempt(
         &self,
         delivery_id: i64,

@@ -109,6 +109,12 @@ CREATE TABLE webhook_expiry_notices (
     PRIMARY KEY (token_id, notice)
 );
 "#,
+    r#"
+CREATE INDEX webhook_deliveries_by_endpoint ON webhook_deliveries(endpoint_id, state, next_attempt_at);
+CREATE INDEX webhook_deliveries_in_flight ON webhook_deliveries(endpoint_id, next_attempt_at)
+    WHERE leased = 1 AND state = 'pending';
+CREATE INDEX tokens_expiring ON tokens(expires_at) WHERE revoked_at IS NULL AND expires_at IS NOT NULL;
+"#,
 ];
 
 /// Brings the database up to the newest schema, one transaction per migration. Safe to run from

@@ -3,11 +3,17 @@
 use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
+mod expiring;
+#[cfg(test)]
+mod tests;
+
 use super::rows::{from_micros, micros, page_bounds};
 use super::{
     Attempt, Delivery, DeliveryOutcome, Endpoint, NewEvent, Page, PageRequest, StoreError,
     StoreResult,
 };
+use crate::webhooks::delivery::PER_ENDPOINT;
+pub(super) use expiring::expiring;
 
 const ENDPOINT_COLUMNS: &str =
     "id, workspace_id, url, events, secret_sealed, created_at, disabled_at";
@@ -143,43 +149,83 @@ pub(super) fn enqueue(
     Ok(queued)
 }
 
-/// Due deliveries, leased until `lease_until` so a crash mid-attempt retries them later.
+/// Due deliveries of live endpoints (neither deleted nor disabled), oldest due first, at most
+/// `limit`, each leased until `lease_until` so a crash mid-attempt retries it later. An
+/// endpoint never has more than [`PER_ENDPOINT`] deliveries leased at once, so one slow
+/// endpoint's backlog cannot take every slot.
 pub(super) fn claim_due(
     conn: &Connection,
     now: DateTime<Utc>,
     lease_until: DateTime<Utc>,
     limit: usize,
 ) -> StoreResult<Vec<Delivery>> {
-    let due = conn
+    // Live endpoints with something due, and how many of their deliveries are in flight (a
+    // lease not yet run out: only one process delivers from a data directory).
+    let endpoints = conn
         .prepare_cached(
-            "SELECT d.id, d.event_id, d.endpoint_id, d.attempts, e.url, e.secret_sealed, v.type, v.body, v.workspace_id
-             FROM webhook_deliveries d
-             JOIN webhook_endpoints e ON e.id = d.endpoint_id
-             JOIN webhook_events v ON v.id = d.event_id
-             WHERE d.state = 'pending' AND d.next_attempt_at <= ?1
-             ORDER BY d.next_attempt_at LIMIT ?2",
+            "SELECT e.id, e.url, e.secret_sealed,
+                    (SELECT COUNT(*) FROM webhook_deliveries f
+                     WHERE f.endpoint_id = e.id AND f.leased = 1 AND f.state = 'pending'
+                       AND f.next_attempt_at > ?1)
+             FROM webhook_endpoints e
+             WHERE e.deleted_at IS NULL AND e.disabled_at IS NULL
+               AND EXISTS (SELECT 1 FROM webhook_deliveries d
+                           WHERE d.endpoint_id = e.id AND d.state = 'pending'
+                             AND d.next_attempt_at <= ?1)",
         )?
-        .query_map(params![micros(now), limit as i64], |row| {
-            Ok(Delivery {
-                id: row.get(0)?,
-                event_id: row.get(1)?,
-                endpoint_id: row.get(2)?,
-                attempts: row.get::<_, i64>(3)? as u32,
-                url: row.get(4)?,
-                secret_sealed: row.get(5)?,
-                event_type: row.get(6)?,
-                body: row.get(7)?,
-                workspace_id: row.get(8)?,
-            })
+        .query_map(params![micros(now)], |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                row.get::<_, String>(1)?,
+                row.get::<_, Vec<u8>>(2)?,
+                row.get::<_, i64>(3)?,
+            ))
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
+    let mut pick = conn.prepare_cached(
+        "SELECT d.id, d.event_id, d.attempts, d.next_attempt_at, v.type, v.body, v.workspace_id
+         FROM webhook_deliveries d
+         JOIN webhook_events v ON v.id = d.event_id
+         WHERE d.endpoint_id = ?1 AND d.state = 'pending' AND d.next_attempt_at <= ?2
+         ORDER BY d.next_attempt_at, d.id LIMIT ?3",
+    )?;
+    let mut due: Vec<(i64, Delivery)> = Vec::new();
+    for (endpoint_id, url, secret_sealed, busy) in endpoints {
+        let room = PER_ENDPOINT
+            .saturating_sub(usize::try_from(busy).unwrap_or(usize::MAX))
+            .min(limit);
+        if room == 0 {
+            continue;
+        }
+        let rows = pick.query_map(params![endpoint_id, micros(now), room as i64], |row| {
+            Ok((
+                row.get::<_, i64>(3)?,
+                Delivery {
+                    id: row.get(0)?,
+                    event_id: row.get(1)?,
+                    endpoint_id: endpoint_id.clone(),
+                    attempts: row.get::<_, i64>(2)? as u32,
+                    url: url.clone(),
+                    secret_sealed: secret_sealed.clone(),
+                    event_type: row.get(4)?,
+                    body: row.get(5)?,
+                    workspace_id: row.get(6)?,
+                },
+            ))
+        })?;
+        for row in rows {
+            due.push(row?);
+        }
+    }
+    due.sort_by_key(|(at, delivery)| (*at, delivery.id));
+    due.truncate(limit);
     let mut lease = conn.prepare_cached(
         "UPDATE webhook_deliveries SET next_attempt_at = ?1, leased = 1 WHERE id = ?2",
     )?;
-    for delivery in &due {
+    for (_, delivery) in &due {
         lease.execute(params![micros(lease_until), delivery.id])?;
     }
-    Ok(due)
+    Ok(due.into_iter().map(|(_, delivery)| delivery).collect())
 }
 
 /// Makes deliveries leased by a process that has stopped due now (only one server process
@@ -192,13 +238,28 @@ pub(super) fn release_leases(conn: &Connection, now: DateTime<Utc>) -> StoreResu
     Ok(())
 }
 
-/// Records an attempt and what follows from it.
+/// Records an attempt and what follows from it. A delivery that stopped being pending while
+/// its attempt was in flight (the endpoint was deleted or disabled meanwhile) stays stopped:
+/// the attempt is recorded without a next retry.
 pub(super) fn finish(
     conn: &Connection,
     attempt: &Attempt,
     delivery_id: i64,
     outcome: DeliveryOutcome,
 ) -> StoreResult<()> {
+    let (state, next) = match outcome {
+        DeliveryOutcome::Delivered => ("delivered", None),
+        DeliveryOutcome::Retry(at) => ("pending", Some(at)),
+        DeliveryOutcome::Failed | DeliveryOutcome::EndpointGone => ("failed", None),
+    };
+    let still_pending = conn
+        .prepare_cached(
+            "UPDATE webhook_deliveries SET state = ?1, attempts = attempts + 1, leased = 0,
+                 next_attempt_at = COALESCE(?2, next_attempt_at)
+             WHERE id = ?3 AND state = 'pending'",
+        )?
+        .execute(params![state, next.map(micros), delivery_id])?
+        > 0;
     conn.prepare_cached(
         "INSERT INTO webhook_attempts (endpoint_id, event_id, event_type, attempt, status_code, error,
              duration_ms, next_retry_at, created_at)
@@ -212,19 +273,9 @@ pub(super) fn finish(
         attempt.status_code,
         attempt.error,
         attempt.duration_ms as i64,
-        attempt.next_retry_at.map(micros),
+        attempt.next_retry_at.filter(|_| still_pending).map(micros),
         micros(attempt.created_at)
     ])?;
-    let (state, next) = match outcome {
-        DeliveryOutcome::Delivered => ("delivered", None),
-        DeliveryOutcome::Retry(at) => ("pending", Some(at)),
-        DeliveryOutcome::Failed | DeliveryOutcome::EndpointGone => ("failed", None),
-    };
-    conn.prepare_cached(
-        "UPDATE webhook_deliveries SET state = ?1, attempts = attempts + 1, leased = 0,
-             next_attempt_at = COALESCE(?2, next_attempt_at) WHERE id = ?3",
-    )?
-    .execute(params![state, next.map(micros), delivery_id])?;
     if outcome == DeliveryOutcome::EndpointGone {
         conn.execute(
             "UPDATE webhook_endpoints SET disabled_at = ?1 WHERE id = ?2 AND disabled_at IS NULL",
@@ -276,45 +327,4 @@ pub(super) fn list_attempts(
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(Page { items, total })
-}
-
-/// For each `(label, offset)`: every live token whose `expires_at - offset` has passed, lies
-/// after its creation, and has no notice yet gets one: the notice row and its event (made by
-/// `make_event`) are written together. Returns how many were written.
-pub(super) fn expiring(
-    conn: &Connection,
-    now: DateTime<Utc>,
-    offsets: &[(String, i64)],
-    make_event: &(dyn Fn(&super::TokenRecord, &str) -> NewEvent + Send + Sync),
-) -> StoreResult<usize> {
-    let mut written = 0;
-    for (label, offset) in offsets {
-        let due = conn
-            .prepare_cached(&format!(
-                "SELECT {} FROM tokens t
-                 WHERE t.revoked_at IS NULL AND t.expires_at IS NOT NULL AND t.expires_at > ?1
-                   AND t.expires_at - ?2 <= ?1 AND t.expires_at - ?2 > t.created_at
-                   AND NOT EXISTS (SELECT 1 FROM webhook_expiry_notices n
-                                   WHERE n.token_id = t.id AND n.notice = ?3)",
-                super::rows::TOKEN_COLUMNS
-                    .split(", ")
-                    .map(|c| format!("t.{c}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))?
-            .query_map(
-                params![micros(now), offset, label],
-                super::rows::token_from_row,
-            )?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        for token in due {
-            conn.prepare_cached(
-                "INSERT INTO webhook_expiry_notices (token_id, notice) VALUES (?1, ?2)",
-            )?
-            .execute(params![token.id, label])?;
-            enqueue(conn, &make_event(&token, label), None)?;
-            written += 1;
-        }
-    }
-    Ok(written)
 }

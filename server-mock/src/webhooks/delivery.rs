@@ -1,7 +1,8 @@
 //! The delivery worker: claims due deliveries from the durable outbox, signs the exact body
 //! bytes, posts them, and records each attempt. Any 2xx is delivered; 410 disables the
 //! endpoint; anything else (other statuses, timeouts, connection errors) is retried on the
-//! schedule with jitter. Each attempt runs on its own task, so a slow endpoint holds up no other.
+//! schedule with jitter. Each attempt runs on its own task, and one endpoint never has more
+//! than [`PER_ENDPOINT`] attempts in flight, so a slow endpoint holds up no other.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -15,6 +16,8 @@ use crate::store::{self, Attempt, Delivery, DeliveryOutcome, Store};
 const LEASE: Duration = Duration::from_secs(120);
 /// Attempts in flight at once.
 const IN_FLIGHT: usize = 64;
+/// Attempts in flight at once to one endpoint (the outbox never leases it more).
+pub const PER_ENDPOINT: usize = 4;
 /// Time limit of one attempt.
 const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -129,13 +132,37 @@ pub fn tokctl_signature(secret: &[u8], body: &[u8]) -> String {
     format!("sha256={}", hex::encode(mac.finalize().into_bytes()))
 }
 
-/// Between 80 % and 120 % of `wait`.
+/// Between 80 % and 120 % of `wait`, at random.
 fn jitter(wait: Duration) -> Duration {
     let mut byte = [0u8; 1];
-    let fraction = if getrandom::fill(&mut byte).is_ok() {
-        f64::from(byte[0]) / 255.0
-    } else {
-        0.5
-    };
-    wait.mul_f64(0.8 + 0.4 * fraction)
+    if getrandom::fill(&mut byte).is_err() {
+        byte[0] = 128;
+    }
+    spread(wait, byte[0])
+}
+
+/// `wait` scaled by 0.8 + 0.4 × `byte` / 255.
+fn spread(wait: Duration, byte: u8) -> Duration {
+    wait.mul_f64(0.8 + 0.4 * f64::from(byte) / 255.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jitter_stays_within_80_and_120_percent() {
+        let wait = Duration::from_secs(10);
+        assert_eq!(spread(wait, 0), Duration::from_secs(8));
+        assert_eq!(spread(wait, 255), Duration::from_secs(12));
+        let (low, high) = (Duration::from_secs(8), Duration::from_secs(12));
+        let drawn: Vec<Duration> = (0..1000).map(|_| jitter(wait)).collect();
+        for d in &drawn {
+            assert!((low..=high).contains(d), "{d:?}");
+        }
+        assert!(
+            drawn.iter().any(|d| *d != drawn[0]),
+            "the waits vary, so retries of many deliveries spread out"
+        );
+    }
 }

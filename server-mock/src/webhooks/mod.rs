@@ -2,7 +2,9 @@
 
 pub mod delivery;
 pub mod expiry;
+mod id;
 pub mod seal;
+mod views;
 
 use std::time::Duration;
 
@@ -11,9 +13,7 @@ use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use serde::{Deserialize, Serialize};
 use serde_json::json;
-use utoipa::ToSchema;
 
 use crate::audit::actions;
 use crate::auth::{Authenticated, require};
@@ -22,8 +22,10 @@ use crate::extract::{ApiJson, Query};
 use crate::pagination::ListEnvelope;
 use crate::secrets::new_id;
 use crate::state::AppState;
-use crate::store::{self, Attempt, AuditEntry, Endpoint, NewEvent, StoreError};
+use crate::store::{self, AuditEntry, Endpoint, NewEvent, StoreError};
 use crate::tokens::timestamp;
+pub use id::WebhookId;
+pub use views::{AttemptView, CreateEndpoint, EndpointView};
 
 /// Event types an endpoint can subscribe to.
 pub const EVENT_TYPES: [&str; 2] = ["token.rotated", "token.expiring"];
@@ -86,78 +88,6 @@ pub fn router() -> Router<AppState> {
         .route("/webhooks/{id}", get(show).delete(remove))
         .route("/webhooks/{id}/test", post(test))
         .route("/webhooks/{id}/deliveries", get(deliveries))
-}
-
-/// Body of `POST /v1/webhooks`.
-#[derive(Debug, Deserialize, ToSchema)]
-pub struct CreateEndpoint {
-    /// Where events are POSTed: an http or https URL.
-    pub url: String,
-    /// Event types to receive: `token.rotated`, `token.expiring`.
-    pub events: Vec<String>,
-}
-
-/// An endpoint as the API shows it; `secret` only in the answer to its creation.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct EndpointView {
-    /// `whk_...`.
-    pub id: String,
-    pub url: String,
-    pub events: Vec<String>,
-    /// `active`, or `disabled` after the receiver answered 410 Gone.
-    pub status: &'static str,
-    pub created_at: String,
-    /// The signing secret, shown once.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub secret: Option<String>,
-}
-
-fn view(endpoint: Endpoint, secret: Option<String>) -> EndpointView {
-    EndpointView {
-        id: endpoint.id,
-        url: endpoint.url,
-        events: endpoint.events,
-        status: if endpoint.disabled {
-            "disabled"
-        } else {
-            "active"
-        },
-        created_at: timestamp(endpoint.created_at),
-        secret,
-    }
-}
-
-/// One delivery attempt.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct AttemptView {
-    pub event_id: String,
-    #[serde(rename = "type")]
-    pub event_type: String,
-    /// 1 for the first attempt.
-    pub attempt: u32,
-    /// The receiver's status, or null when no answer came.
-    pub status_code: Option<u16>,
-    /// Why no answer came.
-    pub error: Option<String>,
-    pub duration_ms: u64,
-    /// When the next attempt is due, if one is.
-    pub next_retry_at: Option<String>,
-    pub created_at: String,
-}
-
-impl From<Attempt> for AttemptView {
-    fn from(a: Attempt) -> Self {
-        AttemptView {
-            event_id: a.event_id,
-            event_type: a.event_type,
-            attempt: a.attempt,
-            status_code: a.status_code,
-            error: a.error,
-            duration_ms: a.duration_ms,
-            next_retry_at: a.next_retry_at.map(timestamp),
-            created_at: timestamp(a.created_at),
-        }
-    }
 }
 
 fn validate(body: &CreateEndpoint) -> Result<(String, Vec<String>)> {
@@ -235,7 +165,7 @@ pub async fn create(
     Ok((
         StatusCode::CREATED,
         [(header::LOCATION, location)],
-        Json(view(endpoint, Some(secret))),
+        Json(EndpointView::new(endpoint, Some(secret))),
     ))
 }
 
@@ -252,7 +182,11 @@ pub async fn list(
         .store
         .list_endpoints(&auth.principal.workspace_id, page)
         .await?;
-    let data = found.items.into_iter().map(|e| view(e, None)).collect();
+    let data = found
+        .items
+        .into_iter()
+        .map(|e| EndpointView::new(e, None))
+        .collect();
     Ok(Json(ListEnvelope::new(data, page, found.total)))
 }
 
@@ -261,12 +195,7 @@ async fn find(state: &AppState, workspace_id: &str, id: &str) -> Result<Endpoint
         .store
         .get_endpoint(workspace_id, id)
         .await?
-        .ok_or_else(|| {
-            ApiError::NotFound(format!(
-                "No webhook endpoint with id {}",
-                crate::error::truncate(id, 64)
-            ))
-        })
+        .ok_or_else(|| id::not_found(id))
 }
 
 /// One endpoint (never its secret).
@@ -275,10 +204,10 @@ async fn find(state: &AppState, workspace_id: &str, id: &str) -> Result<Endpoint
 pub async fn show(
     State(state): State<AppState>,
     auth: Authenticated<require::WebhooksRead>,
-    axum::extract::Path(id): axum::extract::Path<String>,
+    WebhookId(id): WebhookId,
 ) -> Result<Json<EndpointView>> {
     let endpoint = find(&state, &auth.principal.workspace_id, &id).await?;
-    Ok(Json(view(endpoint, None)))
+    Ok(Json(EndpointView::new(endpoint, None)))
 }
 
 /// Delete an endpoint; its pending deliveries are dropped.
@@ -287,17 +216,14 @@ pub async fn show(
 pub async fn remove(
     State(state): State<AppState>,
     auth: Authenticated<require::WebhooksWrite>,
-    axum::extract::Path(id): axum::extract::Path<String>,
+    WebhookId(id): WebhookId,
 ) -> Result<StatusCode> {
     match state
         .store
         .delete_endpoint(&auth.principal.workspace_id, &id)
         .await
     {
-        Err(StoreError::NotFound) => Err(ApiError::NotFound(format!(
-            "No webhook endpoint with id {}",
-            crate::error::truncate(&id, 64)
-        ))),
+        Err(StoreError::NotFound) => Err(id::not_found(&id)),
         Err(err) => Err(err.into()),
         Ok(()) => {
             audit(&state, &auth, actions::WEBHOOK_DELETED).await?;
@@ -306,15 +232,22 @@ pub async fn remove(
     }
 }
 
-/// Send a `webhook.test` event to this endpoint.
+/// Send a `webhook.test` event to this endpoint; 409 when it is disabled (nothing would be sent).
 #[utoipa::path(post, path = "/v1/webhooks/{id}/test", tag = "webhooks",
-    responses((status = 202, description = "Queued; the body names the event"), (status = 404, body = ErrorBody)))]
+    responses((status = 202, description = "Queued; the body names the event"), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody)))]
 pub async fn test(
     State(state): State<AppState>,
     auth: Authenticated<require::WebhooksWrite>,
-    axum::extract::Path(id): axum::extract::Path<String>,
+    WebhookId(id): WebhookId,
 ) -> Result<impl IntoResponse> {
     let endpoint = find(&state, &auth.principal.workspace_id, &id).await?;
+    if endpoint.disabled {
+        return Err(ApiError::Conflict(format!(
+            "Webhook endpoint {} is disabled (its receiver answered 410 Gone); no event can be sent to it",
+            endpoint.id
+        )));
+    }
     let event = event(
         &endpoint.workspace_id,
         "webhook.test",
@@ -335,7 +268,7 @@ pub async fn test(
 pub async fn deliveries(
     State(state): State<AppState>,
     auth: Authenticated<require::WebhooksRead>,
-    axum::extract::Path(id): axum::extract::Path<String>,
+    WebhookId(id): WebhookId,
     query: Query,
 ) -> Result<Json<ListEnvelope<AttemptView>>> {
     let page = query.page_request()?;
