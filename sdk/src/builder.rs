@@ -72,7 +72,11 @@ impl ClientBuilder {
         self
     }
 
-    /// Time limit for one HTTP attempt (default 30 s).
+    /// Time limit for one HTTP attempt of an ordinary call, from sending it to having read the
+    /// whole answer (default 30 s); also the limit for connecting. A stream
+    /// ([`Chat::create_stream`](crate::chat::Chat::create_stream)) has no overall limit: the
+    /// timeout bounds the wait for its response and each gap between two chunks, so a long
+    /// answer that keeps arriving is never cut.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self
@@ -127,8 +131,13 @@ impl ClientBuilder {
                 Error::Config("the API key contains characters not allowed in a header".into())
             })?;
         }
+        // One pool for calls and streams, so no total timeout here: `send` sets one per call,
+        // and the read timeout alone bounds a stream's silences. The API has no redirects, and a
+        // POST must never be re-sent elsewhere with the key.
         let http = reqwest::Client::builder()
-            .timeout(self.timeout)
+            .connect_timeout(self.timeout)
+            .read_timeout(self.timeout)
+            .redirect(reqwest::redirect::Policy::none())
             .user_agent(self.user_agent)
             .build()
             .map_err(|err| Error::Config(format!("cannot build the HTTP client: {err}")))?;
@@ -139,6 +148,7 @@ impl ClientBuilder {
                 base_url,
                 chat_base_url,
                 api_key: self.api_key,
+                timeout: self.timeout,
                 retry: self.retry,
                 rate_limit: Mutex::new(None),
             }),

@@ -9,7 +9,9 @@ use serde_json::Value;
 use crate::client::Client;
 use crate::error::{Error, Result};
 
-/// One message of a conversation.
+/// One message of a conversation. A tool-calling turn goes back as the assistant's message
+/// (as answered, or [`ChatMessage::assistant_tool_calls`]) followed by one
+/// [`ChatMessage::tool`] per call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct ChatMessage {
@@ -18,9 +20,15 @@ pub struct ChatMessage {
     /// The text (`None` for an assistant message that only calls tools).
     #[serde(default)]
     pub content: Option<String>,
+    /// A participant's name, to tell speakers of the same role apart.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     /// Tool calls an assistant message makes, as the upstream sent them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_calls: Option<Value>,
+    /// On a `tool` message: the id of the call it answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
 }
 
 impl ChatMessage {
@@ -29,7 +37,9 @@ impl ChatMessage {
         ChatMessage {
             role: role.into(),
             content: Some(content.into()),
+            name: None,
             tool_calls: None,
+            tool_call_id: None,
         }
     }
 
@@ -46,6 +56,35 @@ impl ChatMessage {
     /// An `assistant` message.
     pub fn assistant(content: impl Into<String>) -> Self {
         ChatMessage::new("assistant", content)
+    }
+
+    /// An `assistant` message that only calls tools: `content` is `null`, `tool_calls` is
+    /// OpenAI's array (`[{"id", "type": "function", "function": {"name", "arguments"}}]`).
+    pub fn assistant_tool_calls(tool_calls: Value) -> Self {
+        ChatMessage {
+            content: None,
+            ..ChatMessage::new("assistant", "").tool_calls(tool_calls)
+        }
+    }
+
+    /// A `tool` message: the result of the call `tool_call_id`.
+    pub fn tool(tool_call_id: impl Into<String>, content: impl Into<String>) -> Self {
+        ChatMessage {
+            tool_call_id: Some(tool_call_id.into()),
+            ..ChatMessage::new("tool", content)
+        }
+    }
+
+    /// Sets the participant's name.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// Sets the tool calls (OpenAI's array), passed to the upstream unchanged.
+    pub fn tool_calls(mut self, tool_calls: Value) -> Self {
+        self.tool_calls = Some(tool_calls);
+        self
     }
 }
 

@@ -21,7 +21,7 @@ pub const DEFAULT_BASE_URL: &str = "http://127.0.0.1:8080/v1";
 /// The chat gateway base URL when neither it nor the base URL is configured. A configured base
 /// URL without a chat base URL gives the base URL's origin instead (one server serves both).
 pub const DEFAULT_CHAT_BASE_URL: &str = "http://127.0.0.1:8080";
-/// Default time limit for one HTTP attempt.
+/// Default time limit for one HTTP attempt; see [`ClientBuilder::timeout`].
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A client of the tokctl service. Cheap to clone: clones share one connection pool and one
@@ -56,6 +56,8 @@ pub(crate) struct Inner {
     pub(crate) base_url: Url,
     pub(crate) chat_base_url: Url,
     pub(crate) api_key: Option<SecretString>,
+    /// Total time limit of one attempt of an ordinary (non-streaming) call.
+    pub(crate) timeout: Duration,
     pub(crate) retry: RetryPolicy,
     pub(crate) rate_limit: Mutex<Option<RateLimit>>,
 }
@@ -227,7 +229,11 @@ impl Client {
         let idempotent = matches!(method, Method::GET | Method::DELETE);
         let mut attempt = 0u32;
         loop {
-            let mut request = self.inner.http.request(method.clone(), url.clone());
+            let mut request = self
+                .inner
+                .http
+                .request(method.clone(), url.clone())
+                .timeout(self.inner.timeout);
             if !query.is_empty() {
                 request = request.query(query);
             }

@@ -87,7 +87,8 @@ pub enum Error {
     /// A stream of server-sent events broke or ended before `[DONE]`.
     #[error("the stream broke: {0}")]
     Stream(String),
-    /// The request took longer than the configured timeout.
+    /// The request took longer than the configured timeout; for a stream, its response or the
+    /// next chunk did.
     #[error("the request timed out")]
     Timeout,
     /// The request could not be sent or the response not read (connection refused, reset, DNS).

@@ -77,4 +77,4 @@ pub use retry::RetryPolicy;
 pub use scopes::ScopeInfo;
 pub use secret::Secret;
 pub use tokens::{CreateToken, ListTokens, RevokeOutcome, Token, TokenStatus};
-pub use usage::{UsageReport, UsageTotals};
+pub use usage::{UsageReport, UsageSummary, UsageTotals};

@@ -1,6 +1,7 @@
 //! Server-sent events for streamed chat completions, read with `eventsource-client` over this
 //! crate's one reqwest connection pool. Reconnection and redirects are off: an SSE client that
-//! reconnects would POST the completion again.
+//! reconnects would POST the completion again. No overall time limit applies: the pool's read
+//! timeout bounds the wait for the response and each gap between two chunks.
 
 use std::time::Instant;
 
@@ -44,6 +45,9 @@ impl HttpTransport for Transport {
                 });
             }
             let response = response.map_err(TransportError::new)?;
+            if response.status().is_redirection() {
+                return Err(TransportError::new(Redirected::read(response).await));
+            }
             let mut out = http::Response::builder().status(response.status());
             if let Some(headers) = out.headers_mut() {
                 *headers = response.headers().clone();
@@ -114,21 +118,76 @@ pub(crate) fn post(
                     &bytes,
                 )))
             }
-            Err(eventsource_client::Error::Transport(err)) => {
-                Some(Err(Error::Stream(err.inner().to_string())))
-            }
+            Err(eventsource_client::Error::Transport(err)) => Some(Err(transport_error(&err))),
+            Err(eventsource_client::Error::TimedOut) => Some(Err(Error::Timeout)),
             Err(err) => Some(Err(Error::Stream(err.to_string()))),
         }
     });
-    // Stop at `[DONE]`, and after the first error: the client never reconnects.
-    let mut failed = false;
-    let events = events
-        .filter_map(std::future::ready)
-        .take_while(|item| std::future::ready(!matches!(item, Ok(data) if data.trim() == "[DONE]")))
-        .take_while(move |item| {
-            let go_on = !failed;
-            failed |= item.is_err();
-            std::future::ready(go_on)
-        });
-    Ok(Box::pin(events))
+    // Stop at `[DONE]` and after the first error, dropping the connection at once: the SSE
+    // client is never polled again, so it can neither reconnect nor wait on a dead socket.
+    let events = Box::pin(events.filter_map(std::future::ready));
+    Ok(futures::stream::unfold(Some(events), |events| async move {
+        let mut events = events?;
+        match events.next().await? {
+            Ok(data) if data.trim() == "[DONE]" => None,
+            Ok(data) => Some((Ok(data), Some(events))),
+            Err(err) => Some((Err(err), None)),
+        }
+    }))
+}
+
+/// A 3xx answer to a stream request. The API has no redirects, so it is an error, decoded like
+/// any other error status.
+#[derive(Debug)]
+struct Redirected {
+    status: u16,
+    headers: reqwest::header::HeaderMap,
+    body: Vec<u8>,
+}
+
+impl Redirected {
+    async fn read(response: reqwest::Response) -> Self {
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let body = response
+            .bytes()
+            .await
+            .map(|b| b.to_vec())
+            .unwrap_or_default();
+        Redirected {
+            status,
+            headers,
+            body,
+        }
+    }
+}
+
+impl std::fmt::Display for Redirected {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "unexpected redirect (HTTP {})", self.status)
+    }
+}
+
+impl std::error::Error for Redirected {}
+
+/// What the transport reported, as the SDK's error.
+fn transport_error(err: &TransportError) -> Error {
+    let inner = err.inner();
+    if let Some(redirected) = inner.downcast_ref::<Redirected>() {
+        Error::from_response(redirected.status, &redirected.headers, &redirected.body)
+    } else if inner
+        .downcast_ref::<reqwest::Error>()
+        .is_some_and(reqwest::Error::is_timeout)
+    {
+        Error::Timeout
+    } else {
+        // reqwest's own text ("error decoding response body") hides the cause: add the chain.
+        let mut message = inner.to_string();
+        let mut source = inner.source();
+        while let Some(cause) = source {
+            message = format!("{message}: {cause}");
+            source = cause.source();
+        }
+        Error::Stream(message)
+    }
 }

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::client::Client;
 use crate::error::Result;
-use crate::pagination::PageMeta;
+use crate::pagination::{MAX_PER_PAGE, Page, PageMeta, page_params};
 
 /// Ledger totals for one UTC day and model, or for everything.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -38,6 +38,16 @@ pub struct UsageReport {
     pub totals: UsageTotals,
 }
 
+/// Every row of the ledger by day and model (newest day first) and the grand total.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct UsageSummary {
+    /// Totals by day and model, from every page.
+    pub data: Vec<UsageTotals>,
+    /// Everything, as the last page read reported it.
+    pub totals: UsageTotals,
+}
+
 /// Usage endpoints, from [`Client::usage`].
 pub struct UsageApi<'c> {
     client: &'c Client,
@@ -49,8 +59,36 @@ impl<'c> UsageApi<'c> {
     }
 
     /// The first 100 day-and-model rows and the grand total. Needs `usage:read`.
+    /// [`UsageApi::all`] reads every row.
     pub async fn get(&self) -> Result<UsageReport> {
-        let query = [("per_page", "100".to_string())];
+        self.page(1, MAX_PER_PAGE).await
+    }
+
+    /// One page of day-and-model rows (`page` from 1, `per_page` 1 to 100) and the grand total.
+    pub async fn page(&self, page: u64, per_page: u32) -> Result<UsageReport> {
+        let query = page_params(Some(page), Some(per_page));
         self.client.get(self.client.url(&["usage"]), &query).await
+    }
+
+    /// Every day-and-model row, walking all pages, and the grand total. Needs `usage:read`.
+    pub async fn all(&self) -> Result<UsageSummary> {
+        let mut data = Vec::new();
+        let mut number = 1;
+        loop {
+            let report = self.page(number, MAX_PER_PAGE).await?;
+            let page = Page {
+                data: report.data,
+                meta: report.meta,
+            };
+            let more = page.has_next();
+            data.extend(page.data);
+            if !more {
+                return Ok(UsageSummary {
+                    data,
+                    totals: report.totals,
+                });
+            }
+            number += 1;
+        }
     }
 }

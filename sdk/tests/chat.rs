@@ -1,4 +1,5 @@
-//! Chat against wiremock: the request body, SSE parsing, error events, and one POST only.
+//! Chat against wiremock: the request body, tool messages, SSE parsing, error events, and one
+//! POST only.
 
 mod common;
 
@@ -73,4 +74,76 @@ async fn a_refused_stream_is_an_api_error() {
     };
     assert!(first.is_not_found(), "{first:?}");
     assert_eq!(first.code(), Some("model_not_found"));
+}
+
+#[tokio::test]
+async fn a_stream_cut_before_done_is_an_error_and_is_not_posted_again() {
+    let server = mock_server().await;
+    let body = format!("{}{}", chunk("Hel"), chunk("lo"));
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(body, "text/event-stream"))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let client = client(&server);
+    let request = ChatRequest::new("auto").message(ChatMessage::user("hi"));
+    let mut stream = client.chat().create_stream(&request).await.unwrap();
+    let mut items = Vec::new();
+    while let Some(item) = stream.next().await {
+        items.push(item);
+    }
+    assert_eq!(items.len(), 3, "{items:?}");
+    assert_eq!(items[1].as_ref().unwrap().text(), Some("lo"));
+    let err = items[2].as_ref().unwrap_err();
+    assert!(err.is_transport(), "{err:?}");
+    assert!(err.to_string().contains("before [DONE]"), "{err}");
+    drop(stream);
+    // An SSE client that reconnects re-sends the POST as soon as it is polled after the end
+    // (the stream was polled to its end above): the server must have seen exactly one.
+    let posts = server.received_requests().await.unwrap_or_default();
+    assert_eq!(posts.len(), 1, "the completion was POSTed again");
+}
+
+#[tokio::test]
+async fn tool_messages_serialise_as_openai_expects() {
+    let calls = json!([{"id": "call_1", "type": "function",
+        "function": {"name": "weather", "arguments": "{\"city\":\"Oslo\"}"}}]);
+    let server = mock_server().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "id": "c1", "object": "chat.completion", "created": 1, "model": "m",
+            "choices": [{"index": 0, "finish_reason": "tool_calls",
+                "message": {"role": "assistant", "content": null, "tool_calls": calls}}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})))
+        .expect(2)
+        .mount(&server)
+        .await;
+    let client = client(&server);
+    let question = ChatMessage::user("Weather in Oslo?").name("ada");
+    let answer = client
+        .chat()
+        .create(&ChatRequest::new("auto").message(question.clone()))
+        .await
+        .unwrap();
+    let called = answer.choices[0].message.clone();
+    assert_eq!(called, ChatMessage::assistant_tool_calls(calls.clone()));
+    let conversation = [question, called, ChatMessage::tool("call_1", "12°C, clear")];
+    client
+        .chat()
+        .create(&ChatRequest::new("auto").messages(conversation))
+        .await
+        .unwrap();
+
+    let requests = server.received_requests().await.unwrap_or_default();
+    let sent: serde_json::Value = serde_json::from_slice(&requests[1].body).unwrap();
+    assert_eq!(
+        sent["messages"],
+        json!([
+            {"role": "user", "content": "Weather in Oslo?", "name": "ada"},
+            {"role": "assistant", "content": null, "tool_calls": calls},
+            {"role": "tool", "content": "12°C, clear", "tool_call_id": "call_1"},
+        ])
+    );
 }

@@ -43,9 +43,9 @@ impl Row for UsageRow {
     }
 }
 
-/// Shows the ledger.
+/// Shows the whole ledger (every page of it).
 pub async fn run(ctx: &Ctx) -> Result<(), CliError> {
-    let report = ctx.client()?.usage().get().await?;
+    let report = ctx.client()?.usage().all().await?;
     if ctx.out.json() {
         return Ok(ctx.out.print_json(&report)?);
     }
