@@ -258,7 +258,7 @@ pub enum WebhooksCommand {
         port: u16,
         /// The endpoint's signing secret.
         #[arg(long, env = "TOKCTL_WEBHOOK_SECRET", hide_env_values = true)]
-        secret: String,
+        secret: SigningSecret,
         /// Also POST each verified event, with its headers, to this URL.
         #[arg(long)]
         forward_to: Option<String>,
@@ -267,7 +267,7 @@ pub enum WebhooksCommand {
     Verify {
         /// The endpoint's signing secret.
         #[arg(long, env = "TOKCTL_WEBHOOK_SECRET", hide_env_values = true)]
-        secret: String,
+        secret: SigningSecret,
         /// The x-service-signature header value (sha256=...).
         #[arg(long)]
         signature: String,
@@ -289,4 +289,22 @@ pub enum AuditCommand {
 
 fn parse_duration(raw: &str) -> Result<std::time::Duration, String> {
     humantime::parse_duration(raw).map_err(|err| format!("{err} (examples: 30d, 12h, 90m)"))
+}
+
+/// A webhook signing secret from the command line; `Debug` never shows it.
+#[derive(Clone)]
+pub struct SigningSecret(pub String);
+
+impl std::fmt::Debug for SigningSecret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SigningSecret([redacted])")
+    }
+}
+
+impl std::str::FromStr for SigningSecret {
+    type Err = std::convert::Infallible;
+
+    fn from_str(value: &str) -> Result<Self, Self::Err> {
+        Ok(SigningSecret(value.to_string()))
+    }
 }

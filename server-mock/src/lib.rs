@@ -148,6 +148,11 @@ pub async fn serve(
     };
     let store = open_store(config.data_dir.clone()).await?;
     admin::first_start(&store, &config.data_dir).await?;
+    // Every file of the data directory exists before the server says it is listening.
+    let sealer = {
+        let dir = config.data_dir.clone();
+        tokio::task::spawn_blocking(move || webhooks::seal::Sealer::load_or_create(&dir)).await??
+    };
     let listener = tokio::net::TcpListener::bind(&config.listen)
         .await
         .map_err(|err| anyhow::anyhow!("cannot listen on {}: {err}", config.listen))?;
@@ -156,10 +161,6 @@ pub async fn serve(
     on_bound(addr);
 
     let gateway = chat::Gateway::new(catalogue, config.sim_token_delay);
-    let sealer = {
-        let dir = config.data_dir.clone();
-        tokio::task::spawn_blocking(move || webhooks::seal::Sealer::load_or_create(&dir)).await??
-    };
     let hub = webhooks::Hub::new(sealer, config.webhook_retry_schedule.clone());
     let state = AppState::new(store.clone(), config.rate_limit, gateway, hub);
     let deliveries = tokio::spawn(webhooks::delivery::run(

@@ -86,11 +86,11 @@ pub async fn run(ctx: &Ctx, command: WebhooksCommand) -> Result<(), CliError> {
             port,
             secret,
             forward_to,
-        } => return listen(ctx, port, secret, forward_to).await,
+        } => return listen(ctx, port, secret.0, forward_to).await,
         WebhooksCommand::Verify { secret, signature } => {
             let mut body = Vec::new();
             std::io::stdin().read_to_end(&mut body)?;
-            return match verify(secret.as_bytes(), &body, &signature) {
+            return match verify(secret.0.as_bytes(), &body, &signature) {
                 Ok(()) => {
                     eprintln!("signature matches");
                     Ok(())
