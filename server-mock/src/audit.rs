@@ -32,7 +32,7 @@ pub mod actions {
 
 /// Routes of this resource.
 pub fn router() -> Router<AppState> {
-    Router::new().route("/audit", get(list))
+    Router::new().route("/v1/audit", get(list))
 }
 
 /// One audit log entry.

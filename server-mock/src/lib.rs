@@ -46,7 +46,9 @@ pub const DEFAULT_RATE_LIMIT: u32 = 1000;
 
 /// The HTTP application over `state`.
 pub fn app(state: AppState) -> Router {
-    let v1 = Router::new()
+    // Every resource router spells out its `/v1/...` paths (no `nest`: nothing to strip and
+    // rebuild on each request).
+    Router::new()
         .merge(tokens::router())
         .merge(audit::router())
         .merge(scopes::router())
@@ -54,11 +56,7 @@ pub fn app(state: AppState) -> Router {
         .merge(webhooks::router())
         .merge(chat::router())
         .merge(models::router())
-        .route("/openapi.json", get(openapi::serve))
-        .fallback(no_route)
-        .method_not_allowed_fallback(no_route);
-    Router::new()
-        .nest("/v1", v1)
+        .route("/v1/openapi.json", get(openapi::serve))
         .fallback(no_route)
         .method_not_allowed_fallback(no_route)
         // A handler's panic is a 500 in the error shape, inside the layer that adds the

@@ -1,6 +1,7 @@
 //! The model catalogue (TOML, with a built-in default of simulated models) and `GET /v1/models`.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use axum::extract::State;
 use axum::routing::get;
@@ -9,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::{Authenticated, require};
+use crate::chat::upstream::Target;
 use crate::state::AppState;
 
 /// The catalogue used when no `--models` file is given: four simulated models spread over
@@ -58,7 +60,7 @@ pub enum ProviderKind {
 }
 
 /// One model of the catalogue.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Model {
     /// The id clients ask for.
@@ -76,18 +78,21 @@ pub struct Model {
     #[serde(default = "default_max_output")]
     pub max_output_tokens: u32,
     /// `openai`: the upstream base URL, e.g. `https://api.openai.com/v1`.
-    #[serde(default, skip_serializing)]
+    #[serde(default)]
     pub base_url: Option<String>,
     /// `openai`: the environment variable holding the upstream key.
-    #[serde(default, skip_serializing)]
+    #[serde(default)]
     pub api_key_env: Option<String>,
     /// `openai`: the model name upstream (default: `id`).
-    #[serde(default, skip_serializing)]
+    #[serde(default)]
     pub upstream_model: Option<String>,
     /// `openai`: how long the upstream may take to start a stream or to give a whole answer,
     /// in milliseconds (default 60,000); past it the next candidate is tried.
-    #[serde(default, skip_serializing)]
+    #[serde(default)]
     pub timeout_ms: Option<u64>,
+    /// `openai`: where requests go, worked out from the fields above when the catalogue loads.
+    #[serde(skip)]
+    pub target: Option<Arc<Target>>,
 }
 
 fn default_max_output() -> u32 {
@@ -114,7 +119,7 @@ struct CatalogueFile {
 /// The models the gateway can route to.
 #[derive(Debug, Clone)]
 pub struct Catalogue {
-    models: Vec<Model>,
+    models: Vec<Arc<Model>>,
 }
 
 impl Catalogue {
@@ -156,23 +161,30 @@ impl Catalogue {
                 anyhow::bail!("model {:?}: the openai provider needs base_url", model.id);
             }
         }
-        Ok(Catalogue {
-            models: file.models,
-        })
+        let mut models = Vec::with_capacity(file.models.len());
+        for mut model in file.models {
+            if let (ProviderKind::Openai, Some(base_url)) = (model.provider, &model.base_url) {
+                let target = Target::new(base_url, model.api_key_env.as_deref())
+                    .map_err(|err| anyhow::anyhow!("model {:?}: {err}", model.id))?;
+                model.target = Some(Arc::new(target));
+            }
+            models.push(Arc::new(model));
+        }
+        Ok(Catalogue { models })
     }
 
     /// Every model, in catalogue order.
-    pub fn models(&self) -> &[Model] {
+    pub fn models(&self) -> &[Arc<Model>] {
         &self.models
     }
 
     /// The model with this id.
-    pub fn get(&self, id: &str) -> Option<&Model> {
+    pub fn get(&self, id: &str) -> Option<&Arc<Model>> {
         self.models.iter().find(|m| m.id == id)
     }
 
     /// The highest-quality model (the reference for `cost_saved_credits`).
-    pub fn best(&self) -> Option<&Model> {
+    pub fn best(&self) -> Option<&Arc<Model>> {
         self.models
             .iter()
             .max_by(|a, b| a.quality.total_cmp(&b.quality))
@@ -181,7 +193,7 @@ impl Catalogue {
 
 /// Routes of this resource.
 pub fn router() -> Router<AppState> {
-    Router::new().route("/models", get(list))
+    Router::new().route("/v1/models", get(list))
 }
 
 /// One model as `GET /v1/models` shows it (OpenAI's shape plus prices and figures).

@@ -101,7 +101,7 @@ impl From<Scope> for ScopeView {
 
 /// Routes of this resource.
 pub fn router() -> axum::Router<crate::state::AppState> {
-    axum::Router::new().route("/scopes", axum::routing::get(list))
+    axum::Router::new().route("/v1/scopes", axum::routing::get(list))
 }
 
 /// List every scope with its description (any valid credential may ask).

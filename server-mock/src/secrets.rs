@@ -133,16 +133,42 @@ fn random_string(alphabet: &[u8], len: usize) -> String {
     // Rejection sampling keeps every character uniformly likely.
     let limit = 256 - (256 % alphabet.len());
     let mut out = String::with_capacity(len);
-    let mut buf = [0u8; 64];
-    while out.len() < len {
-        getrandom::fill(&mut buf).expect("the operating system's random source failed");
-        for &b in &buf {
-            if (b as usize) < limit && out.len() < len {
+    POOL.with_borrow_mut(|pool| {
+        while out.len() < len {
+            let b = pool.next();
+            if (b as usize) < limit {
                 out.push(alphabet[b as usize % alphabet.len()] as char);
             }
         }
-    }
+    });
     out
+}
+
+/// Bytes from the operating system's random source, fetched 4 KiB at a time per thread, so ids
+/// and secrets cost no system call each (the bytes are as random as the source's).
+struct RandomPool {
+    bytes: [u8; 4096],
+    used: usize,
+}
+
+impl RandomPool {
+    fn next(&mut self) -> u8 {
+        if self.used == self.bytes.len() {
+            getrandom::fill(&mut self.bytes).expect("the operating system's random source failed");
+            self.used = 0;
+        }
+        let b = self.bytes[self.used];
+        // A byte is handed out once, then forgotten.
+        self.bytes[self.used] = 0;
+        self.used += 1;
+        b
+    }
+}
+
+thread_local! {
+    static POOL: std::cell::RefCell<RandomPool> = const {
+        std::cell::RefCell::new(RandomPool { bytes: [0; 4096], used: 4096 })
+    };
 }
 
 #[cfg(test)]

@@ -11,26 +11,37 @@ use crate::rate_limit::RateLimiter;
 use crate::store::{AuditEntry, Store};
 use crate::webhooks::Hub;
 
-/// Shared state: cheap to clone.
+/// Shared state: one reference count to clone, however many parts it has.
 #[derive(Clone)]
-pub struct AppState {
+pub struct AppState(Arc<Shared>);
+
+/// The parts of [`AppState`].
+pub struct Shared {
     pub store: Arc<dyn Store>,
-    pub limiter: Arc<RateLimiter>,
-    pub last_used: Arc<LastUsed>,
+    pub limiter: RateLimiter,
+    pub last_used: LastUsed,
     pub gateway: Arc<Gateway>,
     pub webhooks: Arc<Hub>,
+}
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
 }
 
 impl AppState {
     /// State over `store` with `rate_limit` requests per minute per workspace.
     pub fn new(store: Arc<dyn Store>, rate_limit: u32, gateway: Gateway, webhooks: Hub) -> Self {
-        AppState {
+        AppState(Arc::new(Shared {
             store,
-            limiter: Arc::new(RateLimiter::new(rate_limit)),
-            last_used: Arc::new(LastUsed::default()),
+            limiter: RateLimiter::new(rate_limit),
+            last_used: LastUsed::default(),
             gateway: Arc::new(gateway),
             webhooks: Arc::new(webhooks),
-        }
+        }))
     }
 
     /// Records that `principal` was refused (missing scope, escalation) in the audit log.

@@ -22,9 +22,9 @@ use crate::store::{self, AuditEntry, NewToken, StoreError, TokenFilter, TokenRec
 /// Routes of this resource.
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/tokens", get(list).post(create))
-        .route("/tokens/{id}", get(show).delete(revoke))
-        .route("/tokens/{id}/rotate", post(rotate))
+        .route("/v1/tokens", get(list).post(create))
+        .route("/v1/tokens/{id}", get(show).delete(revoke))
+        .route("/v1/tokens/{id}/rotate", post(rotate))
 }
 
 /// Body of `POST /v1/tokens`. Unknown fields are ignored.

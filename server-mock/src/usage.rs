@@ -65,7 +65,7 @@ impl Ledger {
 
 /// Routes of this resource.
 pub fn router() -> Router<AppState> {
-    Router::new().route("/usage", get(list))
+    Router::new().route("/v1/usage", get(list))
 }
 
 /// Ledger totals for one UTC day and model, or (in `totals`) for everything.

@@ -8,6 +8,7 @@ pub mod request;
 pub mod routing;
 mod simulated;
 mod stream;
+pub mod upstream;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -30,27 +31,22 @@ use crate::state::AppState;
 use crate::store::{self, UsageRecord};
 use crate::usage::Ledger;
 
-/// What the gateway needs: the catalogue, an HTTP client for upstreams, the ledger.
+/// What the gateway needs: the catalogue, a way to reach upstreams, the ledger.
 pub struct Gateway {
     pub catalogue: Catalogue,
     /// Delay between tokens of the simulated provider's streams.
     pub sim_token_delay: Duration,
-    pub http: reqwest::Client,
+    pub upstreams: upstream::Upstreams,
     pub ledger: Arc<Ledger>,
 }
 
 impl Gateway {
     /// A gateway over `catalogue`.
     pub fn new(catalogue: Catalogue, sim_token_delay: Duration) -> Self {
-        let http = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(10))
-            .read_timeout(Duration::from_secs(120))
-            .build()
-            .unwrap_or_default();
         Gateway {
             catalogue,
             sim_token_delay,
-            http,
+            upstreams: upstream::Upstreams::default(),
             ledger: Arc::default(),
         }
     }
@@ -58,7 +54,7 @@ impl Gateway {
 
 /// Routes of this resource.
 pub fn router() -> Router<AppState> {
-    Router::new().route("/chat/completions", post(create))
+    Router::new().route("/v1/chat/completions", post(create))
 }
 
 /// `platform`: how the request was routed and what it cost.
@@ -77,7 +73,7 @@ pub(crate) struct Accounting {
     pub request_id: Option<String>,
     pub wallet: Option<String>,
     pub budget: Option<f64>,
-    pub model: Model,
+    pub model: Arc<Model>,
     pub reason: String,
 }
 
@@ -137,7 +133,7 @@ pub async fn create(
         Err(err) => return err.into_response(),
     };
     let id = format!("chatcmpl-{}", crate::secrets::new_id(""));
-    let accounting = |model: &Model, reason: String| Accounting {
+    let accounting = |model: &Arc<Model>, reason: String| Accounting {
         gateway: gateway.clone(),
         workspace_id: auth.principal.workspace_id.clone(),
         request_id: request_id.as_ref().map(|r| r.0.0.clone()),
@@ -158,7 +154,7 @@ async fn complete(
     checked: &Checked,
     id: String,
     estimated_prompt: u64,
-    accounting: impl Fn(&Model, String) -> Accounting,
+    accounting: impl Fn(&Arc<Model>, String) -> Accounting,
 ) -> Response {
     let mut failures = Failures::default();
     for (model, cap) in route.candidates {

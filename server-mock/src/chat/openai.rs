@@ -11,6 +11,7 @@ use serde_json::{Map, Value, json};
 
 use super::provider::{Completion, Failure, Item, ItemStream};
 use super::request::ChatRequest;
+use super::upstream::{Reply, Upstreams};
 use crate::models::Model;
 
 /// Longest upstream error text quoted in our messages.
@@ -70,55 +71,39 @@ fn body(model: &Model, cap: u32, request: &ChatRequest, stream: bool) -> Value {
     Value::Object(body)
 }
 
-async fn send(
-    http: &reqwest::Client,
-    model: &Model,
-    body: &Value,
-) -> Result<reqwest::Response, Failure> {
-    let base = model
-        .base_url
-        .as_deref()
-        .unwrap_or_default()
-        .trim_end_matches('/');
-    let mut request = http.post(format!("{base}/chat/completions")).json(body);
-    if let Some(var) = &model.api_key_env {
-        let key = std::env::var(var).map_err(|_| Failure::other(format!("{var} is not set")))?;
-        request = request.bearer_auth(key);
-    }
-    let response = request.send().await.map_err(|err| {
-        if err.is_timeout() {
-            Failure::timeout()
-        } else {
-            Failure::other("connection failed")
-        }
-    })?;
-    if !response.status().is_success() {
-        let status = response.status().as_u16();
-        let text = response.text().await.unwrap_or_default();
+/// Sends `body` to `model`'s upstream; an answer that is not a success is a failure quoting
+/// what the upstream said.
+async fn send(upstreams: &Upstreams, model: &Model, body: &Value) -> Result<Reply, Failure> {
+    let target = model
+        .target
+        .as_ref()
+        .ok_or_else(|| Failure::other("the model has no upstream"))?;
+    let body =
+        serde_json::to_vec(body).map_err(|_| Failure::other("could not encode the request"))?;
+    let reply = upstreams.post(target, body).await?;
+    if !reply.status.is_success() {
+        let status = reply.status.as_u16();
+        let text = reply.bytes().await.unwrap_or_default();
         return Err(Failure::other(format!(
             "HTTP {status}: {}",
-            crate::error::truncate(&text, QUOTE)
+            crate::error::truncate(&String::from_utf8_lossy(&text), QUOTE)
         )));
     }
-    Ok(response)
+    Ok(reply)
 }
 
 /// A whole completion.
 pub async fn complete(
-    http: &reqwest::Client,
+    upstreams: &Upstreams,
     model: &Model,
     cap: u32,
     request: &ChatRequest,
 ) -> Result<Completion, Failure> {
     let bytes = in_time(model, async {
-        let response = send(http, model, &body(model, cap, request, false)).await?;
-        response.bytes().await.map_err(|err| {
-            if err.is_timeout() {
-                Failure::timeout()
-            } else {
-                Failure::other("the upstream answer was cut off")
-            }
-        })
+        send(upstreams, model, &body(model, cap, request, false))
+            .await?
+            .bytes()
+            .await
     })
     .await?;
     let answer: Value = serde_json::from_slice(&bytes)
@@ -150,19 +135,23 @@ pub async fn complete(
 
 /// A stream of deltas; the connection closes when it is dropped.
 pub async fn stream(
-    http: &reqwest::Client,
+    upstreams: &Upstreams,
     model: &Model,
     cap: u32,
     request: &ChatRequest,
 ) -> Result<ItemStream, Failure> {
-    let response = in_time(model, send(http, model, &body(model, cap, request, true))).await?;
-    let events = response.bytes_stream().eventsource();
+    let reply = in_time(
+        model,
+        send(upstreams, model, &body(model, cap, request, true)),
+    )
+    .await?;
+    let events = reply.stream().eventsource();
     let items = events
         .map(|event| -> Vec<Result<Item, Failure>> {
             let event = match event {
                 Ok(event) => event,
-                Err(eventsource_stream::EventStreamError::Transport(err)) if err.is_timeout() => {
-                    return vec![Err(Failure::timeout())];
+                Err(eventsource_stream::EventStreamError::Transport(failure)) => {
+                    return vec![Err(failure)];
                 }
                 Err(err) => {
                     return vec![Err(Failure::other(format!(

@@ -80,7 +80,7 @@ pub async fn complete(
 ) -> Result<Completion, Failure> {
     match model.provider {
         ProviderKind::Simulated => Ok(simulated::complete(model, cap, request)),
-        ProviderKind::Openai => openai::complete(&gateway.http, model, cap, request).await,
+        ProviderKind::Openai => openai::complete(&gateway.upstreams, model, cap, request).await,
     }
 }
 
@@ -98,6 +98,6 @@ pub async fn stream(
             request,
             gateway.sim_token_delay,
         )),
-        ProviderKind::Openai => openai::stream(&gateway.http, model, cap, request).await,
+        ProviderKind::Openai => openai::stream(&gateway.upstreams, model, cap, request).await,
     }
 }

@@ -3,6 +3,8 @@
 //! budget are considered. The result is an ordered list: the first answers, the rest are the
 //! fallbacks if it fails before its first byte.
 
+use std::sync::Arc;
+
 use super::error::GatewayError;
 use crate::models::{Catalogue, Model};
 
@@ -10,7 +12,7 @@ use crate::models::{Catalogue, Model};
 #[derive(Debug, Clone)]
 pub struct Route<'a> {
     /// Candidates in order of preference, with the completion-token cap each must respect.
-    pub candidates: Vec<(&'a Model, u32)>,
+    pub candidates: Vec<(&'a Arc<Model>, u32)>,
     /// Why, in words.
     pub reason: String,
 }
@@ -55,7 +57,7 @@ pub fn route<'a>(catalogue: &'a Catalogue, ask: &Ask<'_>) -> Result<Route<'a>, G
         });
     }
 
-    let mut pool: Vec<&Model> = catalogue.models().iter().filter(|m| fits(m)).collect();
+    let mut pool: Vec<&Arc<Model>> = catalogue.models().iter().filter(|m| fits(m)).collect();
     if pool.is_empty() {
         return Err(GatewayError::budget_exceeded(format!(
             "no model's worst-case cost for this request fits budget_limit {}; raise it or lower max_tokens",

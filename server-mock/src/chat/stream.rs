@@ -9,6 +9,7 @@
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
+use std::sync::Arc;
 
 use axum::response::sse::{Event, Sse};
 use axum::response::{IntoResponse, Response};
@@ -30,7 +31,7 @@ pub async fn respond(
     checked: &Checked,
     id: String,
     estimated_prompt: u64,
-    accounting: impl Fn(&Model, String) -> Accounting,
+    accounting: impl Fn(&Arc<Model>, String) -> Accounting,
 ) -> Response {
     let mut failures = Failures::default();
     for (model, cap) in route.candidates {

@@ -115,6 +115,26 @@ CREATE INDEX webhook_deliveries_in_flight ON webhook_deliveries(endpoint_id, nex
     WHERE leased = 1 AND state = 'pending';
 CREATE INDEX tokens_expiring ON tokens(expires_at) WHERE revoked_at IS NULL AND expires_at IS NOT NULL;
 "#,
+    // The ledger is written at every completion's pace: the row id is the table's own key, and
+    // the random record id needs no index of its own (nothing looks a record up by it).
+    r#"
+CREATE TABLE usage_ledger_v2 (
+    seq                INTEGER PRIMARY KEY,
+    id                 TEXT NOT NULL,
+    workspace_id       TEXT NOT NULL,
+    request_id         TEXT,
+    model              TEXT NOT NULL,
+    prompt_tokens      INTEGER NOT NULL,
+    completion_tokens  INTEGER NOT NULL,
+    credits            REAL NOT NULL,
+    wallet             TEXT,
+    created_at         INTEGER NOT NULL
+);
+INSERT INTO usage_ledger_v2 SELECT * FROM usage_ledger;
+DROP TABLE usage_ledger;
+ALTER TABLE usage_ledger_v2 RENAME TO usage_ledger;
+CREATE INDEX usage_by_time ON usage_ledger(workspace_id, created_at);
+"#,
 ];
 
 /// Brings the database up to the newest schema, one transaction per migration. Safe to run from

@@ -84,10 +84,10 @@ pub fn event(workspace_id: &str, kind: &str, data: serde_json::Value) -> NewEven
 /// Routes of this resource.
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/webhooks", get(list).post(create))
-        .route("/webhooks/{id}", get(show).delete(remove))
-        .route("/webhooks/{id}/test", post(test))
-        .route("/webhooks/{id}/deliveries", get(deliveries))
+        .route("/v1/webhooks", get(list).post(create))
+        .route("/v1/webhooks/{id}", get(show).delete(remove))
+        .route("/v1/webhooks/{id}/test", post(test))
+        .route("/v1/webhooks/{id}/deliveries", get(deliveries))
 }
 
 fn validate(body: &CreateEndpoint) -> Result<(String, Vec<String>)> {
