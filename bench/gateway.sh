@@ -42,9 +42,18 @@ prompt_price = 0.5
 completion_price = 1.5
 quality = 0.8
 latency_ms = 1
+
+[[models]]
+id = "sim"
+provider = "simulated"
+prompt_price = 0.5
+completion_price = 1.5
+quality = 0.5
+latency_ms = 1
 TOML
 ./target/release/tokctl-server serve --listen 127.0.0.1:0 --data-dir "$work/data" \
-  --rate-limit 1000000000 --models "$work/models.toml" >"$work/server.out" 2>"$work/server.log" & pids+=($!)
+  --rate-limit 1000000000 --models "$work/models.toml" --sim-token-delay-ms 0 \
+  >"$work/server.out" 2>"$work/server.log" & pids+=($!)
 gateway_pid=$!
 gateway=$(wait_addr "$work/server.log")
 key=$(cat "$work/data/admin.key")
@@ -77,6 +86,25 @@ for mode in whole streamed; do
   done
 done
 echo "(latencies in ms)"
+# Where the added time goes: the gateway answering itself (simulated model: auth, routing,
+# ledger, no upstream hop), and a bare TCP round trip between two processes on this machine.
+sim='{"model":"sim","messages":[{"role":"user","content":"hello"}],"max_tokens":16}'
+read -r sp50 sp99 _ _ < <(run "http://$gateway/v1/chat/completions" "$sim" -c 32 -q 2000 --latency-correction)
+echo "gateway answering from a simulated model at 2000 req/s: p50 $sp50 ms, p99 $sp99 ms (no upstream hop)"
+python3 - <<'PY'
+import os, socket, time
+ls = socket.socket(); ls.bind(("127.0.0.1", 0)); ls.listen()
+if os.fork() == 0:
+    c, _ = ls.accept(); c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    while (d := c.recv(64)): c.sendall(d)
+    os._exit(0)
+s = socket.create_connection(ls.getsockname()); s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+rtts = []
+for _ in range(20000):
+    t = time.perf_counter(); s.sendall(b"x"); s.recv(64); rtts.append((time.perf_counter() - t) * 1e3)
+rtts.sort()
+print("bare TCP round trip between two processes (python, back to back): p50 %.3f ms, p99 %.3f ms" % (rtts[len(rtts) // 2], rtts[int(len(rtts) * 0.99)]))
+PY
 read -r _ _ ceiling_whole ok1 < <(run "http://$gateway/v1/chat/completions" "$whole" -c 32)
 read -r _ _ ceiling_stream ok2 < <(run "http://$gateway/v1/chat/completions" "$streamed" -c 32)
 read -r _ _ direct_ceiling _ < <(run "http://$upstream/v1/chat/completions" "$whole" -c 32)
