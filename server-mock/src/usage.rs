@@ -22,6 +22,8 @@ use crate::store::{Store, UsageRecord, UsageTotals};
 pub const FLUSH_EVERY: Duration = Duration::from_secs(1);
 /// Pending records that trigger a write before the timer.
 const FLUSH_AT: usize = 1024;
+/// Most records kept in memory while the store refuses them.
+const MAX_PENDING: usize = 1_000_000;
 
 /// Records not yet written.
 #[derive(Default)]
@@ -33,22 +35,35 @@ pub struct Ledger {
 impl Ledger {
     /// Queues a record; it is written within [`FLUSH_EVERY`].
     pub fn record(&self, record: UsageRecord) {
-        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        let mut pending = self.lock();
         pending.push(record);
         if pending.len() >= FLUSH_AT {
             self.full.notify_one();
         }
     }
 
-    /// Writes every queued record.
+    /// Writes every queued record. Records a failed write could not store stay queued for the
+    /// next flush (up to [`MAX_PENDING`]; past that the oldest are dropped, and the log says so).
     pub async fn flush(&self, store: &Arc<dyn Store>) {
-        let batch = std::mem::take(&mut *self.pending.lock().unwrap_or_else(|e| e.into_inner()));
+        let batch = std::mem::take(&mut *self.lock());
         if batch.is_empty() {
             return;
         }
-        if let Err(err) = store.record_usage(batch).await {
-            tracing::error!(error = %err, "could not write the credit ledger");
+        let batch = Arc::new(batch);
+        if let Err(err) = store.record_usage(batch.clone()).await {
+            let batch = Arc::try_unwrap(batch).unwrap_or_else(|shared| (*shared).clone());
+            let mut pending = self.lock();
+            let dropped = (batch.len() + pending.len()).saturating_sub(MAX_PENDING);
+            tracing::error!(error = %err, records = batch.len(), dropped, "could not write the credit ledger; will retry");
+            let newer = std::mem::replace(&mut *pending, batch);
+            pending.extend(newer);
+            let dropped = dropped.min(pending.len());
+            pending.drain(..dropped);
         }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<UsageRecord>> {
+        self.pending.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Flushes every [`FLUSH_EVERY`], or sooner when many records wait; runs until aborted.

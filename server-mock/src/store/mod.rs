@@ -365,7 +365,7 @@ pub trait Store: Send + Sync + 'static {
     ) -> StoreResult<Page<AuditEntry>>;
 
     /// Appends completions to the credit ledger (batched by the caller).
-    async fn record_usage(&self, records: Vec<UsageRecord>) -> StoreResult<()>;
+    async fn record_usage(&self, records: std::sync::Arc<Vec<UsageRecord>>) -> StoreResult<()>;
 
     /// One page of ledger totals by day and model (newest day first), and the grand total.
     async fn usage_by_day(

@@ -251,7 +251,7 @@ impl Store for SqliteStore {
             .await
     }
 
-    async fn record_usage(&self, records: Vec<UsageRecord>) -> StoreResult<()> {
+    async fn record_usage(&self, records: Arc<Vec<UsageRecord>>) -> StoreResult<()> {
         self.engine
             .write(Vec::new(), move |conn| usage::insert(conn, &records))
             .await
