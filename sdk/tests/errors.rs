@@ -405,3 +405,47 @@ fn bad_configuration_is_refused_when_building() {
         .unwrap_err();
     assert!(matches!(&err, Error::Config(m) if !m.contains("bad\nkey")));
 }
+
+#[tokio::test]
+async fn a_connection_failure_is_retried_for_get_but_never_for_post() {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    // A port nothing listens on: every attempt fails to connect.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let attempts = std::sync::Arc::new(AtomicU32::new(0));
+    let counter = attempts.clone();
+    let client = tokctl_sdk::Client::builder()
+        .base_url(format!("http://127.0.0.1:{port}/v1"))
+        .api_key(KEY)
+        .retry_policy(common::fast_retries())
+        .on_request(move |_| {
+            counter.fetch_add(1, Ordering::SeqCst);
+        })
+        .build()
+        .unwrap();
+    let err = client
+        .tokens()
+        .create(&CreateToken::new("x").scope("tokens:read"))
+        .await
+        .unwrap_err();
+    assert!(err.is_transport(), "{err}");
+    assert_eq!(
+        attempts.swap(0, Ordering::SeqCst),
+        1,
+        "a create is sent once"
+    );
+    client.tokens().rotate("tok_a").await.unwrap_err();
+    assert_eq!(
+        attempts.swap(0, Ordering::SeqCst),
+        1,
+        "a rotation is sent once"
+    );
+    client.tokens().get("tok_a").await.unwrap_err();
+    assert!(
+        attempts.load(Ordering::SeqCst) > 1,
+        "a GET is retried after a connection failure"
+    );
+}

@@ -5,6 +5,10 @@ use axum::Router;
 use axum::http::header;
 use axum::routing::get;
 
+// The same allocator as tokctl-server, so the comparison is of the handlers alone.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const BODY: &str = r#"{"id":"tok_0123456789abcdefghijklmn","name":"bench","scopes":["tokens:read"],"status":"active","created_at":"2026-11-22T09:00:00.123456Z","last_used_at":"2026-11-22T09:00:01.123456Z","created_by":"key_0123456789abcdefghijklmn"}"#;
 
 #[tokio::main]
