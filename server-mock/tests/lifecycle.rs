@@ -437,8 +437,7 @@ async fn sigterm_lets_a_request_in_flight_finish() {
         .await;
     assert_eq!(response.status(), StatusCode::OK);
     let mut body = response.bytes_stream();
-    let first = body.next().await.expect("a first chunk").unwrap();
-    assert!(first.starts_with(b"data: "));
+    assert!(body.next().await.expect("a first chunk").is_ok());
     server.terminate();
     let mut rest = Vec::new();
     while let Some(chunk) = body.next().await {
