@@ -43,7 +43,7 @@ impl Ledger {
     }
 
     /// Writes every queued record. Records a failed write could not store stay queued for the
-    /// next flush (up to [`MAX_PENDING`]; past that the oldest are dropped, and the log says so).
+    /// next flush (up to a million; past that the oldest are dropped, and the log says so).
     pub async fn flush(&self, store: &Arc<dyn Store>) {
         let batch = std::mem::take(&mut *self.lock());
         if batch.is_empty() {
