@@ -3,24 +3,9 @@
 
 mod common;
 
-use common::{Options, Server, secret};
+use common::{Options, Server, chat_json as chat, fast, secret};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-
-fn fast() -> Server {
-    Server::start_with(Options {
-        args: vec!["--sim-token-delay-ms".into(), "0".into()],
-        ..Default::default()
-    })
-}
-
-async fn chat(server: &Server, body: Value) -> (StatusCode, Value) {
-    let response = server
-        .post("/v1/chat/completions", &server.admin_key, &body)
-        .await;
-    let status = response.status();
-    (status, response.json().await.expect("JSON"))
-}
 
 fn hello(model: &str) -> Value {
     json!({"model": model, "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "hello gateway"}]})

@@ -255,6 +255,23 @@ fn capture(
     (text, reader)
 }
 
+/// A server whose simulated models stream without delay.
+pub fn fast() -> Server {
+    Server::start_with(Options {
+        args: vec!["--sim-token-delay-ms".into(), "0".into()],
+        ..Default::default()
+    })
+}
+
+/// Sends a chat completion with the admin key; returns the status and the JSON body.
+pub async fn chat_json(server: &Server, body: Value) -> (StatusCode, Value) {
+    let response = server
+        .post("/v1/chat/completions", &server.admin_key, &body)
+        .await;
+    let status = response.status();
+    (status, response.json().await.expect("JSON"))
+}
+
 /// Asserts the spec's error body and returns its message.
 pub async fn assert_error(response: Response, status: u16, code: &str) -> String {
     assert_eq!(response.status().as_u16(), status, "status");
