@@ -154,21 +154,7 @@ impl Upstreams {
     pub async fn post(&self, target: &Arc<Target>, body: Vec<u8>) -> Result<Reply, Failure> {
         let auth = target.auth()?;
         let Some(plain) = &target.plain else {
-            let mut request = self
-                .https
-                .post(&target.url)
-                .header(CONTENT_TYPE, "application/json")
-                .body(body);
-            if let Some(auth) = auth {
-                request = request.header(AUTHORIZATION, auth.clone());
-            }
-            let response = request.send().await.map_err(reqwest_failure)?;
-            let status = response.status();
-            let body = response.bytes_stream().map(|r| r.map_err(reqwest_failure));
-            return Ok(Reply {
-                status,
-                body: Box::pin(body),
-            });
+            return self.post_https(target, auth, body).await;
         };
         let body = Bytes::from(body);
         // A pooled connection the upstream has just closed fails at once; one fresh try then.
@@ -206,6 +192,32 @@ impl Upstreams {
     }
 }
 
+impl Upstreams {
+    /// An `https://` upstream, through reqwest.
+    async fn post_https(
+        &self,
+        target: &Target,
+        auth: Option<&HeaderValue>,
+        body: Vec<u8>,
+    ) -> Result<Reply, Failure> {
+        let mut request = self
+            .https
+            .post(&target.url)
+            .header(CONTENT_TYPE, "application/json")
+            .body(body);
+        if let Some(auth) = auth {
+            request = request.header(AUTHORIZATION, auth.clone());
+        }
+        let response = request.send().await.map_err(reqwest_failure)?;
+        let status = response.status();
+        let body = response.bytes_stream().map(|r| r.map_err(reqwest_failure));
+        Ok(Reply {
+            status,
+            body: Box::pin(body),
+        })
+    }
+}
+
 fn reqwest_failure(err: reqwest::Error) -> Failure {
     if err.is_timeout() {
         Failure::timeout()
@@ -223,16 +235,13 @@ struct Conn {
 
 /// An idle connection that still works, or a new one; and whether it was pooled.
 async fn checkout(plain: &Plain, fresh_only: bool) -> Result<(Conn, bool), Failure> {
-    let mut pooled = !fresh_only;
-    while pooled {
-        let idle = plain.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
-        let Some(mut conn) = idle else {
-            pooled = false;
-            continue;
-        };
-        // Reads whatever the upstream sent meanwhile: a close makes the sender unusable.
-        if let Some(Ok(())) = drive(&mut conn.io, |cx| conn.sender.poll_ready(cx)).await {
-            return Ok((conn, true));
+    let pop = || plain.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
+    if !fresh_only {
+        while let Some(mut conn) = pop() {
+            // Reads whatever the upstream sent meanwhile: a close makes the sender unusable.
+            if let Some(Ok(())) = drive(&mut conn.io, |cx| conn.sender.poll_ready(cx)).await {
+                return Ok((conn, true));
+            }
         }
     }
     let stream = TcpStream::connect(&plain.addr)
