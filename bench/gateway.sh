@@ -15,7 +15,8 @@ if [ ! -x "$oha" ]; then
 fi
 command -v curl >/dev/null || { echo "curl is required" >&2; exit 1; }
 
-cargo build --release --quiet -p tokctl-server --bin tokctl-server --example mock_upstream
+cargo build --release --quiet -p tokctl-server --bin tokctl-server --example mock_upstream \
+  --example bare_proxy
 work=$(mktemp -d)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
@@ -32,6 +33,8 @@ wait_addr() {
 
 ./target/release/examples/mock_upstream 127.0.0.1:0 >"$work/upstream.log" 2>&1 & pids+=($!)
 upstream=$(wait_addr "$work/upstream.log")
+./target/release/examples/bare_proxy 127.0.0.1:0 "$upstream" >"$work/proxy.log" 2>&1 & pids+=($!)
+proxy=$(wait_addr "$work/proxy.log")
 cat >"$work/models.toml" <<TOML
 [[models]]
 id = "mock"
@@ -87,10 +90,23 @@ for mode in whole streamed; do
 done
 echo "(latencies in ms)"
 # Where the added time goes: the gateway answering itself (simulated model: auth, routing,
-# ledger, no upstream hop), and a bare TCP round trip between two processes on this machine.
+# ledger, no upstream hop); a pass-through proxy with no work at all (the hop alone); how long a
+# woken thread waits for a CPU here; and a bare TCP round trip between two processes.
 sim='{"model":"sim","messages":[{"role":"user","content":"hello"}],"max_tokens":16}'
 read -r sp50 sp99 _ _ < <(run "http://$gateway/v1/chat/completions" "$sim" -c 32 -q 2000 --latency-correction)
 echo "gateway answering from a simulated model at 2000 req/s: p50 $sp50 ms, p99 $sp99 ms (no upstream hop)"
+run "http://$proxy/v1/chat/completions" "$whole" -c 32 -q 500 >/dev/null
+read -r dp50 dp99 _ _ < <(run "http://$upstream/v1/chat/completions" "$whole" -c 32 -q 2000 --latency-correction)
+read -r bp50 bp99 _ _ < <(run "http://$proxy/v1/chat/completions" "$whole" -c 32 -q 2000 --latency-correction)
+echo "pass-through proxy (examples/bare_proxy.rs: axum + pooled hyper, no auth, no JSON, no ledger) at 2000 req/s: p50 $bp50 ms, p99 $bp99 ms; direct p50 $dp50 ms, p99 $dp99 ms: the hop alone adds $(awk -v a="$bp50" -v b="$dp50" 'BEGIN{printf "%.3f", a-b}') ms p50"
+if command -v perf >/dev/null && perf sched record -a -o "$work/sched.data" -- true >/dev/null 2>&1; then
+  # Scheduler events on every CPU while the gateway serves 2000 req/s for 3 seconds.
+  perf sched record -a -o "$work/sched.data" -- "$oha" -z 3s --no-tui -m POST \
+    -H 'content-type: application/json' -H "authorization: Bearer $key" -d "$whole" \
+    -c 32 -q 2000 "http://$gateway/v1/chat/completions" >/dev/null 2>&1 || true
+  delay=$(perf sched latency -i "$work/sched.data" 2>/dev/null | awk -F'|' '/tokio-rt-worker/ {print $4}' | grep -o '[0-9.]* ms' | head -1)
+  echo "wake-up delay of tokio worker threads (gateway, upstream, oha) under that load, perf sched latency average: ${delay:-not measured}"
+fi
 python3 - <<'PY'
 import os, socket, time
 ls = socket.socket(); ls.bind(("127.0.0.1", 0)); ls.listen()

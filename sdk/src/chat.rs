@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::client::Client;
-use crate::error::{Error, Result};
+use crate::error::{Error, RawBody, Result};
 
 /// One message of a conversation. A tool-calling turn goes back as the assistant's message
 /// (as answered, or [`ChatMessage::assistant_tool_calls`]) followed by one
@@ -368,7 +368,7 @@ impl<'c> Chat<'c> {
             let data = data?;
             let value: Value = serde_json::from_str(&data).map_err(|source| Error::Decode {
                 source,
-                body: data.clone(),
+                body: RawBody::new(data.as_bytes()),
             })?;
             if value.get("error").is_some_and(Value::is_object) {
                 return Err(Error::from_response(
@@ -377,7 +377,10 @@ impl<'c> Chat<'c> {
                     data.as_bytes(),
                 ));
             }
-            serde_json::from_value(value).map_err(|source| Error::Decode { source, body: data })
+            serde_json::from_value(value).map_err(|source| Error::Decode {
+                source,
+                body: RawBody::new(data.as_bytes()),
+            })
         })))
     }
 }

@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 use url::Url;
 
 use crate::builder::ClientBuilder;
-use crate::error::{Error, RateLimit, Result, reset_at, retry_after};
+use crate::error::{Error, RateLimit, RawBody, Result, reset_at, retry_after};
 use crate::retry::RetryPolicy;
 use crate::{audit, chat, models, scopes, tokens, usage, webhooks};
 
@@ -325,6 +325,6 @@ impl Client {
 fn decode<T: DeserializeOwned>(body: &[u8]) -> Result<T> {
     serde_json::from_slice(body).map_err(|source| Error::Decode {
         source,
-        body: String::from_utf8_lossy(body).into_owned(),
+        body: RawBody::new(body),
     })
 }

@@ -41,6 +41,28 @@ pub(crate) fn reset_at(headers: &HeaderMap) -> Option<DateTime<Utc>> {
     DateTime::from_timestamp(header_number(headers, "x-ratelimit-reset")?, 0)
 }
 
+/// A success body kept for diagnosis that may hold a secret: `Debug` shows its length only.
+#[derive(Clone, PartialEq, Eq)]
+pub struct RawBody(String);
+
+impl RawBody {
+    /// Keeps `body` (invalid UTF-8 replaced).
+    pub(crate) fn new(body: &[u8]) -> Self {
+        RawBody(String::from_utf8_lossy(body).into_owned())
+    }
+
+    /// The body as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for RawBody {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "RawBody({} bytes, not shown)", self.0.len())
+    }
+}
+
 /// An error answer from the API, decoded from its `{"error", "message", "status"}` body.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -81,8 +103,9 @@ pub enum Error {
     Decode {
         /// What serde found wrong.
         source: serde_json::Error,
-        /// The raw body, as text.
-        body: String,
+        /// The raw body. A created or rotated token's body holds its secret, so this prints
+        /// only its length; read it with [`RawBody::as_str`].
+        body: RawBody,
     },
     /// A stream of server-sent events broke or ended before `[DONE]`.
     #[error("the stream broke: {0}")]

@@ -70,7 +70,7 @@ pub use chat::{ChatChunk, ChatCompletion, ChatMessage, ChatRequest, ChatStream, 
 pub use client::{
     Client, DEFAULT_BASE_URL, DEFAULT_CHAT_BASE_URL, DEFAULT_TIMEOUT, RequestEvent, RequestObserver,
 };
-pub use error::{ApiError, Error, RateLimit, Result};
+pub use error::{ApiError, Error, RateLimit, RawBody, Result};
 pub use models::Model;
 pub use pagination::{ItemStream, Page, PageMeta};
 pub use retry::RetryPolicy;

@@ -114,9 +114,30 @@ async fn an_undecodable_success_body_is_a_decode_error() {
         .await;
     let err = client(&server).tokens().get("tok_x").await.unwrap_err();
     assert!(
-        matches!(&err, Error::Decode { body, .. } if body == "{\"id\": 5}"),
+        matches!(&err, Error::Decode { body, .. } if body.as_str() == "{\"id\": 5}"),
         "{err:?}"
     );
+}
+
+#[tokio::test]
+async fn an_undecodable_rotation_keeps_its_secret_out_of_debug_output() {
+    let server = mock_server().await;
+    let secret = "tok_live_0123456789abcdef0123456789abcdef";
+    Mock::given(method("POST"))
+        .and(path("/v1/tokens/tok_x/rotate"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_string(format!("{{\"secret\": \"{secret}\"}}")),
+        )
+        .mount(&server)
+        .await;
+    let err = client(&server).tokens().rotate("tok_x").await.unwrap_err();
+    let Error::Decode { body, .. } = &err else {
+        panic!("expected Decode, got {err:?}");
+    };
+    assert!(body.as_str().contains(secret), "the body stays readable");
+    for shown in [format!("{err:?}"), format!("{err:#?}"), err.to_string()] {
+        assert!(!shown.contains(secret), "secret shown in {shown}");
+    }
 }
 
 #[tokio::test]

@@ -169,6 +169,12 @@ impl Upstreams {
             if let Some(auth) = auth {
                 request.headers_mut().insert(AUTHORIZATION, auth.clone());
             }
+            // Queueing the request must not wake this task: the connection sees a waker that
+            // does nothing until `drive` polls it for real.
+            poll_io(
+                &mut conn.io,
+                &mut Context::from_waker(std::task::Waker::noop()),
+            );
             let mut sent = std::pin::pin!(conn.sender.send_request(request));
             match drive(&mut conn.io, |cx| sent.as_mut().poll(cx)).await {
                 Some(Ok(response)) => {
@@ -266,15 +272,30 @@ async fn drive<T>(
     io: &mut Option<Connection>,
     mut step: impl FnMut(&mut Context<'_>) -> Poll<T>,
 ) -> Option<T> {
-    std::future::poll_fn(|cx| {
-        poll_io(io, cx);
-        match step(cx) {
-            Poll::Ready(done) => Poll::Ready(Some(done)),
-            Poll::Pending if io.is_none() => Poll::Ready(None),
-            Poll::Pending => Poll::Pending,
-        }
-    })
-    .await
+    std::future::poll_fn(|cx| poll_driven(io, cx, &mut step)).await
+}
+
+/// One turn of the connection and of `step`, which only the connection's work can make ready,
+/// so it needs no waker of its own. Whatever `step` does to the connection (a request queued, a
+/// frame taken) would otherwise wake this very task while it runs, and the runtime would
+/// reschedule it and rouse an idle worker for nothing: so `step` and the connection see a
+/// waker that does nothing, except for the one turn that arms the socket with the real one.
+fn poll_driven<T>(
+    io: &mut Option<Connection>,
+    cx: &mut Context<'_>,
+    step: &mut impl FnMut(&mut Context<'_>) -> Poll<T>,
+) -> Poll<Option<T>> {
+    let mut quiet = Context::from_waker(std::task::Waker::noop());
+    poll_io(io, &mut quiet);
+    if let Poll::Ready(done) = step(&mut quiet) {
+        return Poll::Ready(Some(done));
+    }
+    poll_io(io, cx);
+    match step(&mut quiet) {
+        Poll::Ready(done) => Poll::Ready(Some(done)),
+        Poll::Pending if io.is_none() => Poll::Ready(None),
+        Poll::Pending => Poll::Pending,
+    }
 }
 
 /// Lets the connection read and write; forgets it once it has ended.
@@ -326,21 +347,25 @@ impl Stream for PlainBody {
             let Some(conn) = this.conn.as_mut() else {
                 return Poll::Ready(None);
             };
-            poll_io(&mut conn.io, cx);
-            match Pin::new(&mut this.incoming).poll_frame(cx) {
-                Poll::Ready(Some(Ok(frame))) => {
+            let incoming = &mut this.incoming;
+            let next = poll_driven(&mut conn.io, cx, &mut |quiet| {
+                Pin::new(&mut *incoming).poll_frame(quiet)
+            });
+            match next {
+                Poll::Ready(Some(Some(Ok(frame)))) => {
                     if let Ok(data) = frame.into_data() {
                         this.last = Instant::now();
                         return Poll::Ready(Some(Ok(data)));
                     }
                 }
-                Poll::Ready(Some(Err(_))) => {
+                // The body failed, or the connection ended before it did.
+                Poll::Ready(Some(Some(Err(_))) | None) => {
                     this.conn = None;
                     return Poll::Ready(Some(Err(Failure::other(
                         "the upstream answer was cut off",
                     ))));
                 }
-                Poll::Ready(None) => {
+                Poll::Ready(Some(None)) => {
                     if let (Some(conn), Some(plain)) = (this.conn.take(), &this.target.plain)
                         && conn.io.is_some()
                     {
