@@ -14,6 +14,7 @@ use std::sync::Arc;
 use axum::response::sse::{Event, Sse};
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::error::GatewayError;
@@ -109,21 +110,35 @@ impl Relay {
         })
     }
 
-    fn delta(&self, delta: Value) -> Event {
-        data(&self.chunk(json!([{"index": 0, "delta": delta, "finish_reason": null}])))
+    /// A chunk carrying `delta`: the one written for every token, so it is serialised straight
+    /// from borrowed fields rather than built as a JSON tree first.
+    fn delta(&self, delta: &Value) -> Event {
+        let chunk = DeltaChunk {
+            id: &self.id,
+            object: "chat.completion.chunk",
+            created: self.created,
+            model: &self.accounting.model.id,
+            choices: [DeltaChoice {
+                index: 0,
+                delta,
+                finish_reason: None,
+            }],
+        };
+        // Strings, numbers and a `Value` always serialise.
+        Event::default().data(serde_json::to_string(&chunk).unwrap_or_default())
     }
 
     /// The next event for the client, or `None` when the stream is over.
     async fn next_event(&mut self) -> Option<Event> {
         if !self.started {
             self.started = true;
-            return Some(self.delta(json!({"role": "assistant", "content": ""})));
+            return Some(self.delta(&json!({"role": "assistant", "content": ""})));
         }
         while let Some(upstream) = self.upstream.as_mut() {
             match upstream.next().await {
                 Some(Ok(Item::Delta(delta))) => {
                     self.pieces += 1;
-                    return Some(self.delta(delta));
+                    return Some(self.delta(&delta));
                 }
                 Some(Ok(Item::Finish(reason))) => self.finish = Some(reason),
                 Some(Ok(Item::Usage { prompt, completion })) => {
@@ -194,6 +209,23 @@ impl Drop for Relay {
             self.settle(prompt, completion);
         }
     }
+}
+
+/// `chat.completion.chunk` with one delta, fields in OpenAI's order.
+#[derive(Serialize)]
+struct DeltaChunk<'a> {
+    id: &'a str,
+    object: &'static str,
+    created: i64,
+    model: &'a str,
+    choices: [DeltaChoice<'a>; 1],
+}
+
+#[derive(Serialize)]
+struct DeltaChoice<'a> {
+    index: u32,
+    delta: &'a Value,
+    finish_reason: Option<&'a str>,
 }
 
 fn data(value: &Value) -> Event {
