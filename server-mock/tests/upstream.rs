@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::upstream::{catalogue, chat, delta, gateway, sse};
+use common::upstream::{catalogue, chat, delta, events, gateway, sse};
 use common::{Options, Server};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -114,10 +114,7 @@ async fn streams_are_forwarded_chunk_by_chunk_and_billed_by_upstream_usage() {
     )
     .await;
     let text = response.text().await.unwrap();
-    let events: Vec<&str> = text
-        .split("\n\n")
-        .filter_map(|e| e.strip_prefix("data: "))
-        .collect();
+    let events = events(&text);
     assert_eq!(events.last(), Some(&"[DONE]"));
     let chunks: Vec<Value> = events[..events.len() - 1]
         .iter()
@@ -159,10 +156,7 @@ async fn an_upstream_that_dies_mid_stream_ends_with_an_error_event_and_done() {
     let response = chat(&server, json!({"model": "upstream", "stream": true, "messages": [{"role": "user", "content": "hi"}]})).await;
     assert_eq!(response.status(), StatusCode::OK);
     let text = response.text().await.unwrap();
-    let events: Vec<&str> = text
-        .split("\n\n")
-        .filter_map(|e| e.strip_prefix("data: "))
-        .collect();
+    let events = events(&text);
     assert_eq!(events.last(), Some(&"[DONE]"));
     let error: Value = serde_json::from_str(events[events.len() - 2]).unwrap();
     assert!(
@@ -173,6 +167,87 @@ async fn an_upstream_that_dies_mid_stream_ends_with_an_error_event_and_done() {
         "{error}"
     );
     assert!(events.iter().any(|e| e.contains("partial")));
+}
+
+#[tokio::test]
+async fn tool_call_deltas_pass_through_verbatim_in_openais_own_chunk_format() {
+    let upstream = MockServer::start().await;
+    // As OpenAI sends them with `include_usage`: `"usage": null` on every chunk until the last,
+    // the role in the first delta, tool call arguments in pieces, and (with `n` = 2) a second
+    // choice that the gateway does not relay.
+    let head = json!({"id": "up", "object": "chat.completion.chunk", "created": 1, "model": "m", "usage": null});
+    let with = |choices: Value| {
+        let mut chunk = head.clone();
+        chunk["choices"] = choices;
+        chunk
+    };
+    let call = json!({"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
+        "function": {"name": "lookup", "arguments": "{\"q\":"}}]});
+    let rest = json!({"tool_calls": [{"index": 0, "function": {"arguments": "\"ada\"}"}}]});
+    let body = sse(&[
+        with(
+            json!([{"index": 0, "delta": {"role": "assistant", "content": null}, "finish_reason": null}]),
+        ),
+        with(json!([{"index": 1, "delta": {"content": "other choice"}, "finish_reason": null}])),
+        with(json!([{"index": 0, "delta": call, "finish_reason": null}])),
+        with(json!([{"index": 0, "delta": rest, "finish_reason": null}])),
+        with(json!([{"index": 0, "delta": {}, "finish_reason": "tool_calls"}])),
+        json!({"id": "up", "object": "chat.completion.chunk", "choices": [],
+               "usage": {"prompt_tokens": 9, "completion_tokens": 4, "total_tokens": 13}}),
+    ]);
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(body, "text/event-stream"))
+        .mount(&upstream)
+        .await;
+    let tmp = tempfile::tempdir().unwrap();
+    let server = gateway(
+        &catalogue(tmp.path(), &format!("{}/v1", upstream.uri()), "m"),
+        "k",
+    );
+    let response = chat(&server, json!({"model": "upstream", "stream": true, "n": 2,
+        "stream_options": {"include_usage": true}, "messages": [{"role": "user", "content": "hi"}]}))
+    .await;
+    let text = response.text().await.unwrap();
+    assert!(!text.contains("other choice"), "{text}");
+    let events = events(&text);
+    assert_eq!(events.last(), Some(&"[DONE]"));
+    let chunks: Vec<Value> = events[..events.len() - 1]
+        .iter()
+        .map(|e| serde_json::from_str(e).unwrap())
+        .collect();
+    let deltas: Vec<&Value> = chunks.iter().map(|c| &c["choices"][0]["delta"]).collect();
+    assert!(deltas.contains(&&call), "{text}");
+    assert!(deltas.contains(&&rest), "{text}");
+    let last = &chunks[chunks.len() - 2];
+    assert_eq!(last["choices"][0]["finish_reason"], "tool_calls");
+    assert_eq!(last["choices"][0]["delta"], json!({}));
+    assert_eq!(chunks[chunks.len() - 1]["usage"]["total_tokens"], 13);
+}
+
+#[tokio::test]
+async fn an_error_chunk_from_the_upstream_ends_the_stream_with_its_message() {
+    let upstream = MockServer::start().await;
+    let body = format!(
+        "data: {}\n\ndata: {}\n\n",
+        delta("partial"),
+        json!({"error": {"message": "overloaded, try later", "type": "server_error"}})
+    );
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(body, "text/event-stream"))
+        .mount(&upstream)
+        .await;
+    let tmp = tempfile::tempdir().unwrap();
+    let server = gateway(
+        &catalogue(tmp.path(), &format!("{}/v1", upstream.uri()), "m"),
+        "k",
+    );
+    let response = chat(&server, json!({"model": "upstream", "stream": true, "messages": [{"role": "user", "content": "hi"}]})).await;
+    let text = response.text().await.unwrap();
+    let events = events(&text);
+    assert_eq!(events.last(), Some(&"[DONE]"));
+    let error: Value = serde_json::from_str(events[events.len() - 2]).unwrap();
+    let message = error["error"]["message"].as_str().unwrap();
+    assert!(message.contains("overloaded, try later"), "{error}");
 }
 
 #[tokio::test]

@@ -9,6 +9,7 @@ pub mod routing;
 mod simulated;
 mod stream;
 pub mod upstream;
+mod wire;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,7 +19,6 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Extension, Json, Router};
 use serde::Serialize;
-use serde_json::{Value, json};
 
 use self::error::GatewayError;
 use self::request::{ChatRequest, Checked, prompt_tokens};
@@ -163,15 +163,19 @@ async fn complete(
                 let reason = failures.reason(&route.reason, model);
                 let prompt = answer.prompt_tokens.unwrap_or(estimated_prompt);
                 let platform = accounting(model, reason).settle(prompt, answer.completion_tokens);
-                return Json(json!({
-                    "id": id,
-                    "object": "chat.completion",
-                    "created": chrono::Utc::now().timestamp(),
-                    "model": model.id,
-                    "choices": [{"index": 0, "message": answer.message, "finish_reason": answer.finish_reason}],
-                    "usage": usage(prompt, answer.completion_tokens),
-                    "platform": platform,
-                }))
+                return Json(wire::Answer {
+                    id: &id,
+                    object: "chat.completion",
+                    created: chrono::Utc::now().timestamp(),
+                    model: &model.id,
+                    choices: [wire::AnswerChoice {
+                        index: 0,
+                        message: &answer.message,
+                        finish_reason: &answer.finish_reason,
+                    }],
+                    usage: wire::Usage::new(prompt, answer.completion_tokens),
+                    platform: &platform,
+                })
                 .into_response();
             }
             Err(err) => failures.push(model, err),
@@ -221,9 +225,4 @@ impl Failures {
             GatewayError::upstream(message)
         }
     }
-}
-
-/// OpenAI's `usage` object.
-pub(crate) fn usage(prompt: u64, completion: u64) -> Value {
-    json!({"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion})
 }

@@ -3,15 +3,19 @@
 //! name, our extensions, and `max_tokens`, which is always set so the budget holds. Streams are
 //! forwarded chunk by chunk as they arrive.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use eventsource_stream::Eventsource;
 use futures::StreamExt;
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::provider::{Completion, Failure, Item, ItemStream};
 use super::request::ChatRequest;
 use super::upstream::{Reply, Upstreams};
+use super::wire;
 use crate::models::Model;
 
 /// Longest upstream error text quoted in our messages.
@@ -92,6 +96,59 @@ async fn send(upstreams: &Upstreams, model: &Model, body: &Value) -> Result<Repl
     Ok(reply)
 }
 
+/// What is read of an upstream's whole answer; anything else in it is ignored.
+#[derive(Deserialize)]
+struct UpstreamAnswer<'a> {
+    #[serde(default, borrow)]
+    choices: Vec<UpstreamChoice<'a>>,
+    #[serde(default)]
+    usage: Option<UpstreamUsage>,
+}
+
+/// What is read of an upstream's streamed chunk.
+#[derive(Deserialize)]
+struct UpstreamChunk<'a> {
+    #[serde(default, borrow)]
+    choices: Vec<UpstreamChoice<'a>>,
+    #[serde(default)]
+    usage: Option<UpstreamUsage>,
+    /// Some upstreams report a failure mid-stream as a chunk holding `error`.
+    #[serde(default, borrow)]
+    error: Option<&'a RawValue>,
+}
+
+/// One choice: `message` in a whole answer, `delta` in a chunk, kept as raw JSON.
+#[derive(Deserialize)]
+struct UpstreamChoice<'a> {
+    #[serde(default)]
+    index: u32,
+    #[serde(default, borrow)]
+    message: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    delta: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    finish_reason: Option<Cow<'a, str>>,
+}
+
+/// An `error` in a chunk: OpenAI's object with `message`, or plain text.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum UpstreamError {
+    Object { message: String },
+    Text(String),
+}
+
+#[derive(Deserialize)]
+struct UpstreamUsage {
+    prompt_tokens: Option<u64>,
+    completion_tokens: Option<u64>,
+}
+
+/// The first choice; an upstream asked for several (`n`) also sends the others.
+fn first<'c, 'a>(choices: &'c [UpstreamChoice<'a>]) -> Option<&'c UpstreamChoice<'a>> {
+    choices.iter().find(|choice| choice.index == 0)
+}
+
 /// A whole completion.
 pub async fn complete(
     upstreams: &Upstreams,
@@ -106,29 +163,25 @@ pub async fn complete(
             .await
     })
     .await?;
-    let answer: Value = serde_json::from_slice(&bytes)
-        .map_err(|_| Failure::other("the upstream answer is not JSON"))?;
-    let choice = answer
-        .pointer("/choices/0")
+    let answer: UpstreamAnswer = serde_json::from_slice(&bytes)
+        .map_err(|err| Failure::other(format!("the upstream answer could not be read: {err}")))?;
+    let choice = first(&answer.choices)
         .ok_or_else(|| Failure::other("the upstream answer has no choices"))?;
     let message = choice
-        .get("message")
-        .cloned()
-        .unwrap_or_else(|| json!({"role": "assistant", "content": ""}));
-    let usage = |field: &str| {
-        answer
-            .pointer(&format!("/usage/{field}"))
-            .and_then(Value::as_u64)
-    };
-    let completion_tokens = usage("completion_tokens").unwrap_or_else(|| estimate(&message));
+        .message
+        .map_or_else(|| wire::assistant(""), RawValue::to_owned);
+    let usage = answer.usage.as_ref();
+    let completion_tokens = usage
+        .and_then(|u| u.completion_tokens)
+        .unwrap_or_else(|| estimate(&message));
     Ok(Completion {
         finish_reason: choice
-            .get("finish_reason")
-            .and_then(Value::as_str)
+            .finish_reason
+            .as_deref()
             .unwrap_or("stop")
             .to_string(),
         message,
-        prompt_tokens: usage("prompt_tokens"),
+        prompt_tokens: usage.and_then(|u| u.prompt_tokens),
         completion_tokens,
     })
 }
@@ -147,75 +200,76 @@ pub async fn stream(
     .await?;
     let events = reply.stream().eventsource();
     let items = events
-        .map(|event| -> Vec<Result<Item, Failure>> {
-            let event = match event {
-                Ok(event) => event,
-                Err(eventsource_stream::EventStreamError::Transport(failure)) => {
-                    return vec![Err(failure)];
-                }
-                Err(err) => {
-                    return vec![Err(Failure::other(format!(
-                        "the upstream stream broke: {err}"
-                    )))];
-                }
-            };
-            if event.data.trim() == "[DONE]" {
-                return Vec::new();
-            }
-            let chunk: Value = match serde_json::from_str(&event.data) {
-                Ok(chunk) => chunk,
-                Err(_) => {
-                    return vec![Err(Failure::other(
-                        "the upstream sent a chunk that is not JSON",
-                    ))];
-                }
-            };
-            if let Some(error) = chunk.get("error") {
-                let message = error
-                    .get("message")
-                    .and_then(Value::as_str)
-                    .unwrap_or("error");
-                return vec![Err(Failure::other(format!(
-                    "the upstream failed: {}",
-                    crate::error::truncate(message, QUOTE)
-                )))];
-            }
-            chunk_items(&chunk)
+        .map(|event| match event {
+            Ok(event) if event.data.trim() == "[DONE]" => Items::default(),
+            Ok(event) => chunk_items(&event.data),
+            Err(eventsource_stream::EventStreamError::Transport(failure)) => failed(failure),
+            Err(err) => failed(Failure::other(format!("the upstream stream broke: {err}"))),
         })
-        .flat_map(futures::stream::iter);
+        .flat_map(|items| futures::stream::iter(items.into_iter().flatten()));
     Ok(Box::pin(items))
 }
 
-fn chunk_items(chunk: &Value) -> Vec<Result<Item, Failure>> {
-    let mut items = Vec::new();
-    if let Some(choice) = chunk.pointer("/choices/0") {
-        if let Some(delta) = choice
-            .get("delta")
-            .filter(|d| d.as_object().is_some_and(|o| !o.is_empty()))
-        {
-            items.push(Ok(Item::Delta(delta.clone())));
+/// What one upstream chunk gives, in order: a delta, a finish reason and usage, each maybe; or
+/// a failure. A fixed array, so reading a chunk allocates nothing besides the delta.
+type Items = [Option<Result<Item, Failure>>; 3];
+
+fn failed(failure: Failure) -> Items {
+    [Some(Err(failure)), None, None]
+}
+
+fn chunk_items(data: &str) -> Items {
+    let chunk: UpstreamChunk = match serde_json::from_str(data) {
+        Ok(chunk) => chunk,
+        Err(err) => {
+            return failed(Failure::other(format!(
+                "the upstream sent a chunk that could not be read: {err}"
+            )));
         }
-        if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
-            items.push(Ok(Item::Finish(reason.to_string())));
-        }
+    };
+    if let Some(error) = chunk.error {
+        let message = match serde_json::from_str(error.get()) {
+            Ok(UpstreamError::Object { message } | UpstreamError::Text(message)) => message,
+            Err(_) => error.get().to_string(),
+        };
+        return failed(Failure::other(format!(
+            "the upstream failed: {}",
+            crate::error::truncate(&message, QUOTE)
+        )));
     }
-    if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
-        items.push(Ok(Item::Usage {
-            prompt: usage.get("prompt_tokens").and_then(Value::as_u64),
-            completion: usage
-                .get("completion_tokens")
-                .and_then(Value::as_u64)
-                .unwrap_or(0),
-        }));
-    }
-    items
+    let choice = first(&chunk.choices);
+    let delta = choice
+        .and_then(|c| c.delta)
+        .filter(|delta| carries_something(delta))
+        .map(|delta| Ok(Item::Delta(delta.to_owned())));
+    let finish = choice
+        .and_then(|c| c.finish_reason.as_deref())
+        .map(|reason| Ok(Item::Finish(reason.to_string())));
+    let usage = chunk.usage.map(|usage| {
+        Ok(Item::Usage {
+            prompt: usage.prompt_tokens,
+            completion: usage.completion_tokens.unwrap_or(0),
+        })
+    });
+    [delta, finish, usage]
+}
+
+/// Whether `delta` is an object with something in it: `{}` and non-objects are not forwarded.
+fn carries_something(delta: &RawValue) -> bool {
+    let mut text = delta.get().bytes().filter(|b| !b.is_ascii_whitespace());
+    text.next() == Some(b'{') && text.next() != Some(b'}')
 }
 
 /// Tokens in a message's text, by the 4-characters rule, when the upstream reports none.
-pub fn estimate(message: &Value) -> u64 {
-    let text = message
-        .get("content")
-        .and_then(Value::as_str)
+pub fn estimate(message: &RawValue) -> u64 {
+    #[derive(Deserialize)]
+    struct Text<'a> {
+        #[serde(default, borrow)]
+        content: Option<Cow<'a, str>>,
+    }
+    let text = serde_json::from_str::<Text>(message.get())
+        .ok()
+        .and_then(|m| m.content)
         .unwrap_or_default();
     (text.chars().count() as u64).div_ceil(4)
 }

@@ -3,7 +3,7 @@
 use std::pin::Pin;
 
 use futures::Stream;
-use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::Gateway;
 use super::request::ChatRequest;
@@ -13,8 +13,8 @@ use crate::models::{Model, ProviderKind};
 /// One item of an upstream stream.
 #[derive(Debug, Clone)]
 pub enum Item {
-    /// A `delta` object, forwarded as is (text in `content`, or tool calls).
-    Delta(Value),
+    /// A `delta` object as raw JSON, forwarded as is (text in `content`, or tool calls).
+    Delta(Box<RawValue>),
     /// The upstream's `finish_reason`.
     Finish(String),
     /// Token counts the upstream reported.
@@ -62,8 +62,8 @@ impl std::fmt::Display for Failure {
 /// A whole answer.
 #[derive(Debug, Clone)]
 pub struct Completion {
-    /// The `message` object (role, content, maybe tool calls).
-    pub message: Value,
+    /// The `message` object as raw JSON (role, content, maybe tool calls).
+    pub message: Box<RawValue>,
     pub finish_reason: String,
     /// Reported by the upstream, when it did.
     pub prompt_tokens: Option<u64>,

@@ -3,12 +3,11 @@
 
 use std::time::Duration;
 
-use futures::StreamExt;
-use serde_json::json;
-
 use super::provider::{Completion, Item, ItemStream};
 use super::request::{ChatRequest, content_text};
+use super::wire;
 use crate::models::Model;
+use futures::StreamExt;
 
 const WORDS: &[&str] = &[
     "tokens", "rotate", "safely", "and", "the", "gateway", "routes", "each", "request", "to", "a",
@@ -59,7 +58,7 @@ fn pieces(model: &Model, cap: u32, request: &ChatRequest) -> (Vec<String>, &'sta
 pub fn complete(model: &Model, cap: u32, request: &ChatRequest) -> Completion {
     let (pieces, finish) = pieces(model, cap, request);
     Completion {
-        message: json!({"role": "assistant", "content": pieces.concat()}),
+        message: wire::assistant(&pieces.concat()),
         finish_reason: finish.into(),
         prompt_tokens: None,
         completion_tokens: pieces.len() as u64,
@@ -74,7 +73,7 @@ pub fn stream(model: &Model, cap: u32, request: &ChatRequest, delay: Duration) -
         if !delay.is_zero() {
             tokio::time::sleep(delay).await;
         }
-        Ok(Item::Delta(json!({ "content": piece })))
+        Ok(Item::Delta(wire::raw(&Text { content: &piece })))
     });
     let end = futures::stream::iter([
         Ok(Item::Finish(finish.to_string())),
@@ -84,6 +83,12 @@ pub fn stream(model: &Model, cap: u32, request: &ChatRequest, delay: Duration) -
         }),
     ]);
     Box::pin(deltas.chain(end))
+}
+
+/// A delta carrying text.
+#[derive(serde::Serialize)]
+struct Text<'a> {
+    content: &'a str,
 }
 
 fn fnv1a(bytes: &[u8]) -> u64 {

@@ -14,14 +14,14 @@ use std::sync::Arc;
 use axum::response::sse::{Event, Sse};
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
-use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::error::GatewayError;
 use super::provider::{self, Item, ItemStream};
 use super::request::Checked;
 use super::routing::Route;
-use super::{Accounting, Failures, Gateway, usage};
+use super::wire::{Chunk, ChunkChoice, Delta, Usage};
+use super::{Accounting, Failures, Gateway, Platform};
 use crate::models::Model;
 
 /// Opens the first candidate that produces anything, then streams it to the client. A
@@ -100,45 +100,47 @@ struct Relay {
 }
 
 impl Relay {
-    fn chunk(&self, choices: Value) -> Value {
-        json!({
-            "id": self.id,
-            "object": "chat.completion.chunk",
-            "created": self.created,
-            "model": self.accounting.model.id,
-            "choices": choices,
-        })
-    }
-
-    /// A chunk carrying `delta`: the one written for every token, so it is serialised straight
-    /// from borrowed fields rather than built as a JSON tree first.
-    fn delta(&self, delta: &Value) -> Event {
-        let chunk = DeltaChunk {
+    /// A `chat.completion.chunk` event with this answer's header.
+    fn chunk(
+        &self,
+        choices: &[ChunkChoice<'_>],
+        usage: Option<Usage>,
+        platform: Option<&Platform>,
+    ) -> Event {
+        let chunk = Chunk {
             id: &self.id,
             object: "chat.completion.chunk",
             created: self.created,
             model: &self.accounting.model.id,
-            choices: [DeltaChoice {
-                index: 0,
-                delta,
-                finish_reason: None,
-            }],
+            choices,
+            usage,
+            platform,
         };
-        // Strings, numbers and a `Value` always serialise.
+        // Strings, numbers and raw JSON always serialise.
         Event::default().data(serde_json::to_string(&chunk).unwrap_or_default())
+    }
+
+    /// A chunk carrying `delta`: one is written for every token.
+    fn delta(&self, delta: Delta<'_>) -> Event {
+        let choice = ChunkChoice {
+            index: 0,
+            delta,
+            finish_reason: None,
+        };
+        self.chunk(&[choice], None, None)
     }
 
     /// The next event for the client, or `None` when the stream is over.
     async fn next_event(&mut self) -> Option<Event> {
         if !self.started {
             self.started = true;
-            return Some(self.delta(&json!({"role": "assistant", "content": ""})));
+            return Some(self.delta(Delta::Opening));
         }
         while let Some(upstream) = self.upstream.as_mut() {
             match upstream.next().await {
                 Some(Ok(Item::Delta(delta))) => {
                     self.pieces += 1;
-                    return Some(self.delta(&delta));
+                    return Some(self.delta(Delta::Raw(&delta)));
                 }
                 Some(Ok(Item::Finish(reason))) => self.finish = Some(reason),
                 Some(Ok(Item::Usage { prompt, completion })) => {
@@ -173,13 +175,16 @@ impl Relay {
         let (prompt, completion) = self.counts(true);
         let platform = self.settle(prompt, completion);
         let reason = self.finish.take().unwrap_or_else(|| "stop".into());
-        let mut last = self.chunk(json!([{"index": 0, "delta": {}, "finish_reason": reason}]));
-        last["platform"] = json!(platform);
-        self.tail.push_back(data(&last));
+        let last = ChunkChoice {
+            index: 0,
+            delta: Delta::Empty,
+            finish_reason: Some(&reason),
+        };
+        self.tail
+            .push_back(self.chunk(&[last], None, Some(&platform)));
         if self.include_usage {
-            let mut usage_chunk = self.chunk(json!([]));
-            usage_chunk["usage"] = usage(prompt, completion);
-            self.tail.push_back(data(&usage_chunk));
+            let usage = Usage::new(prompt, completion);
+            self.tail.push_back(self.chunk(&[], Some(usage), None));
         }
         self.tail.push_back(Event::default().data("[DONE]"));
     }
@@ -194,7 +199,7 @@ impl Relay {
         self.tail.push_back(Event::default().data("[DONE]"));
     }
 
-    fn settle(&mut self, prompt: u64, completion: u64) -> super::Platform {
+    fn settle(&mut self, prompt: u64, completion: u64) -> Platform {
         self.settled = true;
         self.accounting.settle(prompt, completion)
     }
@@ -209,23 +214,6 @@ impl Drop for Relay {
             self.settle(prompt, completion);
         }
     }
-}
-
-/// `chat.completion.chunk` with one delta, fields in OpenAI's order.
-#[derive(Serialize)]
-struct DeltaChunk<'a> {
-    id: &'a str,
-    object: &'static str,
-    created: i64,
-    model: &'a str,
-    choices: [DeltaChoice<'a>; 1],
-}
-
-#[derive(Serialize)]
-struct DeltaChoice<'a> {
-    index: u32,
-    delta: &'a Value,
-    finish_reason: Option<&'a str>,
 }
 
 fn data(value: &Value) -> Event {

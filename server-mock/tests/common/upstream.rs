@@ -79,3 +79,10 @@ pub fn sse(chunks: &[Value]) -> String {
 pub fn delta(content: &str) -> Value {
     json!({"id": "up", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": content}, "finish_reason": null}]})
 }
+
+/// The `data:` payloads of an SSE body, in order (`[DONE]` included).
+pub fn events(text: &str) -> Vec<&str> {
+    text.split("\n\n")
+        .filter_map(|e| e.strip_prefix("data: "))
+        .collect()
+}

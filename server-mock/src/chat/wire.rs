@@ -1,0 +1,113 @@
+//! What the gateway writes to clients: `chat.completion`, `chat.completion.chunk` and `usage`,
+//! fields in OpenAI's order. They are serialised straight from borrowed parts; a message or delta
+//! that came from an upstream is copied through as raw JSON text, never rebuilt as a tree.
+
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::value::RawValue;
+
+use super::Platform;
+
+/// OpenAI's `usage` object.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct Usage {
+    prompt_tokens: u64,
+    completion_tokens: u64,
+    total_tokens: u64,
+}
+
+impl Usage {
+    /// Counts for `prompt` and `completion` tokens.
+    pub fn new(prompt: u64, completion: u64) -> Self {
+        Usage {
+            prompt_tokens: prompt,
+            completion_tokens: completion,
+            total_tokens: prompt + completion,
+        }
+    }
+}
+
+/// A whole answer: `chat.completion` with one choice.
+#[derive(serde::Serialize)]
+pub struct Answer<'a> {
+    pub id: &'a str,
+    pub object: &'static str,
+    pub created: i64,
+    pub model: &'a str,
+    pub choices: [AnswerChoice<'a>; 1],
+    pub usage: Usage,
+    pub platform: &'a Platform,
+}
+
+/// The one choice of a whole answer.
+#[derive(serde::Serialize)]
+pub struct AnswerChoice<'a> {
+    pub index: u32,
+    pub message: &'a RawValue,
+    pub finish_reason: &'a str,
+}
+
+/// One `chat.completion.chunk` of a streamed answer.
+#[derive(serde::Serialize)]
+pub struct Chunk<'a> {
+    pub id: &'a str,
+    pub object: &'static str,
+    pub created: i64,
+    pub model: &'a str,
+    pub choices: &'a [ChunkChoice<'a>],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub platform: Option<&'a Platform>,
+}
+
+/// The one choice of a chunk.
+#[derive(serde::Serialize)]
+pub struct ChunkChoice<'a> {
+    pub index: u32,
+    pub delta: Delta<'a>,
+    pub finish_reason: Option<&'a str>,
+}
+
+/// A chunk's `delta`.
+pub enum Delta<'a> {
+    /// The opening delta: `{"role": "assistant", "content": ""}`.
+    Opening,
+    /// A delta as the provider gave it (text in `content`, or tool calls).
+    Raw(&'a RawValue),
+    /// `{}`, in the final chunk.
+    Empty,
+}
+
+impl Serialize for Delta<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Delta::Raw(raw) => raw.serialize(serializer),
+            Delta::Opening => {
+                let mut map = serializer.serialize_map(Some(2))?;
+                map.serialize_entry("role", "assistant")?;
+                map.serialize_entry("content", "")?;
+                map.end()
+            }
+            Delta::Empty => serializer.serialize_map(Some(0))?.end(),
+        }
+    }
+}
+
+/// An assistant message with `content`, as raw JSON.
+pub fn assistant(content: &str) -> Box<RawValue> {
+    #[derive(serde::Serialize)]
+    struct Message<'a> {
+        role: &'static str,
+        content: &'a str,
+    }
+    raw(&Message {
+        role: "assistant",
+        content,
+    })
+}
+
+/// `value` as raw JSON text. Strings, numbers and maps of them always serialise, so the `null`
+/// fallback is never written.
+pub fn raw(value: &impl Serialize) -> Box<RawValue> {
+    serde_json::value::to_raw_value(value).unwrap_or_else(|_| RawValue::NULL.to_owned())
+}
