@@ -101,8 +101,8 @@ async fn send(upstreams: &Upstreams, model: &Model, body: &Value) -> Result<Repl
 struct UpstreamAnswer<'a> {
     #[serde(default, borrow)]
     choices: Vec<UpstreamChoice<'a>>,
-    #[serde(default)]
-    usage: Option<UpstreamUsage>,
+    #[serde(default, borrow)]
+    usage: Option<&'a RawValue>,
 }
 
 /// What is read of an upstream's streamed chunk.
@@ -110,8 +110,8 @@ struct UpstreamAnswer<'a> {
 struct UpstreamChunk<'a> {
     #[serde(default, borrow)]
     choices: Vec<UpstreamChoice<'a>>,
-    #[serde(default)]
-    usage: Option<UpstreamUsage>,
+    #[serde(default, borrow)]
+    usage: Option<&'a RawValue>,
     /// Some upstreams report a failure mid-stream as a chunk holding `error`.
     #[serde(default, borrow)]
     error: Option<&'a RawValue>,
@@ -138,10 +138,18 @@ enum UpstreamError {
     Text(String),
 }
 
+/// Token counts an upstream reported. Counts it wrote oddly (not whole numbers) are treated as
+/// missing rather than failing an answer that is otherwise fine.
 #[derive(Deserialize)]
 struct UpstreamUsage {
     prompt_tokens: Option<u64>,
     completion_tokens: Option<u64>,
+}
+
+impl UpstreamUsage {
+    fn read(raw: Option<&RawValue>) -> Option<Self> {
+        raw.and_then(|raw| serde_json::from_str(raw.get()).ok())
+    }
 }
 
 /// The first choice; an upstream asked for several (`n`) also sends the others.
@@ -170,7 +178,8 @@ pub async fn complete(
     let message = choice
         .message
         .map_or_else(|| wire::assistant(""), RawValue::to_owned);
-    let usage = answer.usage.as_ref();
+    let usage = UpstreamUsage::read(answer.usage);
+    let usage = usage.as_ref();
     let completion_tokens = usage
         .and_then(|u| u.completion_tokens)
         .unwrap_or_else(|| estimate(&message));
@@ -245,7 +254,7 @@ fn chunk_items(data: &str) -> Items {
     let finish = choice
         .and_then(|c| c.finish_reason.as_deref())
         .map(|reason| Ok(Item::Finish(reason.to_string())));
-    let usage = chunk.usage.map(|usage| {
+    let usage = UpstreamUsage::read(chunk.usage).map(|usage| {
         Ok(Item::Usage {
             prompt: usage.prompt_tokens,
             completion: usage.completion_tokens.unwrap_or(0),

@@ -11,16 +11,16 @@ use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::sync::Arc;
 
-use axum::response::sse::{Event, Sse};
+use axum::body::Body;
+use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
-use serde_json::Value;
 
 use super::error::GatewayError;
 use super::provider::{self, Item, ItemStream};
 use super::request::Checked;
 use super::routing::Route;
-use super::wire::{Chunk, ChunkChoice, Delta, Usage};
+use super::wire::{self, Chunk, ChunkChoice, Delta, Usage};
 use super::{Accounting, Failures, Gateway, Platform};
 use crate::models::Model;
 
@@ -67,9 +67,21 @@ pub async fn respond(
                 };
                 let events = futures::stream::unfold(relay, |mut relay| async move {
                     let event = relay.next_event().await?;
-                    Some((Ok::<_, Infallible>(event), relay))
+                    Some((event, relay))
                 });
-                return Sse::new(events).into_response();
+                // Events that are ready together go out as one body frame (one chunk of the
+                // HTTP answer) rather than one frame each; none waits for a later one.
+                let frames = events
+                    .ready_chunks(64)
+                    .map(|events| Ok::<_, Infallible>(wire::sse_frame(&events)));
+                return (
+                    [
+                        (header::CONTENT_TYPE, "text/event-stream"),
+                        (header::CACHE_CONTROL, "no-cache"),
+                    ],
+                    Body::from_stream(frames),
+                )
+                    .into_response();
             }
             Err(err) => failures.push(model, err),
         }
@@ -95,18 +107,18 @@ struct Relay {
     /// Prompt and completion tokens the upstream reported.
     reported: Option<(Option<u64>, u64)>,
     /// What is left to send after the upstream ended: final chunk, usage, `[DONE]`.
-    tail: VecDeque<Event>,
+    tail: VecDeque<String>,
     settled: bool,
 }
 
 impl Relay {
-    /// A `chat.completion.chunk` event with this answer's header.
+    /// A `chat.completion.chunk` event's data, with this answer's header.
     fn chunk(
         &self,
         choices: &[ChunkChoice<'_>],
         usage: Option<Usage>,
         platform: Option<&Platform>,
-    ) -> Event {
+    ) -> String {
         let chunk = Chunk {
             id: &self.id,
             object: "chat.completion.chunk",
@@ -117,11 +129,11 @@ impl Relay {
             platform,
         };
         // Strings, numbers and raw JSON always serialise.
-        Event::default().data(serde_json::to_string(&chunk).unwrap_or_default())
+        serde_json::to_string(&chunk).unwrap_or_default()
     }
 
     /// A chunk carrying `delta`: one is written for every token.
-    fn delta(&self, delta: Delta<'_>) -> Event {
+    fn delta(&self, delta: Delta<'_>) -> String {
         let choice = ChunkChoice {
             index: 0,
             delta,
@@ -130,8 +142,8 @@ impl Relay {
         self.chunk(&[choice], None, None)
     }
 
-    /// The next event for the client, or `None` when the stream is over.
-    async fn next_event(&mut self) -> Option<Event> {
+    /// The next event's data for the client, or `None` when the stream is over.
+    async fn next_event(&mut self) -> Option<String> {
         if !self.started {
             self.started = true;
             return Some(self.delta(Delta::Opening));
@@ -186,7 +198,7 @@ impl Relay {
             let usage = Usage::new(prompt, completion);
             self.tail.push_back(self.chunk(&[], Some(usage), None));
         }
-        self.tail.push_back(Event::default().data("[DONE]"));
+        self.tail.push_back("[DONE]".into());
     }
 
     /// The upstream failed after answering: an error event, then `[DONE]`.
@@ -195,8 +207,8 @@ impl Relay {
         let (prompt, completion) = self.counts(false);
         self.settle(prompt, completion);
         let error = GatewayError::upstream(format!("the upstream failed mid-stream: {err}"));
-        self.tail.push_back(data(&error.body()));
-        self.tail.push_back(Event::default().data("[DONE]"));
+        self.tail.push_back(error.body().to_string());
+        self.tail.push_back("[DONE]".into());
     }
 
     fn settle(&mut self, prompt: u64, completion: u64) -> Platform {
@@ -214,8 +226,4 @@ impl Drop for Relay {
             self.settle(prompt, completion);
         }
     }
-}
-
-fn data(value: &Value) -> Event {
-    Event::default().data(value.to_string())
 }

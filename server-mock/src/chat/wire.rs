@@ -1,7 +1,8 @@
 //! What the gateway writes to clients: `chat.completion`, `chat.completion.chunk` and `usage`,
-//! fields in OpenAI's order. They are serialised straight from borrowed parts; a message or delta
+//! fields in OpenAI's order, and SSE frames. They are serialised straight from borrowed parts; a message or delta
 //! that came from an upstream is copied through as raw JSON text, never rebuilt as a tree.
 
+use bytes::{BufMut, Bytes, BytesMut};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::value::RawValue;
 
@@ -110,4 +111,61 @@ pub fn assistant(content: &str) -> Box<RawValue> {
 /// fallback is never written.
 pub fn raw(value: &impl Serialize) -> Box<RawValue> {
     serde_json::value::to_raw_value(value).unwrap_or_else(|_| RawValue::NULL.to_owned())
+}
+
+/// Server-sent events, one `data:` event per payload, as one body frame. A payload with line
+/// breaks (an upstream's pretty-printed delta) spans several `data:` lines, which a client joins
+/// back with `\n`.
+pub fn sse_frame(payloads: &[String]) -> Bytes {
+    let size = payloads.iter().map(|p| p.len() + 8).sum();
+    let mut frame = BytesMut::with_capacity(size);
+    for payload in payloads {
+        for line in payload.lines() {
+            frame.put_slice(b"data: ");
+            frame.put_slice(line.as_bytes());
+            frame.put_u8(b'\n');
+        }
+        frame.put_u8(b'\n');
+    }
+    frame.freeze()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_payload_is_one_event_and_line_breaks_become_data_lines() {
+        let frame = sse_frame(&[
+            r#"{"a":1}"#.to_string(),
+            "{\n  \"b\": 2\r\n}".to_string(),
+            "[DONE]".to_string(),
+        ]);
+        assert_eq!(
+            std::str::from_utf8(&frame).unwrap(),
+            "data: {\"a\":1}\n\ndata: {\ndata:   \"b\": 2\ndata: }\n\ndata: [DONE]\n\n"
+        );
+    }
+
+    #[test]
+    fn chunks_keep_openais_field_order_and_leave_out_what_they_lack() {
+        let choice = ChunkChoice {
+            index: 0,
+            delta: Delta::Opening,
+            finish_reason: None,
+        };
+        let chunk = Chunk {
+            id: "c",
+            object: "chat.completion.chunk",
+            created: 7,
+            model: "m",
+            choices: &[choice],
+            usage: None,
+            platform: None,
+        };
+        assert_eq!(
+            serde_json::to_string(&chunk).unwrap(),
+            r#"{"id":"c","object":"chat.completion.chunk","created":7,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}"#
+        );
+    }
 }
