@@ -2,7 +2,7 @@
 # Benchmark (not a test): latency the chat gateway adds over calling its upstream directly,
 # p50 and p99, whole and streamed answers, at 500, 1,000 and 2,000 req/s; the throughput ceiling
 # at 32 connections; and the gateway's memory. Auth, routing and the ledger are all on.
-# Usage: [ROUNDS=3] bench/gateway.sh [SECONDS_PER_RUN]
+# Usage: [ROUNDS=3] [IDLE=poll] bench/gateway.sh [SECONDS_PER_RUN]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
@@ -15,6 +15,18 @@ if [ ! -x "$oha" ]; then
   oha="$HOME/.local/oha/bin/oha"
 fi
 command -v curl >/dev/null || { echo "curl is required" >&2; exit 1; }
+
+# IDLE=poll: for the length of the run, ask the kernel (PM QoS, /dev/cpu_dma_latency) to keep
+# idle CPUs polling instead of halting, as tuned's latency-performance profile does. On a VM that
+# halts idle vCPUs at once, every wake-up otherwise costs the host bringing a vCPU back; this
+# shows what the gateway adds without that cost. Needs root; the request ends when the script
+# exits (the file descriptor closes).
+idle="machine default"
+if [ "${IDLE:-}" = poll ]; then
+  exec 3>/dev/cpu_dma_latency || { echo "IDLE=poll needs write access to /dev/cpu_dma_latency" >&2; exit 1; }
+  printf 0 >&3
+  idle="idle CPUs poll (PM QoS 0 us)"
+fi
 
 cargo build --release --quiet -p tokctl-server --bin tokctl-server --example mock_upstream \
   --example bare_proxy
@@ -80,7 +92,7 @@ median() {
   printf '%s\n' "$@" | awk -v c="$col" '{print $c}' | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'
 }
 summary=()
-echo "machine: $(nproc) cores; oha -c 32 --latency-correction, ${secs}s per run, $rounds rounds at 2000 req/s" >&2
+echo "machine: $(nproc) cores, $idle; oha -c 32 --latency-correction, ${secs}s per run, $rounds rounds at 2000 req/s" >&2
 printf '%-9s %6s  %9s %9s  %9s %9s  %10s %10s\n' mode rate direct_p50 direct_p99 gw_p50 gw_p99 added_p50 added_p99
 for mode in whole streamed; do
   body=$whole; [ "$mode" = streamed ] && body=$streamed
