@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::upstream::{catalogue, chat, delta, events, gateway, sse};
+use common::upstream::{behind_sse, catalogue, chat, chunks, delta, events, gateway, sse};
 use common::{Options, Server};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -91,22 +91,13 @@ async fn without_max_tokens_the_upstream_still_gets_a_cap() {
 
 #[tokio::test]
 async fn streams_are_forwarded_chunk_by_chunk_and_billed_by_upstream_usage() {
-    let upstream = MockServer::start().await;
     let body = sse(&[
         delta("Hel"),
         delta("lo"),
         json!({"id": "up", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
         json!({"id": "up", "object": "chat.completion.chunk", "choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7}}),
     ]);
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_raw(body, "text/event-stream"))
-        .mount(&upstream)
-        .await;
-    let tmp = tempfile::tempdir().unwrap();
-    let server = gateway(
-        &catalogue(tmp.path(), &format!("{}/v1", upstream.uri()), "m"),
-        "k",
-    );
+    let (upstream, _tmp, server) = behind_sse(body).await;
     let response = chat(
         &server,
         json!({"model": "upstream", "stream": true, "stream_options": {"include_usage": true},
@@ -114,12 +105,7 @@ async fn streams_are_forwarded_chunk_by_chunk_and_billed_by_upstream_usage() {
     )
     .await;
     let text = response.text().await.unwrap();
-    let events = events(&text);
-    assert_eq!(events.last(), Some(&"[DONE]"));
-    let chunks: Vec<Value> = events[..events.len() - 1]
-        .iter()
-        .map(|e| serde_json::from_str(e).unwrap())
-        .collect();
+    let chunks = chunks(&text);
     let content: String = chunks
         .iter()
         .filter_map(|c| c["choices"][0]["delta"]["content"].as_str())
@@ -139,20 +125,8 @@ async fn streams_are_forwarded_chunk_by_chunk_and_billed_by_upstream_usage() {
 
 #[tokio::test]
 async fn an_upstream_that_dies_mid_stream_ends_with_an_error_event_and_done() {
-    let upstream = MockServer::start().await;
     // One chunk, then the connection ends: no finish_reason, no [DONE].
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_raw(
-            format!("data: {}\n\n", delta("partial")),
-            "text/event-stream",
-        ))
-        .mount(&upstream)
-        .await;
-    let tmp = tempfile::tempdir().unwrap();
-    let server = gateway(
-        &catalogue(tmp.path(), &format!("{}/v1", upstream.uri()), "m"),
-        "k",
-    );
+    let (_upstream, _tmp, server) = behind_sse(format!("data: {}\n\n", delta("partial"))).await;
     let response = chat(&server, json!({"model": "upstream", "stream": true, "messages": [{"role": "user", "content": "hi"}]})).await;
     assert_eq!(response.status(), StatusCode::OK);
     let text = response.text().await.unwrap();
@@ -171,7 +145,6 @@ async fn an_upstream_that_dies_mid_stream_ends_with_an_error_event_and_done() {
 
 #[tokio::test]
 async fn tool_call_deltas_pass_through_verbatim_in_openais_own_chunk_format() {
-    let upstream = MockServer::start().await;
     // As OpenAI sends them with `include_usage`: `"usage": null` on every chunk until the last,
     // the role in the first delta, tool call arguments in pieces, and (with `n` = 2) a second
     // choice that the gateway does not relay.
@@ -195,26 +168,13 @@ async fn tool_call_deltas_pass_through_verbatim_in_openais_own_chunk_format() {
         json!({"id": "up", "object": "chat.completion.chunk", "choices": [],
                "usage": {"prompt_tokens": 9, "completion_tokens": 4, "total_tokens": 13}}),
     ]);
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_raw(body, "text/event-stream"))
-        .mount(&upstream)
-        .await;
-    let tmp = tempfile::tempdir().unwrap();
-    let server = gateway(
-        &catalogue(tmp.path(), &format!("{}/v1", upstream.uri()), "m"),
-        "k",
-    );
+    let (_upstream, _tmp, server) = behind_sse(body).await;
     let response = chat(&server, json!({"model": "upstream", "stream": true, "n": 2,
         "stream_options": {"include_usage": true}, "messages": [{"role": "user", "content": "hi"}]}))
     .await;
     let text = response.text().await.unwrap();
     assert!(!text.contains("other choice"), "{text}");
-    let events = events(&text);
-    assert_eq!(events.last(), Some(&"[DONE]"));
-    let chunks: Vec<Value> = events[..events.len() - 1]
-        .iter()
-        .map(|e| serde_json::from_str(e).unwrap())
-        .collect();
+    let chunks = chunks(&text);
     let deltas: Vec<&Value> = chunks.iter().map(|c| &c["choices"][0]["delta"]).collect();
     assert!(deltas.contains(&&call), "{text}");
     assert!(deltas.contains(&&rest), "{text}");
@@ -226,21 +186,12 @@ async fn tool_call_deltas_pass_through_verbatim_in_openais_own_chunk_format() {
 
 #[tokio::test]
 async fn an_error_chunk_from_the_upstream_ends_the_stream_with_its_message() {
-    let upstream = MockServer::start().await;
     let body = format!(
         "data: {}\n\ndata: {}\n\n",
         delta("partial"),
         json!({"error": {"message": "overloaded, try later", "type": "server_error"}})
     );
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_raw(body, "text/event-stream"))
-        .mount(&upstream)
-        .await;
-    let tmp = tempfile::tempdir().unwrap();
-    let server = gateway(
-        &catalogue(tmp.path(), &format!("{}/v1", upstream.uri()), "m"),
-        "k",
-    );
+    let (_upstream, _tmp, server) = behind_sse(body).await;
     let response = chat(&server, json!({"model": "upstream", "stream": true, "messages": [{"role": "user", "content": "hi"}]})).await;
     let text = response.text().await.unwrap();
     let events = events(&text);

@@ -86,3 +86,31 @@ pub fn events(text: &str) -> Vec<&str> {
         .filter_map(|e| e.strip_prefix("data: "))
         .collect()
 }
+
+/// A gateway whose `upstream` model is a wiremock answering every request with `sse_body`.
+/// Keep all three alive for the test.
+pub async fn behind_sse(sse_body: String) -> (wiremock::MockServer, tempfile::TempDir, Server) {
+    let upstream = wiremock::MockServer::start().await;
+    wiremock::Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(
+            wiremock::ResponseTemplate::new(200).set_body_raw(sse_body, "text/event-stream"),
+        )
+        .mount(&upstream)
+        .await;
+    let tmp = tempfile::tempdir().unwrap();
+    let server = gateway(
+        &catalogue(tmp.path(), &format!("{}/v1", upstream.uri()), "m"),
+        "k",
+    );
+    (upstream, tmp, server)
+}
+
+/// The chunks of an SSE answer that ends with `[DONE]`, parsed.
+pub fn chunks(text: &str) -> Vec<Value> {
+    let events = events(text);
+    assert_eq!(events.last(), Some(&"[DONE]"), "{text}");
+    events[..events.len() - 1]
+        .iter()
+        .map(|e| serde_json::from_str(e).unwrap())
+        .collect()
+}
