@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::upstream::{catalogue, catalogue_with, chat, delta, gateway, sse};
+use common::upstream::{catalogue_with, chat, delta, gateway, gateway_for, sse};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use wiremock::matchers::method;
@@ -17,11 +17,7 @@ async fn a_failing_upstream_falls_back_before_the_first_byte() {
         .expect(2)
         .mount(&upstream)
         .await;
-    let tmp = tempfile::tempdir().unwrap();
-    let server = gateway(
-        &catalogue(tmp.path(), &format!("{}/v1", upstream.uri()), "m"),
-        "k",
-    );
+    let (_tmp, server) = gateway_for(&upstream);
     let quality_first = json!({"model": "auto", "route_strategy": {"cost_weight": 0, "quality_weight": 1},
         "messages": [{"role": "user", "content": "hi"}]});
     let answer: Value = chat(&server, quality_first.clone())
@@ -50,11 +46,7 @@ async fn when_every_candidate_fails_the_answer_is_502() {
         .respond_with(ResponseTemplate::new(500))
         .mount(&upstream)
         .await;
-    let tmp = tempfile::tempdir().unwrap();
-    let server = gateway(
-        &catalogue(tmp.path(), &format!("{}/v1", upstream.uri()), "m"),
-        "k",
-    );
+    let (_tmp, server) = gateway_for(&upstream);
     let response = chat(
         &server,
         json!({"model": "upstream", "messages": [{"role": "user", "content": "hi"}]}),
@@ -76,11 +68,7 @@ async fn a_stream_that_ends_before_answering_falls_back_too() {
         .expect(1)
         .mount(&upstream)
         .await;
-    let tmp = tempfile::tempdir().unwrap();
-    let server = gateway(
-        &catalogue(tmp.path(), &format!("{}/v1", upstream.uri()), "m"),
-        "k",
-    );
+    let (_tmp, server) = gateway_for(&upstream);
     let text = chat(
         &server,
         json!({"model": "auto", "stream": true,
@@ -150,11 +138,7 @@ async fn credits_never_exceed_the_budget_even_when_the_upstream_reports_more() {
         })))
         .mount(&upstream)
         .await;
-    let tmp = tempfile::tempdir().unwrap();
-    let server = gateway(
-        &catalogue(tmp.path(), &format!("{}/v1", upstream.uri()), "m"),
-        "k",
-    );
+    let (_tmp, server) = gateway_for(&upstream);
     // Worst case for 10 completion tokens is well under 0.05 credits; the upstream then claims
     // 100,000 tokens (200 credits at this price).
     let ask = json!({"model": "upstream", "max_tokens": 10, "budget_limit": 0.05,

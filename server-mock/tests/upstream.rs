@@ -3,7 +3,9 @@
 
 mod common;
 
-use common::upstream::{behind_sse, catalogue, chat, chunks, delta, events, gateway, sse};
+use common::upstream::{
+    behind_sse, catalogue, chat, chunks, delta, events, gateway, gateway_for, sse,
+};
 use common::{Options, Server};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -70,11 +72,7 @@ async fn without_max_tokens_the_upstream_still_gets_a_cap() {
         })))
         .mount(&upstream)
         .await;
-    let tmp = tempfile::tempdir().unwrap();
-    let server = gateway(
-        &catalogue(tmp.path(), &format!("{}/v1", upstream.uri()), "m"),
-        "k",
-    );
+    let (_tmp, server) = gateway_for(&upstream);
     let response = chat(
         &server,
         json!({"model": "upstream", "messages": [{"role": "user", "content": "hi"}]}),

@@ -3,11 +3,12 @@
 
 use std::time::Duration;
 
+use futures::StreamExt;
+
 use super::provider::{Completion, Item, ItemStream};
 use super::request::{ChatRequest, content_text};
 use super::wire;
 use crate::models::Model;
-use futures::StreamExt;
 
 const WORDS: &[&str] = &[
     "tokens", "rotate", "safely", "and", "the", "gateway", "routes", "each", "request", "to", "a",

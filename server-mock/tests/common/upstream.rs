@@ -97,12 +97,19 @@ pub async fn behind_sse(sse_body: String) -> (wiremock::MockServer, tempfile::Te
         )
         .mount(&upstream)
         .await;
+    let (tmp, server) = gateway_for(&upstream);
+    (upstream, tmp, server)
+}
+
+/// A gateway whose `upstream` model (upstream name `m`, key `k`) is `upstream`, with its
+/// catalogue in a temporary directory to keep alive for the test.
+pub fn gateway_for(upstream: &wiremock::MockServer) -> (tempfile::TempDir, Server) {
     let tmp = tempfile::tempdir().unwrap();
     let server = gateway(
         &catalogue(tmp.path(), &format!("{}/v1", upstream.uri()), "m"),
         "k",
     );
-    (upstream, tmp, server)
+    (tmp, server)
 }
 
 /// The chunks of an SSE answer that ends with `[DONE]`, parsed.
