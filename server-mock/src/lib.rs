@@ -10,10 +10,12 @@ pub mod chat;
 pub mod error;
 pub mod extract;
 pub mod last_used;
+pub mod listen;
 pub mod models;
 pub mod openapi;
 pub mod pagination;
 pub mod rate_limit;
+pub mod repoll;
 pub mod request_id;
 pub mod scopes;
 pub mod secrets;
@@ -181,18 +183,7 @@ pub async fn serve(
             }
         }
     });
-    // Answers and streamed chunks go out at once, not after Nagle's wait for an ACK.
-    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-        if let Err(err) = tcp.set_nodelay(true) {
-            tracing::debug!(error = %err, "could not set TCP_NODELAY");
-        }
-    });
-    let served = axum::serve(
-        listener,
-        app(state.clone()).into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(shutdown)
-    .await;
+    listen::serve(listener, app(state.clone()), shutdown).await;
     flusher.abort();
     ledger.abort();
     deliveries.abort();
@@ -201,7 +192,7 @@ pub async fn serve(
     state.gateway.ledger.flush(&store).await;
     store.close().await;
     tracing::info!("stopped; store closed");
-    Ok(served?)
+    Ok(())
 }
 
 /// A server started with [`spawn`], serving on a background task.
