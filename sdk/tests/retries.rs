@@ -8,15 +8,17 @@ use std::time::{Duration, Instant};
 use common::{KEY, client, client_with, error_body, fixture, mock_server, with_rate_limit};
 use tokctl_sdk::{CreateToken, Error, ListTokens, RetryPolicy};
 use wiremock::matchers::{method, path};
-use wiremock::{Mock, ResponseTemplate};
+use wiremock::{Mock, MockServer, ResponseTemplate};
 
 #[tokio::test]
 async fn a_429_waits_for_retry_after_then_succeeds_for_any_method() {
     let server = mock_server().await;
     let reset = chrono::Utc::now().timestamp() + 1;
-    Mock::given(method("POST"))
-        .and(path("/v1/tokens"))
-        .respond_with(with_rate_limit(
+    answer_first(
+        &server,
+        "POST",
+        "/v1/tokens",
+        with_rate_limit(
             ResponseTemplate::new(429)
                 .set_body_json(error_body(
                     429,
@@ -26,21 +28,22 @@ async fn a_429_waits_for_retry_after_then_succeeds_for_any_method() {
                 .insert_header("retry-after", "1"),
             0,
             reset,
-        ))
-        .up_to_n_times(1)
-        .expect(1)
-        .mount(&server)
-        .await;
-    Mock::given(method("POST"))
-        .and(path("/v1/tokens"))
-        .respond_with(with_rate_limit(
+        ),
+        1,
+    )
+    .await;
+    answer(
+        &server,
+        "POST",
+        "/v1/tokens",
+        with_rate_limit(
             ResponseTemplate::new(201).set_body_json(fixture("token_created.json")),
             999,
             reset + 60,
-        ))
-        .expect(1)
-        .mount(&server)
-        .await;
+        ),
+        1,
+    )
+    .await;
     let client = client(&server);
     let started = Instant::now();
     let token = client
@@ -60,23 +63,24 @@ async fn a_429_waits_for_retry_after_then_succeeds_for_any_method() {
 async fn a_429_with_only_a_reset_time_waits_until_then() {
     let server = mock_server().await;
     let reset = chrono::Utc::now().timestamp() + 2;
-    Mock::given(method("GET"))
-        .and(path("/v1/tokens/tok_a"))
-        .respond_with(
-            ResponseTemplate::new(429)
-                .set_body_json(error_body(429, "rate_limited", "Rate limit exceeded"))
-                .insert_header("x-ratelimit-reset", reset.to_string()),
-        )
-        .up_to_n_times(1)
-        .expect(1)
-        .mount(&server)
-        .await;
-    Mock::given(method("GET"))
-        .and(path("/v1/tokens/tok_a"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(fixture("token.json")))
-        .expect(1)
-        .mount(&server)
-        .await;
+    answer_first(
+        &server,
+        "GET",
+        "/v1/tokens/tok_a",
+        ResponseTemplate::new(429)
+            .set_body_json(error_body(429, "rate_limited", "Rate limit exceeded"))
+            .insert_header("x-ratelimit-reset", reset.to_string()),
+        1,
+    )
+    .await;
+    answer(
+        &server,
+        "GET",
+        "/v1/tokens/tok_a",
+        ResponseTemplate::new(200).set_body_json(fixture("token.json")),
+        1,
+    )
+    .await;
     client(&server).tokens().get("tok_a").await.unwrap();
     assert!(
         chrono::Utc::now().timestamp() >= reset,
@@ -87,9 +91,11 @@ async fn a_429_with_only_a_reset_time_waits_until_then() {
 #[tokio::test]
 async fn a_429_whose_reset_is_too_far_is_returned_at_once() {
     let server = mock_server().await;
-    Mock::given(method("GET"))
-        .and(path("/v1/tokens"))
-        .respond_with(with_rate_limit(
+    answer(
+        &server,
+        "GET",
+        "/v1/tokens",
+        with_rate_limit(
             ResponseTemplate::new(429)
                 .set_body_json(error_body(
                     429,
@@ -99,10 +105,10 @@ async fn a_429_whose_reset_is_too_far_is_returned_at_once() {
                 .insert_header("retry-after", "50"),
             0,
             chrono::Utc::now().timestamp() + 50,
-        ))
-        .expect(1)
-        .mount(&server)
-        .await;
+        ),
+        1,
+    )
+    .await;
     let retry = RetryPolicy::default().max_rate_limit_wait(Duration::from_secs(5));
     let err = client_with(&server, retry)
         .tokens()
@@ -118,40 +124,24 @@ async fn a_429_whose_reset_is_too_far_is_returned_at_once() {
 #[tokio::test]
 async fn server_errors_are_retried_for_get_and_delete() {
     let server = mock_server().await;
-    Mock::given(method("GET"))
-        .and(path("/v1/tokens/tok_x"))
-        .respond_with(ResponseTemplate::new(503).set_body_json(error_body(
-            500,
-            "internal_error",
-            "Internal server error",
-        )))
-        .up_to_n_times(2)
-        .expect(2)
-        .mount(&server)
-        .await;
-    Mock::given(method("GET"))
-        .and(path("/v1/tokens/tok_x"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(fixture("token.json")))
-        .expect(1)
-        .mount(&server)
-        .await;
-    Mock::given(method("DELETE"))
-        .and(path("/v1/tokens/tok_x"))
-        .respond_with(ResponseTemplate::new(500).set_body_json(error_body(
-            500,
-            "internal_error",
-            "Internal server error",
-        )))
-        .up_to_n_times(1)
-        .expect(1)
-        .mount(&server)
-        .await;
-    Mock::given(method("DELETE"))
-        .and(path("/v1/tokens/tok_x"))
-        .respond_with(ResponseTemplate::new(204))
-        .expect(1)
-        .mount(&server)
-        .await;
+    answer_first(&server, "GET", "/v1/tokens/tok_x", server_error(503), 2).await;
+    answer(
+        &server,
+        "GET",
+        "/v1/tokens/tok_x",
+        ResponseTemplate::new(200).set_body_json(fixture("token.json")),
+        1,
+    )
+    .await;
+    answer_first(&server, "DELETE", "/v1/tokens/tok_x", server_error(500), 1).await;
+    answer(
+        &server,
+        "DELETE",
+        "/v1/tokens/tok_x",
+        ResponseTemplate::new(204),
+        1,
+    )
+    .await;
     let client = client(&server);
     assert_eq!(
         client.tokens().get("tok_x").await.unwrap().name,
@@ -166,16 +156,8 @@ async fn server_errors_are_retried_for_get_and_delete() {
 #[tokio::test]
 async fn retries_stop_after_the_maximum() {
     let server = mock_server().await;
-    Mock::given(method("GET"))
-        .and(path("/v1/tokens"))
-        .respond_with(ResponseTemplate::new(500).set_body_json(error_body(
-            500,
-            "internal_error",
-            "Internal server error",
-        )))
-        .expect(4) // the first attempt and three retries
-        .mount(&server)
-        .await;
+    // The first attempt and three retries.
+    answer(&server, "GET", "/v1/tokens", server_error(500), 4).await;
     let err = client(&server)
         .tokens()
         .list(&ListTokens::new())
@@ -187,26 +169,15 @@ async fn retries_stop_after_the_maximum() {
 #[tokio::test]
 async fn create_and_rotate_are_never_retried_on_server_errors() {
     let server = mock_server().await;
-    Mock::given(method("POST"))
-        .and(path("/v1/tokens"))
-        .respond_with(ResponseTemplate::new(503).set_body_json(error_body(
-            500,
-            "internal_error",
-            "Internal server error",
-        )))
-        .expect(1)
-        .mount(&server)
-        .await;
-    Mock::given(method("POST"))
-        .and(path("/v1/tokens/tok_x/rotate"))
-        .respond_with(ResponseTemplate::new(500).set_body_json(error_body(
-            500,
-            "internal_error",
-            "Internal server error",
-        )))
-        .expect(1)
-        .mount(&server)
-        .await;
+    answer(&server, "POST", "/v1/tokens", server_error(503), 1).await;
+    answer(
+        &server,
+        "POST",
+        "/v1/tokens/tok_x/rotate",
+        server_error(500),
+        1,
+    )
+    .await;
     let client = client(&server);
     assert_eq!(
         client
@@ -265,4 +236,47 @@ async fn a_connection_failure_is_retried_for_get_but_never_for_post() {
         attempts.load(Ordering::SeqCst) > 1,
         "a GET is retried after a connection failure"
     );
+}
+
+/// The server's 500 error body, answered with `status`.
+fn server_error(status: u16) -> ResponseTemplate {
+    ResponseTemplate::new(status).set_body_json(error_body(
+        500,
+        "internal_error",
+        "Internal server error",
+    ))
+}
+
+/// Answers the first `times` requests to `verb route` with `template`, expecting exactly that
+/// many; a mock mounted after it answers the ones that follow.
+async fn answer_first(
+    server: &MockServer,
+    verb: &str,
+    route: &str,
+    template: ResponseTemplate,
+    times: u64,
+) {
+    Mock::given(method(verb))
+        .and(path(route))
+        .respond_with(template)
+        .up_to_n_times(times)
+        .expect(times)
+        .mount(server)
+        .await;
+}
+
+/// Answers every request to `verb route` with `template`, expecting exactly `times` of them.
+async fn answer(
+    server: &MockServer,
+    verb: &str,
+    route: &str,
+    template: ResponseTemplate,
+    times: u64,
+) {
+    Mock::given(method(verb))
+        .and(path(route))
+        .respond_with(template)
+        .expect(times)
+        .mount(server)
+        .await;
 }
