@@ -256,11 +256,8 @@ async fn answer_first(
     template: ResponseTemplate,
     times: u64,
 ) {
-    Mock::given(method(verb))
-        .and(path(route))
-        .respond_with(template)
+    expecting(verb, route, template, times)
         .up_to_n_times(times)
-        .expect(times)
         .mount(server)
         .await;
 }
@@ -273,10 +270,13 @@ async fn answer(
     template: ResponseTemplate,
     times: u64,
 ) {
+    expecting(verb, route, template, times).mount(server).await;
+}
+
+/// A mock answering `verb route` with `template` that expects exactly `times` requests.
+fn expecting(verb: &str, route: &str, template: ResponseTemplate, times: u64) -> Mock {
     Mock::given(method(verb))
         .and(path(route))
         .respond_with(template)
         .expect(times)
-        .mount(server)
-        .await;
 }
