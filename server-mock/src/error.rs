@@ -25,8 +25,9 @@ pub enum ApiError {
     Internal,
 }
 
-/// The error body: `{"error": code, "message": text, "status": int}`.
-#[derive(Debug, Serialize, ToSchema)]
+/// The error body: `{"error": code, "message": text, "status": int}`. Error responses also
+/// carry it as an extension, so a layer can rewrite it (OpenAI's envelope) without parsing.
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct ErrorBody {
     /// Machine-readable code, e.g. `not_found`.
     pub error: &'static str,
@@ -81,7 +82,9 @@ impl ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let mut response = (self.status(), Json(self.body())).into_response();
+        let body = self.body();
+        let mut response = (self.status(), Json(&body)).into_response();
+        response.extensions_mut().insert(body);
         if let ApiError::RateLimited { retry_after } = self {
             response
                 .headers_mut()

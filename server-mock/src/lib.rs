@@ -7,6 +7,7 @@ pub mod admin;
 pub mod audit;
 pub mod auth;
 pub mod chat;
+pub mod edge;
 pub mod error;
 pub mod extract;
 pub mod last_used;
@@ -35,9 +36,8 @@ use axum::http::Method;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router, middleware};
-use tower_http::catch_panic::CatchPanicLayer;
-use tower_http::trace::TraceLayer;
 
+use crate::edge::{EdgeLayer, PanicLayer};
 use crate::error::ApiError;
 pub use crate::state::AppState;
 use crate::store::Store;
@@ -63,20 +63,14 @@ pub fn app(state: AppState) -> Router {
         .method_not_allowed_fallback(no_route)
         // A handler's panic is a 500 in the error shape, inside the layer that adds the
         // rate-limit headers, so it carries them too.
-        .layer(CatchPanicLayer::custom(|_| {
-            ApiError::Internal.into_response()
-        }))
+        .layer(PanicLayer)
         // Everything above carries the rate-limit headers; the health check below does not.
         .layer(middleware::from_fn_with_state(state.clone(), auth::layer))
-        // On the OpenAI-compatible paths every error, auth and rate limit included, is
-        // rewritten into OpenAI's envelope.
-        .layer(middleware::from_fn(chat::error::openai_envelope))
         .route("/healthz", get(healthz).fallback(no_route))
-        .layer(CatchPanicLayer::custom(|_| {
-            ApiError::Internal.into_response()
-        }))
-        .layer(middleware::from_fn(request_id::layer))
-        .layer(TraceLayer::new_for_http())
+        .layer(PanicLayer)
+        // Request ids, the OpenAI envelope on the OpenAI-compatible paths (auth and rate-limit
+        // errors included), and the log line.
+        .layer(EdgeLayer)
         .with_state(state)
 }
 

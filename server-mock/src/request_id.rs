@@ -1,9 +1,8 @@
-//! Request ids: every response carries `x-request-id`; audit entries record it.
+//! Request ids: every response carries `x-request-id` (written by [`crate::edge`]); audit
+//! entries record it.
 
 use axum::extract::Request;
 use axum::http::HeaderValue;
-use axum::middleware::Next;
-use axum::response::Response;
 
 use crate::secrets::new_id;
 
@@ -11,21 +10,22 @@ use crate::secrets::new_id;
 #[derive(Debug, Clone)]
 pub struct RequestId(pub String);
 
-/// Keeps a client's `x-request-id` when it is short and plain, otherwise makes one.
-pub async fn layer(mut request: Request, next: Next) -> Response {
+/// The header that carries it, both ways.
+pub const HEADER: &str = "x-request-id";
+
+/// Gives `request` its id: the client's `x-request-id` when it is short and plain, otherwise a
+/// new one. Returns the value for the response's header (plain ids always make one).
+pub fn assign(request: &mut Request) -> Option<HeaderValue> {
     let id = request
         .headers()
-        .get("x-request-id")
+        .get(HEADER)
         .and_then(|v| v.to_str().ok())
         .filter(|v| is_plain(v))
         .map(str::to_string)
         .unwrap_or_else(|| new_id("req_"));
-    request.extensions_mut().insert(RequestId(id.clone()));
-    let mut response = next.run(request).await;
-    if let Ok(value) = HeaderValue::from_str(&id) {
-        response.headers_mut().insert("x-request-id", value);
-    }
-    response
+    let value = HeaderValue::from_str(&id).ok();
+    request.extensions_mut().insert(RequestId(id));
+    value
 }
 
 fn is_plain(id: &str) -> bool {

@@ -3,11 +3,11 @@
 
 use axum::Json;
 use axum::body::Body;
-use axum::extract::Request;
 use axum::http::{StatusCode, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
+
+use crate::error::ErrorBody;
 
 /// A gateway error.
 #[derive(Debug, Clone)]
@@ -96,49 +96,32 @@ impl IntoResponse for GatewayError {
 }
 
 /// Whether `path` is one of the OpenAI-compatible paths (chat completions, models).
-fn is_openai_path(path: &str) -> bool {
+pub fn is_openai_path(path: &str) -> bool {
     path.starts_with("/v1/chat/") || path == "/v1/models" || path.starts_with("/v1/models/")
 }
 
-/// Layer: on the OpenAI-compatible paths, rewrites the token API's error body (written by the
-/// shared auth, rate-limit and JSON layers) into OpenAI's envelope. Headers are kept.
-pub async fn openai_envelope(request: Request, next: Next) -> Response {
-    let openai = is_openai_path(request.uri().path());
-    let response = next.run(request).await;
-    if !openai || response.status().is_success() {
+/// For the OpenAI-compatible paths: rewrites a token API error (written by the shared auth,
+/// rate-limit and JSON layers, which leave their [`ErrorBody`] on the response) into OpenAI's
+/// envelope. Headers are kept; any other response passes unchanged.
+pub fn openai_envelope(response: Response) -> Response {
+    let Some(error) = response.extensions().get::<ErrorBody>() else {
         return response;
-    }
-    let (mut parts, body) = response.into_parts();
-    let Ok(bytes) = axum::body::to_bytes(body, 64 * 1024).await else {
-        return Response::from_parts(parts, Body::empty());
     };
-    let rewritten = serde_json::from_slice::<Value>(&bytes)
-        .ok()
-        .and_then(|value| {
-            let code = value.get("error")?.as_str()?.to_string();
-            let message = value.get("message")?.as_str()?.to_string();
-            let kind = match code.as_str() {
-                "unauthorized" => "authentication_error",
-                "forbidden" => "permission_error",
-                "rate_limited" => "rate_limit_error",
-                "internal_error" => "api_error",
-                _ => "invalid_request_error",
-            };
-            let code = match code.as_str() {
-                "unauthorized" => "invalid_api_key".to_string(),
-                "rate_limited" => "rate_limit_exceeded".to_string(),
-                _ => code,
-            };
-            Some(json!({"error": {"message": message, "type": kind, "code": code, "param": null}}))
-        });
-    match rewritten {
-        Some(value) => {
-            let body = value.to_string();
-            parts
-                .headers
-                .insert(header::CONTENT_LENGTH, body.len().into());
-            Response::from_parts(parts, Body::from(body))
-        }
-        None => Response::from_parts(parts, Body::from(bytes)),
-    }
+    let kind = match error.error {
+        "unauthorized" => "authentication_error",
+        "forbidden" => "permission_error",
+        "rate_limited" => "rate_limit_error",
+        "internal_error" => "api_error",
+        _ => "invalid_request_error",
+    };
+    let code = match error.error {
+        "unauthorized" => "invalid_api_key",
+        "rate_limited" => "rate_limit_exceeded",
+        code => code,
+    };
+    let body =
+        json!({"error": {"message": error.message, "type": kind, "code": code, "param": null}});
+    let (mut parts, _) = response.into_parts();
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, Body::from(body.to_string()))
 }

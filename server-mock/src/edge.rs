@@ -1,0 +1,243 @@
+//! What every request passes through, as two small tower layers whose futures are not boxed
+//! and which leave the response body as it is:
+//!
+//! - [`EdgeLayer`], outermost: gives the request its id and writes `x-request-id` on the
+//!   answer, rewrites errors on the OpenAI-compatible paths into OpenAI's envelope, and logs
+//!   the answer (at `debug`, or `error` for a 5xx).
+//! - [`PanicLayer`]: a panic while serving becomes a 500 in the error shape, never a dropped
+//!   connection.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+use std::time::Instant;
+
+use axum::extract::Request;
+use axum::http::{HeaderValue, Method};
+use axum::response::{IntoResponse, Response};
+use pin_project_lite::pin_project;
+use tower::{Layer, Service};
+
+use crate::chat::error::{is_openai_path, openai_envelope};
+use crate::error::ApiError;
+use crate::request_id;
+
+/// Layer of [`Edge`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EdgeLayer;
+
+impl<S> Layer<S> for EdgeLayer {
+    type Service = Edge<S>;
+
+    fn layer(&self, inner: S) -> Edge<S> {
+        Edge { inner }
+    }
+}
+
+/// Request id, OpenAI envelope and the log line around `S` (see the module docs).
+#[derive(Debug, Clone)]
+pub struct Edge<S> {
+    inner: S,
+}
+
+/// What the log line says about a request, noted only when the line will be written.
+struct Noted {
+    method: Method,
+    path: String,
+    started: Instant,
+}
+
+impl<S> Service<Request> for Edge<S>
+where
+    S: Service<Request, Response = Response, Error = Infallible>,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = EdgeFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut request: Request) -> Self::Future {
+        let id = request_id::assign(&mut request);
+        let openai = is_openai_path(request.uri().path());
+        let noted = tracing::enabled!(tracing::Level::DEBUG).then(|| Noted {
+            method: request.method().clone(),
+            path: request.uri().path().to_string(),
+            started: Instant::now(),
+        });
+        EdgeFuture {
+            inner: self.inner.call(request),
+            id,
+            openai,
+            noted,
+        }
+    }
+}
+
+pin_project! {
+    /// The answer of [`Edge`].
+    pub struct EdgeFuture<F> {
+        #[pin]
+        inner: F,
+        id: Option<HeaderValue>,
+        openai: bool,
+        noted: Option<Noted>,
+    }
+}
+
+impl<F> Future for EdgeFuture<F>
+where
+    F: Future<Output = Result<Response, Infallible>>,
+{
+    type Output = Result<Response, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let Ok(mut response) = ready!(this.inner.poll(cx));
+        if *this.openai && !response.status().is_success() {
+            response = openai_envelope(response);
+        }
+        let status = response.status().as_u16();
+        let id = this.id.take();
+        if response.status().is_server_error() {
+            let request_id = id.as_ref().and_then(|id| id.to_str().ok());
+            tracing::error!(status, request_id, "answered with a server error");
+        }
+        if let Some(noted) = this.noted.take() {
+            let latency_ms = noted.started.elapsed().as_secs_f64() * 1000.0;
+            let (method, path) = (noted.method, noted.path);
+            tracing::debug!(%method, path, status, latency_ms, "answered");
+        }
+        if let Some(id) = id {
+            response.headers_mut().insert(request_id::HEADER, id);
+        }
+        Poll::Ready(Ok(response))
+    }
+}
+
+/// Layer of [`Panics`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PanicLayer;
+
+impl<S> Layer<S> for PanicLayer {
+    type Service = Panics<S>;
+
+    fn layer(&self, inner: S) -> Panics<S> {
+        Panics { inner }
+    }
+}
+
+/// Answers a panic in `S` with a 500 (see the module docs).
+#[derive(Debug, Clone)]
+pub struct Panics<S> {
+    inner: S,
+}
+
+impl<S> Service<Request> for Panics<S>
+where
+    S: Service<Request, Response = Response, Error = Infallible>,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = PanicFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        let inner = catch_unwind(AssertUnwindSafe(|| self.inner.call(request))).ok();
+        PanicFuture { inner }
+    }
+}
+
+pin_project! {
+    /// The answer of [`Panics`]; `inner` is `None` when calling the service panicked.
+    pub struct PanicFuture<F> {
+        #[pin]
+        inner: Option<F>,
+    }
+}
+
+impl<F> Future for PanicFuture<F>
+where
+    F: Future<Output = Result<Response, Infallible>>,
+{
+    type Output = Result<Response, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let Some(inner) = self.project().inner.as_pin_mut() else {
+            return Poll::Ready(Ok(ApiError::Internal.into_response()));
+        };
+        match catch_unwind(AssertUnwindSafe(|| inner.poll(cx))) {
+            Ok(poll) => poll,
+            Err(_) => Poll::Ready(Ok(ApiError::Internal.into_response())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::Router;
+    use axum::body::{Body, to_bytes};
+    use axum::routing::get;
+    use serde_json::{Value, json};
+    use tower::ServiceExt;
+
+    use super::*;
+
+    async fn boom() -> Response {
+        panic!("a handler bug")
+    }
+
+    /// Asks `path` of a router whose every route panics, behind both layers.
+    async fn ask(path: &str, request_id: &str) -> (u16, Option<String>, Value) {
+        let app = Router::new()
+            .route("/v1/tokens", get(boom))
+            .route("/v1/models", get(boom))
+            .layer(PanicLayer)
+            .layer(EdgeLayer);
+        let request = Request::get(path)
+            .header(request_id::HEADER, request_id)
+            .body(Body::empty())
+            .unwrap();
+        let response = app.oneshot(request).await.unwrap();
+        let status = response.status().as_u16();
+        let id = response.headers().get(request_id::HEADER);
+        let id = id.map(|v| v.to_str().unwrap().to_string());
+        let body = to_bytes(response.into_body(), 1 << 16).await.unwrap();
+        (status, id, serde_json::from_slice(&body).unwrap())
+    }
+
+    #[tokio::test]
+    async fn a_panic_is_a_500_in_the_error_shape_carrying_the_request_id() {
+        let (status, id, body) = ask("/v1/tokens", "client-id-1").await;
+        assert_eq!(status, 500);
+        assert_eq!(id.as_deref(), Some("client-id-1"));
+        assert_eq!(
+            body,
+            json!({"error": "internal_error", "message": "Internal server error", "status": 500})
+        );
+    }
+
+    #[tokio::test]
+    async fn on_openai_paths_a_panic_is_a_500_in_openais_envelope() {
+        let (status, _, body) = ask("/v1/models", "client-id-2").await;
+        assert_eq!(status, 500);
+        assert_eq!(
+            body,
+            json!({"error": {"message": "Internal server error", "type": "api_error", "code": "internal_error", "param": null}})
+        );
+    }
+
+    #[tokio::test]
+    async fn a_request_id_that_is_not_plain_is_replaced() {
+        let (_, id, _) = ask("/v1/tokens", "two words").await;
+        let id = id.unwrap();
+        assert!(id.starts_with("req_") && id.len() == 28, "{id}");
+    }
+}
