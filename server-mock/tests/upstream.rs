@@ -122,6 +122,33 @@ async fn streams_are_forwarded_chunk_by_chunk_and_billed_by_upstream_usage() {
 }
 
 #[tokio::test]
+async fn upstream_events_are_read_however_the_upstream_writes_them() {
+    // Comments and `retry:` between events, an `event:` field, no space after the colon, one
+    // chunk split over two `data:` lines, and all three kinds of line end.
+    let hel = delta("Hel").to_string();
+    let lo = delta("lo").to_string();
+    let (lo_head, lo_tail) = lo.split_at(lo.find("\"choices\"").unwrap());
+    let stop = json!({"id": "up", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]});
+    let body = format!(
+        ": connected\r\n\r\nretry: 3000\r\n\r\nevent: message\r\ndata:{hel}\r\n\r\n\
+         data: {lo_head}\ndata: {lo_tail}\n\n: keep-alive\n\ndata: {stop}\r\rdata: [DONE]\n\n"
+    );
+    let (_upstream, _tmp, server) = behind_sse(body).await;
+    let response = chat(&server, json!({"model": "upstream", "stream": true, "messages": [{"role": "user", "content": "hi"}]})).await;
+    let text = response.text().await.unwrap();
+    let chunks = chunks(&text);
+    let content: String = chunks
+        .iter()
+        .filter_map(|c| c["choices"][0]["delta"]["content"].as_str())
+        .collect();
+    assert_eq!(content, "Hello", "{text}");
+    assert_eq!(
+        chunks.last().unwrap()["choices"][0]["finish_reason"],
+        "stop"
+    );
+}
+
+#[tokio::test]
 async fn an_upstream_that_dies_mid_stream_ends_with_an_error_event_and_done() {
     // One chunk, then the connection ends: no finish_reason, no [DONE].
     let (_upstream, _tmp, server) = behind_sse(format!("data: {}\n\n", delta("partial"))).await;

@@ -6,11 +6,11 @@
 use std::borrow::Cow;
 use std::time::Duration;
 
-use eventsource_stream::Eventsource;
 use futures::StreamExt;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
+use sse_core::{SseEvent, SseStream, SseStreamError};
 
 use super::provider::{Completion, Failure, Item, ItemStream};
 use super::request::ChatRequest;
@@ -207,12 +207,16 @@ pub async fn stream(
         send(upstreams, model, &body(model, cap, request, true)),
     )
     .await?;
-    let events = reply.stream().eventsource();
+    let events = SseStream::new(reply.stream());
     let items = events
         .map(|event| match event {
-            Ok(event) if event.data.trim() == "[DONE]" => Items::default(),
-            Ok(event) => chunk_items(&event.data),
-            Err(eventsource_stream::EventStreamError::Transport(failure)) => failed(failure),
+            Ok(SseEvent::Message(event)) => match event.data.trim() {
+                // Keep-alives and the end marker carry nothing.
+                "" | "[DONE]" => Items::default(),
+                data => chunk_items(data),
+            },
+            Ok(SseEvent::Retry(_)) => Items::default(),
+            Err(SseStreamError::Inner(failure)) => failed(failure),
             Err(err) => failed(Failure::other(format!("the upstream stream broke: {err}"))),
         })
         .flat_map(|items| futures::stream::iter(items.into_iter().flatten()));
