@@ -45,10 +45,15 @@ impl Ledger {
     /// Writes every queued record. Records a failed write could not store stay queued for the
     /// next flush (up to a million; past that the oldest are dropped, and the log says so).
     pub async fn flush(&self, store: &Arc<dyn Store>) {
-        let batch = std::mem::take(&mut *self.lock());
-        if batch.is_empty() {
-            return;
-        }
+        let batch = {
+            let mut pending = self.lock();
+            if pending.is_empty() {
+                return;
+            }
+            // The next batch starts with room for a full one: growing a vector of records one
+            // push at a time would copy it again and again on the requests' path.
+            std::mem::replace(&mut *pending, Vec::with_capacity(FLUSH_AT))
+        };
         let batch = Arc::new(batch);
         if let Err(err) = store.record_usage(batch.clone()).await {
             let batch = Arc::try_unwrap(batch).unwrap_or_else(|shared| (*shared).clone());
