@@ -132,6 +132,40 @@ if command -v perf >/dev/null && perf sched record -a -o "$work/sched.data" -- t
   delay=$(perf sched latency -i "$work/sched.data" 2>/dev/null | awk -F'|' '/tokio-rt-worker/ {print $4}' | grep -o '[0-9.]* ms' | head -1)
   echo "wake-up delay of tokio worker threads (gateway, upstream, oha) under that load, perf sched latency average: ${delay:-not measured}"
 fi
+if command -v perf >/dev/null && perf record -e raw_syscalls:sys_enter -o "$work/sys.data" -- true >/dev/null 2>&1; then
+  # User time on a streamed request's path: from the system call that hands the gateway a
+  # message (the client's request, the upstream's answer) to the one that sends the next.
+  "$oha" -z 5s --no-tui -m POST -H 'content-type: application/json' -H "authorization: Bearer $key" \
+    -d "$streamed" -c 32 -q 2000 "http://$gateway/v1/chat/completions" >/dev/null 2>&1 &
+  sleep 1
+  perf record -e raw_syscalls:sys_enter,raw_syscalls:sys_exit -p "$gateway_pid" -o "$work/sys.data" -- sleep 3 >/dev/null 2>&1 || true
+  wait $!
+  perf script -i "$work/sys.data" -F tid,event,time,trace 2>/dev/null |
+    UPSTREAM_PORT=${upstream##*:} GATEWAY_PID=$gateway_pid python3 -c '
+import os, re, sys
+# Sockets of the gateway connected to the upstream (the rest are clients).
+port = "%04X" % int(os.environ["UPSTREAM_PORT"]); pid = os.environ["GATEWAY_PID"]
+remote = {l.split()[9]: l.split()[2] for l in open("/proc/net/tcp").readlines()[1:]}
+up = set()
+for fd in os.listdir(f"/proc/{pid}/fd"):
+    m = re.match(r"socket:\[(\d+)\]", os.readlink(f"/proc/{pid}/fd/{fd}"))
+    if m and remote.get(m[1], "").endswith(":" + port): up.add(int(fd))
+fds, got, gaps = {}, {}, {"request": [], "answer": []}
+for line in sys.stdin:
+    m = re.match(r"\s*(\d+)\s+([\d.]+):\s+raw_syscalls:(sys_enter|sys_exit):\s+NR (\d+) (.*)", line)
+    if not m: continue
+    tid, t, kind, nr, rest = m[1], float(m[2]), m[3], int(m[4]), m[5]
+    if kind == "sys_exit":
+        if nr == 45 and int(rest.split("= ")[1]) > 0: got[tid] = (t, fds.get(tid))
+        continue
+    if nr == 20 and tid in got:  # writev right after a read: the path this measures
+        t0, fd = got[tid]; gaps["answer" if fd in up else "request"].append((t - t0) * 1e6)
+    got.pop(tid, None)
+    if nr == 45: fds[tid] = int(rest.split(",")[0].strip("("), 16)
+mean = lambda v: sum(v) / max(len(v), 1)
+print("user time on a streamed request path at 2000 req/s (perf, raw_syscalls): %.1f us from the request to the upstream request, %.1f us from the upstream answer to ours (means of %d and %d)" % (mean(gaps["request"]), mean(gaps["answer"]), len(gaps["request"]), len(gaps["answer"])))
+' || true
+fi
 python3 - <<'PY'
 import os, socket, time
 ls = socket.socket(); ls.bind(("127.0.0.1", 0)); ls.listen()
