@@ -4,7 +4,7 @@
 mod common;
 
 use common::upstream::{
-    behind_sse, catalogue, chat, chunks, delta, events, gateway, gateway_for, sse,
+    behind_sse, catalogue, chat, chunks, content, delta, events, gateway, gateway_for, sse,
 };
 use common::{Options, Server};
 use reqwest::StatusCode;
@@ -104,11 +104,7 @@ async fn streams_are_forwarded_chunk_by_chunk_and_billed_by_upstream_usage() {
     .await;
     let text = response.text().await.unwrap();
     let chunks = chunks(&text);
-    let content: String = chunks
-        .iter()
-        .filter_map(|c| c["choices"][0]["delta"]["content"].as_str())
-        .collect();
-    assert_eq!(content, "Hello");
+    assert_eq!(content(&chunks), "Hello");
     let last = &chunks[chunks.len() - 2];
     assert_eq!(last["choices"][0]["finish_reason"], "stop");
     assert!(
@@ -137,11 +133,7 @@ async fn upstream_events_are_read_however_the_upstream_writes_them() {
     let response = chat(&server, json!({"model": "upstream", "stream": true, "messages": [{"role": "user", "content": "hi"}]})).await;
     let text = response.text().await.unwrap();
     let chunks = chunks(&text);
-    let content: String = chunks
-        .iter()
-        .filter_map(|c| c["choices"][0]["delta"]["content"].as_str())
-        .collect();
-    assert_eq!(content, "Hello", "{text}");
+    assert_eq!(content(&chunks), "Hello", "{text}");
     assert_eq!(
         chunks.last().unwrap()["choices"][0]["finish_reason"],
         "stop"

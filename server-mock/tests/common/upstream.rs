@@ -121,3 +121,11 @@ pub fn chunks(text: &str) -> Vec<Value> {
         .map(|e| serde_json::from_str(e).unwrap())
         .collect()
 }
+
+/// The text of an answer's chunks: their first choices' `delta.content`, joined.
+pub fn content(chunks: &[Value]) -> String {
+    chunks
+        .iter()
+        .filter_map(|c| c["choices"][0]["delta"]["content"].as_str())
+        .collect()
+}
