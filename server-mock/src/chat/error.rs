@@ -119,9 +119,14 @@ pub fn openai_envelope(response: Response) -> Response {
         "rate_limited" => "rate_limit_exceeded",
         code => code,
     };
-    let body =
-        json!({"error": {"message": error.message, "type": kind, "code": code, "param": null}});
+    let envelope = GatewayError {
+        status: response.status(),
+        message: error.message.clone(),
+        kind,
+        code: Some(code),
+        param: None,
+    };
     let (mut parts, _) = response.into_parts();
     parts.headers.remove(header::CONTENT_LENGTH);
-    Response::from_parts(parts, Body::from(body.to_string()))
+    Response::from_parts(parts, Body::from(envelope.body().to_string()))
 }
