@@ -13,6 +13,9 @@ use crate::client::{
 use crate::error::{Error, Result};
 use crate::retry::RetryPolicy;
 
+/// How long an idle pooled connection is kept: less than the reference server's 30 s.
+const POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(20);
+
 /// Builds a [`Client`]. Every setting has a default except the API key.
 #[derive(Clone)]
 pub struct ClientBuilder {
@@ -133,10 +136,12 @@ impl ClientBuilder {
         }
         // One pool for calls and streams, so no total timeout here: `send` sets one per call,
         // and the read timeout alone bounds a stream's silences. The API has no redirects, and a
-        // POST must never be re-sent elsewhere with the key.
+        // POST must never be re-sent elsewhere with the key. Idle connections are let go before
+        // the reference server's 30 s idle cut-off, so a call never races the server's close.
         let http = reqwest::Client::builder()
             .connect_timeout(self.timeout)
             .read_timeout(self.timeout)
+            .pool_idle_timeout(POOL_IDLE_TIMEOUT)
             .redirect(reqwest::redirect::Policy::none())
             .user_agent(self.user_agent)
             .build()

@@ -101,6 +101,9 @@ pub struct ServeConfig {
     pub webhook_retry_schedule: Vec<std::time::Duration>,
     /// `token.expiring` offsets before `expires_at`, each with its label (e.g. `7d`).
     pub expiring_notices: Vec<(String, std::time::Duration)>,
+    /// How long a connection may take to send a request's head, counted from when the server
+    /// starts waiting for it; so it also closes keep-alive connections idle that long.
+    pub header_timeout: std::time::Duration,
 }
 
 impl ServeConfig {
@@ -116,6 +119,7 @@ impl ServeConfig {
                 .unwrap_or_default(),
             expiring_notices: webhooks::expiry::parse_notices(webhooks::expiry::DEFAULT_NOTICES)
                 .unwrap_or_default(),
+            header_timeout: listen::DEFAULT_HEADER_TIMEOUT,
         }
     }
 }
@@ -177,7 +181,13 @@ pub async fn serve(
             }
         }
     });
-    listen::serve(listener, app(state.clone()), shutdown).await;
+    listen::serve(
+        listener,
+        app(state.clone()),
+        config.header_timeout,
+        shutdown,
+    )
+    .await;
     flusher.abort();
     ledger.abort();
     deliveries.abort();

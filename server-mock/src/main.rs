@@ -62,6 +62,10 @@ struct ServeArgs {
     /// When `token.expiring` fires, before `expires_at`, e.g. 7d,1d.
     #[arg(long, default_value = tokctl_server::webhooks::expiry::DEFAULT_NOTICES, value_parser = parse_notices)]
     expiring_notice: Notices,
+    /// Close a connection that takes longer than this to send a request's head (slow clients),
+    /// or stays idle this long between requests.
+    #[arg(long, default_value = "30s", value_parser = parse_timeout)]
+    header_timeout: std::time::Duration,
 }
 
 /// Notice offsets: one argument holding a comma list.
@@ -70,6 +74,14 @@ struct Notices(Vec<(String, std::time::Duration)>);
 
 fn parse_notices(raw: &str) -> Result<Notices, String> {
     tokctl_server::webhooks::expiry::parse_notices(raw).map(Notices)
+}
+
+fn parse_timeout(raw: &str) -> Result<std::time::Duration, String> {
+    match humantime::parse_duration(raw) {
+        Ok(timeout) if timeout.is_zero() => Err("must be longer than 0".into()),
+        Ok(timeout) => Ok(timeout),
+        Err(err) => Err(err.to_string()),
+    }
 }
 
 /// A retry schedule: one argument holding a comma list.
@@ -171,6 +183,7 @@ async fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
         sim_token_delay: std::time::Duration::from_millis(args.sim_token_delay_ms),
         webhook_retry_schedule: args.webhook_retry_schedule.0,
         expiring_notices: args.expiring_notice.0,
+        header_timeout: args.header_timeout,
     };
     serve(config, |_| {}, shutdown_signal()?).await
 }

@@ -1,4 +1,5 @@
-//! Connections to a plain-HTTP upstream: kept alive and reused, replaced when the upstream
+//! Connections. Clients' connections: cut off when they stall before a whole request head or sit
+//! idle. Connections to a plain-HTTP upstream: kept alive and reused, replaced when the upstream
 //! closes them, and closed when the client hangs up on a stream.
 
 mod common;
@@ -13,8 +14,11 @@ use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use common::upstream::{catalogue, chat, gateway};
+use common::{Options, Server};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
 
 /// What the upstream saw: the client address of each request.
 #[derive(Clone, Default)]
@@ -165,4 +169,41 @@ async fn a_client_hanging_up_closes_the_upstream_connection() {
         }
         assert!(std::time::Instant::now() < deadline, "no ledger record");
     }
+}
+
+/// Reads until the server closes the connection; fails if it has not within 20 s.
+async fn until_closed(mut stream: TcpStream) -> String {
+    let mut received = Vec::new();
+    tokio::time::timeout(Duration::from_secs(20), stream.read_to_end(&mut received))
+        .await
+        .expect("the server did not close the connection")
+        .expect("read");
+    String::from_utf8_lossy(&received).into_owned()
+}
+
+#[tokio::test]
+async fn a_client_that_stalls_or_idles_is_cut_off_after_the_header_timeout() {
+    let server = Server::start_with(Options {
+        args: vec!["--header-timeout".into(), "300ms".into()],
+        ..Options::default()
+    });
+    let addr = server.base.trim_start_matches("http://");
+    // Half a request head, then nothing (slowloris).
+    let mut stalled = TcpStream::connect(addr).await.unwrap();
+    stalled
+        .write_all(b"GET /v1/tokens HTTP/1.1\r\nHost: localhost\r\n")
+        .await
+        .unwrap();
+    // A whole request, answered, then an idle keep-alive connection.
+    let mut idle = TcpStream::connect(addr).await.unwrap();
+    idle.write_all(b"GET /v1/tokens HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        .await
+        .unwrap();
+
+    assert_eq!(until_closed(stalled).await, "");
+    let answer = until_closed(idle).await;
+    assert!(answer.starts_with("HTTP/1.1 401 "), "{answer}");
+    // The server itself goes on answering.
+    let response = server.get("/v1/tokens", &server.admin_key).await;
+    assert_eq!(response.status(), StatusCode::OK);
 }
