@@ -29,7 +29,7 @@ if [ "${IDLE:-}" = poll ]; then
 fi
 
 cargo build --release --quiet -p tokctl-server --bin tokctl-server --example mock_upstream \
-  --example bare_proxy
+  --example bare_proxy --example byte_relay
 work=$(mktemp -d)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
@@ -48,6 +48,8 @@ wait_addr() {
 upstream=$(wait_addr "$work/upstream.log")
 ./target/release/examples/bare_proxy 127.0.0.1:0 "$upstream" >"$work/proxy.log" 2>&1 & pids+=($!)
 proxy=$(wait_addr "$work/proxy.log")
+./target/release/examples/byte_relay 127.0.0.1:0 "$upstream" >"$work/relay.log" 2>&1 & pids+=($!)
+relay=$(wait_addr "$work/relay.log")
 cat >"$work/models.toml" <<TOML
 [[models]]
 id = "mock"
@@ -115,8 +117,9 @@ done
 echo "(latencies in ms)"
 printf '%s\n' "${summary[@]}"
 # Where the added time goes: the gateway answering itself (simulated model: auth, routing,
-# ledger, no upstream hop); a pass-through proxy with no work at all (the hop alone); how long a
-# woken thread waits for a CPU here; and a bare TCP round trip between two processes.
+# ledger, no upstream hop); a pass-through proxy with no work at all (the hop alone); a relay
+# copying bytes (the least a process in between can cost); how long a woken thread waits for a
+# CPU here; and a bare TCP round trip between two processes.
 sim='{"model":"sim","messages":[{"role":"user","content":"hello"}],"max_tokens":16}'
 read -r sp50 sp99 _ _ < <(run "http://$gateway/v1/chat/completions" "$sim" -c 32 -q 2000 --latency-correction)
 echo "gateway answering from a simulated model at 2000 req/s: p50 $sp50 ms, p99 $sp99 ms (no upstream hop)"
@@ -124,6 +127,9 @@ run "http://$proxy/v1/chat/completions" "$whole" -c 32 -q 500 >/dev/null
 read -r dp50 dp99 _ _ < <(run "http://$upstream/v1/chat/completions" "$whole" -c 32 -q 2000 --latency-correction)
 read -r bp50 bp99 _ _ < <(run "http://$proxy/v1/chat/completions" "$whole" -c 32 -q 2000 --latency-correction)
 echo "pass-through proxy (examples/bare_proxy.rs: axum + pooled hyper, no auth, no JSON, no ledger) at 2000 req/s: p50 $bp50 ms, p99 $bp99 ms; direct p50 $dp50 ms, p99 $dp99 ms: the hop alone adds $(awk -v a="$bp50" -v b="$dp50" 'BEGIN{printf "%.3f", a-b}') ms p50"
+run "http://$relay/v1/chat/completions" "$whole" -c 32 -q 500 >/dev/null
+read -r rp50 rp99 _ _ < <(run "http://$relay/v1/chat/completions" "$whole" -c 32 -q 2000 --latency-correction)
+echo "byte relay (examples/byte_relay.rs: copies bytes, two blocking threads a connection, no HTTP) at 2000 req/s: p50 $rp50 ms, p99 $rp99 ms: a hop that only copies bytes adds $(awk -v a="$rp50" -v b="$dp50" 'BEGIN{printf "%.3f", a-b}') ms p50 here"
 if command -v perf >/dev/null && perf sched record -a -o "$work/sched.data" -- true >/dev/null 2>&1; then
   # Scheduler events on every CPU while the gateway serves 2000 req/s for 3 seconds.
   perf sched record -a -o "$work/sched.data" -- "$oha" -z 3s --no-tui -m POST \
