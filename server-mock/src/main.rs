@@ -63,9 +63,9 @@ struct ServeArgs {
     #[arg(long, default_value = tokctl_server::webhooks::expiry::DEFAULT_NOTICES, value_parser = parse_notices)]
     expiring_notice: Notices,
     /// Close a connection that takes longer than this to send a request's head (slow clients),
-    /// or stays idle this long between requests.
-    #[arg(long, default_value = "30s", value_parser = parse_timeout)]
-    header_timeout: std::time::Duration,
+    /// or stays idle this long between requests [default: 30s].
+    #[arg(long, value_parser = parse_timeout)]
+    header_timeout: Option<std::time::Duration>,
 }
 
 /// Notice offsets: one argument holding a comma list.
@@ -183,7 +183,9 @@ async fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
         sim_token_delay: std::time::Duration::from_millis(args.sim_token_delay_ms),
         webhook_retry_schedule: args.webhook_retry_schedule.0,
         expiring_notices: args.expiring_notice.0,
-        header_timeout: args.header_timeout,
+        header_timeout: args
+            .header_timeout
+            .unwrap_or(tokctl_server::listen::DEFAULT_HEADER_TIMEOUT),
     };
     serve(config, |_| {}, shutdown_signal()?).await
 }
