@@ -1,6 +1,6 @@
 //! The model catalogue (TOML, with a built-in default of simulated models) and `GET /v1/models`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use axum::extract::State;
@@ -90,6 +90,10 @@ pub struct Model {
     /// in milliseconds (default 60,000); past it the next candidate is tried.
     #[serde(default)]
     pub timeout_ms: Option<u64>,
+    /// `openai` over https: a PEM file of CA certificates trusted besides the platform's roots,
+    /// for an upstream behind a private CA (relative to the catalogue file's directory).
+    #[serde(default)]
+    pub ca_file: Option<PathBuf>,
     /// `openai`: where requests go, worked out from the fields above when the catalogue loads.
     #[serde(skip)]
     pub target: Option<Arc<Target>>,
@@ -132,11 +136,18 @@ impl Catalogue {
     pub fn load(path: &Path) -> anyhow::Result<Self> {
         let text = std::fs::read_to_string(path)
             .map_err(|err| anyhow::anyhow!("cannot read {}: {err}", path.display()))?;
-        Catalogue::parse(&text).map_err(|err| anyhow::anyhow!("{}: {err}", path.display()))
+        let dir = path.parent().unwrap_or(Path::new("."));
+        Catalogue::parse_in(&text, dir).map_err(|err| anyhow::anyhow!("{}: {err}", path.display()))
     }
 
-    /// Parses and checks a TOML catalogue.
+    /// Parses and checks a TOML catalogue; relative `ca_file` paths are read from the current
+    /// directory.
     pub fn parse(text: &str) -> anyhow::Result<Self> {
+        Catalogue::parse_in(text, Path::new("."))
+    }
+
+    /// Parses and checks a TOML catalogue whose relative paths start at `dir`.
+    fn parse_in(text: &str, dir: &Path) -> anyhow::Result<Self> {
         let file: CatalogueFile = toml::from_str(text)?;
         if file.models.is_empty() {
             anyhow::bail!("the catalogue has no models");
@@ -157,6 +168,14 @@ impl Catalogue {
             if matches!(model.id.as_str(), "auto" | "auto-fast" | "auto-cheap") {
                 anyhow::bail!("{:?} is reserved for routing", model.id);
             }
+            if model.provider == ProviderKind::Simulated
+                && (model.base_url.is_some() || model.ca_file.is_some())
+            {
+                anyhow::bail!(
+                    "model {:?}: base_url and ca_file are for the openai provider",
+                    model.id
+                );
+            }
             if model.provider == ProviderKind::Openai && model.base_url.is_none() {
                 anyhow::bail!("model {:?}: the openai provider needs base_url", model.id);
             }
@@ -164,8 +183,10 @@ impl Catalogue {
         let mut models = Vec::with_capacity(file.models.len());
         for mut model in file.models {
             if let (ProviderKind::Openai, Some(base_url)) = (model.provider, &model.base_url) {
-                let target = Target::new(base_url, model.api_key_env.as_deref())
-                    .map_err(|err| anyhow::anyhow!("model {:?}: {err}", model.id))?;
+                let ca_file = model.ca_file.as_ref().map(|file| dir.join(file));
+                let target =
+                    Target::new(base_url, model.api_key_env.as_deref(), ca_file.as_deref())
+                        .map_err(|err| anyhow::anyhow!("model {:?}: {err}", model.id))?;
                 model.target = Some(Arc::new(target));
             }
             models.push(Arc::new(model));

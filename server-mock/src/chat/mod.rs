@@ -31,12 +31,11 @@ use crate::state::AppState;
 use crate::store::{self, UsageRecord};
 use crate::usage::Ledger;
 
-/// What the gateway needs: the catalogue, a way to reach upstreams, the ledger.
+/// What the gateway needs: the catalogue (with each model's way to its upstream), the ledger.
 pub struct Gateway {
     pub catalogue: Catalogue,
     /// Delay between tokens of the simulated provider's streams.
     pub sim_token_delay: Duration,
-    pub upstreams: upstream::Upstreams,
     pub ledger: Arc<Ledger>,
 }
 
@@ -46,7 +45,6 @@ impl Gateway {
         Gateway {
             catalogue,
             sim_token_delay,
-            upstreams: upstream::Upstreams::default(),
             ledger: Arc::default(),
         }
     }
@@ -145,11 +143,10 @@ pub async fn create(
     if checked.stream {
         return stream::respond(&gateway, route, &checked, id, prompt, accounting).await;
     }
-    complete(&gateway, route, &checked, id, prompt, accounting).await
+    complete(route, &checked, id, prompt, accounting).await
 }
 
 async fn complete(
-    gateway: &Gateway,
     route: routing::Route<'_>,
     checked: &Checked,
     id: String,
@@ -158,7 +155,7 @@ async fn complete(
 ) -> Response {
     let mut failures = Failures::default();
     for (model, cap) in route.candidates {
-        match provider::complete(gateway, model, cap, &checked.request).await {
+        match provider::complete(model, cap, &checked.request).await {
             Ok(answer) => {
                 let reason = failures.reason(&route.reason, model);
                 let prompt = answer.prompt_tokens.unwrap_or(estimated_prompt);

@@ -14,7 +14,7 @@ use sse_core::{SseEvent, SseStream, SseStreamError};
 
 use super::provider::{Completion, Failure, Item, ItemStream};
 use super::request::ChatRequest;
-use super::upstream::{Reply, Upstreams};
+use super::upstream::Reply;
 use super::wire;
 use crate::models::Model;
 
@@ -77,14 +77,14 @@ fn body(model: &Model, cap: u32, request: &ChatRequest, stream: bool) -> Value {
 
 /// Sends `body` to `model`'s upstream; an answer that is not a success is a failure quoting
 /// what the upstream said.
-async fn send(upstreams: &Upstreams, model: &Model, body: &Value) -> Result<Reply, Failure> {
+async fn send(model: &Model, body: &Value) -> Result<Reply, Failure> {
     let target = model
         .target
         .as_ref()
         .ok_or_else(|| Failure::other("the model has no upstream"))?;
     let body =
         serde_json::to_vec(body).map_err(|_| Failure::other("could not encode the request"))?;
-    let reply = upstreams.post(target, body).await?;
+    let reply = target.post(body).await?;
     if !reply.status.is_success() {
         let status = reply.status.as_u16();
         let text = reply.bytes().await.unwrap_or_default();
@@ -159,13 +159,12 @@ fn first<'c, 'a>(choices: &'c [UpstreamChoice<'a>]) -> Option<&'c UpstreamChoice
 
 /// A whole completion.
 pub async fn complete(
-    upstreams: &Upstreams,
     model: &Model,
     cap: u32,
     request: &ChatRequest,
 ) -> Result<Completion, Failure> {
     let bytes = in_time(model, async {
-        send(upstreams, model, &body(model, cap, request, false))
+        send(model, &body(model, cap, request, false))
             .await?
             .bytes()
             .await
@@ -196,17 +195,8 @@ pub async fn complete(
 }
 
 /// A stream of deltas; the connection closes when it is dropped.
-pub async fn stream(
-    upstreams: &Upstreams,
-    model: &Model,
-    cap: u32,
-    request: &ChatRequest,
-) -> Result<ItemStream, Failure> {
-    let reply = in_time(
-        model,
-        send(upstreams, model, &body(model, cap, request, true)),
-    )
-    .await?;
+pub async fn stream(model: &Model, cap: u32, request: &ChatRequest) -> Result<ItemStream, Failure> {
+    let reply = in_time(model, send(model, &body(model, cap, request, true))).await?;
     let events = SseStream::new(reply.stream());
     let items = events
         .map(|event| match event {

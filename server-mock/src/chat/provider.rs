@@ -73,14 +73,13 @@ pub struct Completion {
 /// Asks `model` for a whole completion of at most `cap` tokens. `Err` means it failed before
 /// producing anything, so another model may be tried.
 pub async fn complete(
-    gateway: &Gateway,
     model: &Model,
     cap: u32,
     request: &ChatRequest,
 ) -> Result<Completion, Failure> {
     match model.provider {
         ProviderKind::Simulated => Ok(simulated::complete(model, cap, request)),
-        ProviderKind::Openai => openai::complete(&gateway.upstreams, model, cap, request).await,
+        ProviderKind::Openai => openai::complete(model, cap, request).await,
     }
 }
 
@@ -98,6 +97,6 @@ pub async fn stream(
             request,
             gateway.sim_token_delay,
         )),
-        ProviderKind::Openai => openai::stream(&gateway.upstreams, model, cap, request).await,
+        ProviderKind::Openai => openai::stream(model, cap, request).await,
     }
 }

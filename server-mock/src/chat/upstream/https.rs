@@ -1,0 +1,68 @@
+//! `https://` upstreams, through reqwest with rustls: the platform's trust roots, plus the
+//! model's own CA when its catalogue entry names a `ca_file`.
+
+use std::path::Path;
+use std::time::Duration;
+
+use futures::StreamExt;
+use hyper::header::{AUTHORIZATION, CONTENT_TYPE, HeaderValue};
+
+use super::{Reply, why};
+use crate::chat::provider::Failure;
+
+/// How long a TCP connection and TLS handshake may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A client for one model's upstream.
+pub fn client(ca_file: Option<&Path>, read_timeout: Duration) -> anyhow::Result<reqwest::Client> {
+    let mut builder = reqwest::Client::builder()
+        .tls_backend_rustls()
+        .connect_timeout(CONNECT_TIMEOUT)
+        .read_timeout(read_timeout);
+    if let Some(path) = ca_file {
+        let pem = std::fs::read(path)
+            .map_err(|err| anyhow::anyhow!("ca_file {}: {err}", path.display()))?;
+        let certs = reqwest::Certificate::from_pem_bundle(&pem)
+            .map_err(|err| anyhow::anyhow!("ca_file {}: {err}", path.display()))?;
+        if certs.is_empty() {
+            anyhow::bail!("ca_file {} holds no PEM certificate", path.display());
+        }
+        builder = builder.tls_certs_merge(certs);
+    }
+    builder
+        .build()
+        .map_err(|err| anyhow::anyhow!("cannot set up HTTPS: {}", why::chain(&err)))
+}
+
+/// POSTs a JSON `body` to `url`; resolves once the answer's head has arrived.
+pub async fn post(
+    client: &reqwest::Client,
+    url: &str,
+    auth: Option<&HeaderValue>,
+    body: Vec<u8>,
+) -> Result<Reply, Failure> {
+    let mut request = client
+        .post(url)
+        .header(CONTENT_TYPE, "application/json")
+        .body(body);
+    if let Some(auth) = auth {
+        request = request.header(AUTHORIZATION, auth.clone());
+    }
+    let response = request.send().await.map_err(|err| failure(&err))?;
+    let status = response.status();
+    let body = response
+        .bytes_stream()
+        .map(|r| r.map_err(|err| failure(&err)));
+    Ok(Reply {
+        status,
+        body: Box::pin(body),
+    })
+}
+
+fn failure(err: &reqwest::Error) -> Failure {
+    if err.is_timeout() {
+        Failure::timeout()
+    } else {
+        Failure::other(why::request(err))
+    }
+}

@@ -1,0 +1,131 @@
+//! How the `openai` provider reaches its upstreams: plain HTTP over our own pooled connections
+//! ([`plain`]), HTTPS through reqwest with rustls, the platform's trust roots and, per model, a
+//! private CA ([`https`]). Either way the answer arrives as bytes, whole or as a stream, and a
+//! hung-up stream closes its connection. A failure says what failed ([`why`]).
+
+mod https;
+mod plain;
+mod why;
+
+use std::path::Path;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use futures::{Stream, StreamExt};
+use hyper::header::HeaderValue;
+use hyper::{StatusCode, Uri};
+
+use super::provider::Failure;
+use plain::Plain;
+
+/// Longest quiet gap in an upstream's answer before it counts as failed.
+const READ_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Where a model's requests go, worked out once when the catalogue is loaded.
+pub struct Target {
+    /// The full `.../chat/completions` URL.
+    url: String,
+    transport: Transport,
+    /// The `Authorization` value, or why there is none (its variable is unset).
+    auth: Option<Result<HeaderValue, String>>,
+}
+
+enum Transport {
+    Plain(Arc<Plain>),
+    Https(reqwest::Client),
+}
+
+impl std::fmt::Debug for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Target").field("url", &self.url).finish()
+    }
+}
+
+impl Target {
+    /// The target for an upstream at `base_url` (e.g. `http://127.0.0.1:8000/v1`), keyed with
+    /// the variable `api_key_env` names, if any; an `https` upstream is also trusted when its
+    /// certificate chains to one in `ca_file` (PEM).
+    pub fn new(
+        base_url: &str,
+        api_key_env: Option<&str>,
+        ca_file: Option<&Path>,
+    ) -> anyhow::Result<Self> {
+        let url = format!("{}/chat/completions", base_url.trim_end_matches('/'));
+        let uri: Uri = url
+            .parse()
+            .map_err(|_| anyhow::anyhow!("base_url {base_url:?} is not a URL"))?;
+        if uri.authority().is_none() {
+            anyhow::bail!("base_url {base_url:?} must be an absolute http or https URL");
+        }
+        let transport = match (uri.scheme_str(), ca_file) {
+            (Some("https"), ca_file) => Transport::Https(https::client(ca_file, READ_TIMEOUT)?),
+            (Some("http"), None) => Transport::Plain(Arc::new(Plain::new(&uri)?)),
+            (Some("http"), Some(_)) => {
+                anyhow::bail!("ca_file is for https upstreams; base_url {base_url:?} is http")
+            }
+            _ => anyhow::bail!("base_url {base_url:?} must be an http or https URL"),
+        };
+        let auth = api_key_env.map(|var| match std::env::var(var) {
+            Ok(key) => HeaderValue::from_str(&format!("Bearer {key}"))
+                .map(|mut value| {
+                    value.set_sensitive(true);
+                    value
+                })
+                .map_err(|_| format!("{var} holds characters a header cannot carry")),
+            Err(_) => Err(format!("{var} is not set")),
+        });
+        Ok(Target {
+            url,
+            transport,
+            auth,
+        })
+    }
+
+    /// POSTs a JSON `body`; resolves once the answer's head has arrived.
+    pub async fn post(&self, body: Vec<u8>) -> Result<Reply, Failure> {
+        let auth = match &self.auth {
+            None => None,
+            Some(Ok(value)) => Some(value),
+            Some(Err(why)) => return Err(Failure::other(why.clone())),
+        };
+        match &self.transport {
+            Transport::Plain(plain) => plain.post(auth, body).await,
+            Transport::Https(client) => https::post(client, &self.url, auth, body).await,
+        }
+    }
+}
+
+/// An upstream's answer: its status and its body, still arriving.
+pub struct Reply {
+    pub status: StatusCode,
+    body: BodyStream,
+}
+
+/// The body of a [`Reply`] as it arrives.
+pub type BodyStream = Pin<Box<dyn Stream<Item = Result<Bytes, Failure>> + Send>>;
+
+impl Reply {
+    /// The whole body.
+    pub async fn bytes(self) -> Result<Bytes, Failure> {
+        let mut body = self.body;
+        let Some(first) = body.next().await.transpose()? else {
+            return Ok(Bytes::new());
+        };
+        let Some(second) = body.next().await.transpose()? else {
+            return Ok(first);
+        };
+        let mut all = BytesMut::from(first);
+        all.extend_from_slice(&second);
+        while let Some(more) = body.next().await.transpose()? {
+            all.extend_from_slice(&more);
+        }
+        Ok(all.freeze())
+    }
+
+    /// The body as it arrives; dropping it hangs up on the upstream.
+    pub fn stream(self) -> BodyStream {
+        self.body
+    }
+}
