@@ -335,7 +335,7 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
             [CompletionResult]::new('--system', '--system', [CompletionResultType]::ParameterName, 'A system message sent first')
             [CompletionResult]::new('--max-tokens', '--max-tokens', [CompletionResultType]::ParameterName, 'Most tokens in the answer')
             [CompletionResult]::new('--temperature', '--temperature', [CompletionResultType]::ParameterName, 'Sampling temperature, 0 to 2')
-            [CompletionResult]::new('--budget', '--budget', [CompletionResultType]::ParameterName, 'Most credits the request may consume')
+            [CompletionResult]::new('--budget', '--budget', [CompletionResultType]::ParameterName, 'Most credits the request may consume (an exact decimal, e.g. 0.05)')
             [CompletionResult]::new('--cost-weight', '--cost-weight', [CompletionResultType]::ParameterName, 'How much price counts for auto routing, 0 to 1')
             [CompletionResult]::new('--quality-weight', '--quality-weight', [CompletionResultType]::ParameterName, 'How much quality counts for auto routing, 0 to 1')
             [CompletionResult]::new('--wallet', '--wallet', [CompletionResultType]::ParameterName, 'Agent wallet (0x + 40 hex digits) recorded for settlement')

@@ -300,7 +300,7 @@ set edit:completion:arg-completer[tokctl] = {|@words|
             cand --system 'A system message sent first'
             cand --max-tokens 'Most tokens in the answer'
             cand --temperature 'Sampling temperature, 0 to 2'
-            cand --budget 'Most credits the request may consume'
+            cand --budget 'Most credits the request may consume (an exact decimal, e.g. 0.05)'
             cand --cost-weight 'How much price counts for auto routing, 0 to 1'
             cand --quality-weight 'How much quality counts for auto routing, 0 to 1'
             cand --wallet 'Agent wallet (0x + 40 hex digits) recorded for settlement'

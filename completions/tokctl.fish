@@ -208,7 +208,7 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -s m -l model -d 'A 
 complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -l system -d 'A system message sent first' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -l max-tokens -d 'Most tokens in the answer' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -l temperature -d 'Sampling temperature, 0 to 2' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -l budget -d 'Most credits the request may consume' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -l budget -d 'Most credits the request may consume (an exact decimal, e.g. 0.05)' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -l cost-weight -d 'How much price counts for auto routing, 0 to 1' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -l quality-weight -d 'How much quality counts for auto routing, 0 to 1' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -l wallet -d 'Agent wallet (0x + 40 hex digits) recorded for settlement' -r

@@ -112,9 +112,9 @@ pub struct ChatArgs {
     /// Sampling temperature, 0 to 2.
     #[arg(long)]
     pub temperature: Option<f64>,
-    /// Most credits the request may consume.
+    /// Most credits the request may consume (an exact decimal, e.g. 0.05).
     #[arg(long)]
-    pub budget: Option<f64>,
+    pub budget: Option<tokctl_sdk::Decimal>,
     /// How much price counts for auto routing, 0 to 1.
     #[arg(long)]
     pub cost_weight: Option<f64>,

@@ -106,14 +106,26 @@ fn models_and_usage_show_the_catalogue_and_the_ledger() {
             .any(|l| l.starts_with("sim-pro\tsimulated\t3\t9"))
     );
 
-    let mut credits = 0.0;
+    // Amounts read from the JSON text as exact decimals: the total is their exact sum.
+    let exact = |args: &[&str]| {
+        let output = env
+            .tokctl()
+            .args(args)
+            .args(["-o", "json"])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{args:?}");
+        output.stdout
+    };
+    let mut credits = tokctl_sdk::Decimal::ZERO;
     for model in ["sim-mini", "sim-pro", "sim-mini"] {
-        let answer = env.json(&["chat", "-m", model, "count me"]);
-        credits += answer["platform"]["credits_consumed"].as_f64().unwrap();
+        let answer: tokctl_sdk::ChatCompletion =
+            serde_json::from_slice(&exact(&["chat", "-m", model, "count me"])).unwrap();
+        credits += answer.platform.unwrap().credits_consumed;
     }
-    let usage = env.json(&["usage"]);
-    assert_eq!(usage["totals"]["requests"], 3);
-    assert!((usage["totals"]["credits"].as_f64().unwrap() - credits).abs() < 1e-9);
+    let usage: tokctl_sdk::UsageSummary = serde_json::from_slice(&exact(&["usage"])).unwrap();
+    assert_eq!(usage.totals.requests, 3);
+    assert_eq!(usage.totals.credits, credits);
     let plain = env.tokctl().args(["usage"]).output().unwrap();
     let lines = stdout(&plain);
     assert!(

@@ -3,10 +3,13 @@
 use std::pin::Pin;
 
 use futures::{Stream, StreamExt};
+use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::client::Client;
+use crate::credits;
 use crate::error::{Error, RawBody, Result};
 
 /// One message of a conversation. A tool-calling turn goes back as the assistant's message
@@ -117,8 +120,11 @@ pub struct ChatRequest {
     tool_choice: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     route_strategy: Option<RouteStrategy>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    budget_limit: Option<f64>,
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "credits::option::serialize"
+    )]
+    budget_limit: Option<Decimal>,
     #[serde(skip_serializing_if = "Option::is_none")]
     agent_wallet: Option<String>,
     stream: bool,
@@ -189,8 +195,10 @@ impl ChatRequest {
         self
     }
 
-    /// Most credits this request may consume; routing only considers models whose worst case fits.
-    pub fn budget_limit(mut self, credits: f64) -> Self {
+    /// Most credits this request may consume; routing only considers models whose worst case
+    /// fits, compared exactly (to the nano-credit, 10^-9): `budget_limit(Decimal::new(5, 2))` is
+    /// 0.05 credits.
+    pub fn budget_limit(mut self, credits: Decimal) -> Self {
         self.budget_limit = Some(credits);
         self
     }
@@ -210,10 +218,18 @@ pub struct Platform {
     pub routed_model: String,
     /// Why, in words.
     pub route_reason: String,
-    /// Credits consumed (a decimal, never rounded to whole credits).
-    pub credits_consumed: f64,
-    /// What the highest-quality model would have cost, minus `credits_consumed`.
-    pub cost_saved_credits: f64,
+    /// Credits consumed, exact (never rounded to whole credits, never a binary float).
+    #[serde(
+        deserialize_with = "credits::deserialize",
+        serialize_with = "credits::serialize"
+    )]
+    pub credits_consumed: Decimal,
+    /// What the highest-quality model would have cost, minus `credits_consumed`, exact.
+    #[serde(
+        deserialize_with = "credits::deserialize",
+        serialize_with = "credits::serialize"
+    )]
+    pub cost_saved_credits: Decimal,
 }
 
 /// Token counts.
@@ -366,21 +382,26 @@ impl<'c> Chat<'c> {
         let events = self.client.open_stream(self.client.chat_url(), body)?;
         Ok(Box::pin(events.map(|data| {
             let data = data?;
-            let value: Value = serde_json::from_str(&data).map_err(|source| Error::Decode {
+            let decode_error = |source| Error::Decode {
                 source,
                 body: RawBody::new(data.as_bytes()),
-            })?;
-            if value.get("error").is_some_and(Value::is_object) {
+            };
+            /// An event that reports a failure holds an `error` object.
+            #[derive(Deserialize)]
+            struct Failed<'a> {
+                #[serde(borrow, default)]
+                error: Option<&'a RawValue>,
+            }
+            let failed: Failed = serde_json::from_str(&data).map_err(decode_error)?;
+            if failed.error.is_some_and(|e| e.get().starts_with('{')) {
                 return Err(Error::from_response(
                     502,
                     &Default::default(),
                     data.as_bytes(),
                 ));
             }
-            serde_json::from_value(value).map_err(|source| Error::Decode {
-                source,
-                body: RawBody::new(data.as_bytes()),
-            })
+            // Read straight from the text, so that credit amounts keep their exact digits.
+            serde_json::from_str(&data).map_err(decode_error)
         })))
     }
 }

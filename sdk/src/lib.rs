@@ -53,6 +53,7 @@ pub mod audit;
 mod builder;
 pub mod chat;
 mod client;
+mod credits;
 mod error;
 pub mod models;
 pub mod pagination;
@@ -74,6 +75,8 @@ pub use error::{ApiError, Error, RateLimit, RawBody, Result};
 pub use models::Model;
 pub use pagination::{ItemStream, Page, PageMeta};
 pub use retry::RetryPolicy;
+/// Exact decimal numbers (`rust_decimal`): every credit amount and price is one.
+pub use rust_decimal::Decimal;
 pub use scopes::ScopeInfo;
 pub use secret::Secret;
 pub use tokens::{CreateToken, ListTokens, RevokeOutcome, Token, TokenStatus};

@@ -1,8 +1,10 @@
 //! The models the gateway routes to.
 
+use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 use crate::client::Client;
+use crate::credits;
 use crate::error::Result;
 
 /// A model of the gateway's catalogue.
@@ -14,12 +16,20 @@ pub struct Model {
     /// `simulated` or `openai`.
     #[serde(default)]
     pub provider: String,
-    /// Credits per 1,000 prompt tokens.
-    #[serde(default)]
-    pub prompt_price: f64,
-    /// Credits per 1,000 completion tokens.
-    #[serde(default)]
-    pub completion_price: f64,
+    /// Credits per 1,000 prompt tokens, exact.
+    #[serde(
+        default,
+        deserialize_with = "credits::deserialize",
+        serialize_with = "credits::serialize"
+    )]
+    pub prompt_price: Decimal,
+    /// Credits per 1,000 completion tokens, exact.
+    #[serde(
+        default,
+        deserialize_with = "credits::deserialize",
+        serialize_with = "credits::serialize"
+    )]
+    pub completion_price: Decimal,
     /// Quality score, 0 to 1.
     #[serde(default)]
     pub quality: f64,

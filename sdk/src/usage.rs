@@ -1,8 +1,10 @@
 //! The workspace's credit ledger.
 
+use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 use crate::client::Client;
+use crate::credits;
 use crate::error::Result;
 use crate::pagination::{MAX_PER_PAGE, Page, PageMeta, page_params};
 
@@ -22,8 +24,12 @@ pub struct UsageTotals {
     pub prompt_tokens: u64,
     /// Completion tokens.
     pub completion_tokens: u64,
-    /// Credits consumed.
-    pub credits: f64,
+    /// Credits consumed, exact: sums of these do not drift.
+    #[serde(
+        deserialize_with = "credits::deserialize",
+        serialize_with = "credits::serialize"
+    )]
+    pub credits: Decimal,
 }
 
 /// One page of totals by day and model (newest day first) and the grand total.

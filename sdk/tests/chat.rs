@@ -38,7 +38,7 @@ async fn a_stream_posts_once_with_extensions_and_reports_a_mid_stream_error() {
         .await;
     let request = ChatRequest::new("auto")
         .message(ChatMessage::user("hi"))
-        .budget_limit(0.5)
+        .budget_limit(tokctl_sdk::Decimal::new(5, 1))
         .route_strategy(0.2, 0.8)
         .agent_wallet("0x52908400098527886E0F7030069857D2E4169EE7")
         .max_tokens(9);

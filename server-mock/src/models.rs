@@ -11,6 +11,7 @@ use utoipa::ToSchema;
 
 use crate::auth::{Authenticated, require};
 use crate::chat::upstream::Target;
+use crate::credits::{Credits, Price};
 use crate::state::AppState;
 
 /// The catalogue used when no `--models` file is given: four simulated models spread over
@@ -66,10 +67,10 @@ pub struct Model {
     /// The id clients ask for.
     pub id: String,
     pub provider: ProviderKind,
-    /// Credits per 1,000 prompt tokens.
-    pub prompt_price: f64,
-    /// Credits per 1,000 completion tokens.
-    pub completion_price: f64,
+    /// Credits per 1,000 prompt tokens (kept per token, in nano-credits).
+    pub prompt_price: Price,
+    /// Credits per 1,000 completion tokens (kept per token, in nano-credits).
+    pub completion_price: Price,
     /// Quality score, 0 to 1.
     pub quality: f64,
     /// Typical latency to the first token, in milliseconds.
@@ -104,20 +105,24 @@ fn default_max_output() -> u32 {
 }
 
 impl Model {
-    /// Credits for `prompt` and `completion` tokens, unrounded.
-    pub fn cost(&self, prompt: u64, completion: u64) -> f64 {
-        (prompt as f64 * self.prompt_price + completion as f64 * self.completion_price) / 1000.0
+    /// Credits for `prompt` and `completion` tokens, exact.
+    pub fn cost(&self, prompt: u64, completion: u64) -> Credits {
+        let prompt = self.prompt_price.times(prompt).nanos();
+        let completion = self.completion_price.times(completion).nanos();
+        Credits::from_nanos(prompt.saturating_add(completion))
     }
 
-    /// Price per 1k tokens, prompt and completion weighted equally (for ranking by price).
-    pub fn blended_price(&self) -> f64 {
-        (self.prompt_price + self.completion_price) / 2.0
+    /// Credits per 1k tokens, prompt and completion weighted equally (for ranking by price).
+    pub fn blended_price(&self) -> Credits {
+        let sum = self.prompt_price.nanos_per_token() + self.completion_price.nanos_per_token();
+        Credits::from_nanos(sum.saturating_mul(500))
     }
 }
 
+/// Each model is read from its own table, so that an error can name the model.
 #[derive(Deserialize)]
 struct CatalogueFile {
-    models: Vec<Model>,
+    models: Vec<toml::Table>,
 }
 
 /// The models the gateway can route to.
@@ -152,36 +157,36 @@ impl Catalogue {
         if file.models.is_empty() {
             anyhow::bail!("the catalogue has no models");
         }
-        for (index, model) in file.models.iter().enumerate() {
-            let prices_ok = [model.prompt_price, model.completion_price]
-                .iter()
-                .all(|p| p.is_finite() && *p >= 0.0);
-            if !prices_ok || !(0.0..=1.0).contains(&model.quality) || model.max_output_tokens == 0 {
-                anyhow::bail!(
-                    "model {:?}: prices must be >= 0, quality 0 to 1, max_output_tokens >= 1",
-                    model.id
-                );
+        let mut read: Vec<Model> = Vec::with_capacity(file.models.len());
+        for (index, table) in file.models.into_iter().enumerate() {
+            let name = match table.get("id").and_then(toml::Value::as_str) {
+                Some(id) => format!("{id:?}"),
+                None => format!("number {}", index + 1),
+            };
+            let model: Model = toml::Value::Table(table)
+                .try_into()
+                .map_err(|err| anyhow::anyhow!("model {name}: {}", err.to_string().trim()))?;
+            if !(0.0..=1.0).contains(&model.quality) || model.max_output_tokens == 0 {
+                anyhow::bail!("model {name}: quality must be 0 to 1, max_output_tokens >= 1");
             }
-            if file.models[..index].iter().any(|m| m.id == model.id) {
-                anyhow::bail!("model {:?} is listed twice", model.id);
+            if read.iter().any(|m| m.id == model.id) {
+                anyhow::bail!("model {name} is listed twice");
             }
             if matches!(model.id.as_str(), "auto" | "auto-fast" | "auto-cheap") {
-                anyhow::bail!("{:?} is reserved for routing", model.id);
+                anyhow::bail!("{name} is reserved for routing");
             }
             if model.provider == ProviderKind::Simulated
                 && (model.base_url.is_some() || model.ca_file.is_some())
             {
-                anyhow::bail!(
-                    "model {:?}: base_url and ca_file are for the openai provider",
-                    model.id
-                );
+                anyhow::bail!("model {name}: base_url and ca_file are for the openai provider");
             }
             if model.provider == ProviderKind::Openai && model.base_url.is_none() {
-                anyhow::bail!("model {:?}: the openai provider needs base_url", model.id);
+                anyhow::bail!("model {name}: the openai provider needs base_url");
             }
+            read.push(model);
         }
-        let mut models = Vec::with_capacity(file.models.len());
-        for mut model in file.models {
+        let mut models = Vec::with_capacity(read.len());
+        for mut model in read {
             if let (ProviderKind::Openai, Some(base_url)) = (model.provider, &model.base_url) {
                 let ca_file = model.ca_file.as_ref().map(|file| dir.join(file));
                 let target =
@@ -226,10 +231,12 @@ pub struct ModelView {
     pub created: i64,
     pub owned_by: String,
     pub provider: ProviderKind,
-    /// Credits per 1,000 prompt tokens.
-    pub prompt_price: f64,
-    /// Credits per 1,000 completion tokens.
-    pub completion_price: f64,
+    /// Credits per 1,000 prompt tokens (exact decimal).
+    #[schema(value_type = f64)]
+    pub prompt_price: Credits,
+    /// Credits per 1,000 completion tokens (exact decimal).
+    #[schema(value_type = f64)]
+    pub completion_price: Credits,
     pub quality: f64,
     pub latency_ms: u64,
     pub max_output_tokens: u32,
@@ -263,8 +270,8 @@ pub async fn list(
                 ProviderKind::Openai => "openai-compatible".into(),
             },
             provider: m.provider,
-            prompt_price: m.prompt_price,
-            completion_price: m.completion_price,
+            prompt_price: m.prompt_price.per_1k(),
+            completion_price: m.completion_price.per_1k(),
             quality: m.quality,
             latency_ms: m.latency_ms,
             max_output_tokens: m.max_output_tokens,

@@ -12,6 +12,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::auth::{Authenticated, require};
+use crate::credits::Credits;
 use crate::error::{ErrorBody, Result};
 use crate::extract::Query;
 use crate::pagination::Meta;
@@ -100,8 +101,9 @@ pub struct UsageView {
     pub requests: u64,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
-    /// Credits consumed, unrounded.
-    pub credits: f64,
+    /// Credits consumed, exact (decimal text on the wire, nano-credit precision).
+    #[schema(value_type = f64)]
+    pub credits: Credits,
 }
 
 impl From<UsageTotals> for UsageView {

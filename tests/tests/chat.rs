@@ -10,7 +10,7 @@ use axum::{Json, Router};
 use common::TestServer;
 use futures::StreamExt;
 use serde_json::{Value, json};
-use tokctl_sdk::{ChatMessage, ChatRequest, Client};
+use tokctl_sdk::{ChatMessage, ChatRequest, Client, Decimal};
 use tokctl_server::{ServeConfig, spawn};
 
 fn hello(model: &str) -> ChatRequest {
@@ -35,7 +35,9 @@ async fn create_returns_text_usage_and_platform() {
     let platform = answer.platform.expect("platform");
     assert_eq!(platform.routed_model, "sim-mini");
     assert!(platform.route_reason.starts_with("auto-cheap"));
-    assert!(platform.credits_consumed > 0.0 && platform.credits_consumed < 0.01);
+    assert!(
+        platform.credits_consumed > Decimal::ZERO && platform.credits_consumed < Decimal::new(1, 2)
+    );
 }
 
 #[tokio::test]
@@ -83,7 +85,7 @@ async fn gateway_errors_map_to_sdk_errors() {
     assert_eq!(err.code(), Some("model_not_found"));
     let err = client
         .chat()
-        .create(&hello("auto").budget_limit(0.000_001))
+        .create(&hello("auto").budget_limit(Decimal::new(1, 6)))
         .await
         .unwrap_err();
     assert_eq!(
@@ -122,7 +124,10 @@ async fn models_and_usage() {
         .unwrap();
     let report = client.usage().get().await.unwrap();
     assert_eq!(report.totals.requests, 1);
-    assert!((report.totals.credits - answer.platform.unwrap().credits_consumed).abs() < 1e-12);
+    assert_eq!(
+        report.totals.credits,
+        answer.platform.unwrap().credits_consumed
+    );
 }
 
 /// An OpenAI-compatible upstream on 127.0.0.1:0 that records every request body: it calls

@@ -118,8 +118,11 @@ async fn answer(
 fn footer(ctx: &Ctx, platform: Option<&Platform>) {
     if let (false, Some(p)) = (ctx.out.quiet(), platform) {
         eprintln!(
-            "— {} · {:.6} credits · saved {:.6} · {}",
-            p.routed_model, p.credits_consumed, p.cost_saved_credits, p.route_reason
+            "— {} · {} credits · saved {} · {}",
+            p.routed_model,
+            p.credits_consumed.normalize(),
+            p.cost_saved_credits.normalize(),
+            p.route_reason
         );
     }
 }

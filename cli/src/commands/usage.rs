@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::io::IsTerminal;
 
 use serde::Serialize;
-use tokctl_sdk::UsageTotals;
+use tokctl_sdk::{Decimal, UsageTotals};
 
 use super::Ctx;
 use crate::error::CliError;
@@ -34,7 +34,7 @@ impl Row for UsageRow {
             u.requests.to_string(),
             u.prompt_tokens.to_string(),
             u.completion_tokens.to_string(),
-            format!("{:.6}", u.credits),
+            u.credits.normalize().to_string(),
         ]
     }
 
@@ -49,7 +49,7 @@ pub async fn run(ctx: &Ctx) -> Result<(), CliError> {
     if ctx.out.json() {
         return Ok(ctx.out.print_json(&report)?);
     }
-    let mut by_day: BTreeMap<String, f64> = BTreeMap::new();
+    let mut by_day: BTreeMap<String, Decimal> = BTreeMap::new();
     for row in &report.data {
         *by_day
             .entry(row.date.clone().unwrap_or_default())
@@ -67,18 +67,20 @@ pub async fn run(ctx: &Ctx) -> Result<(), CliError> {
     Ok(())
 }
 
-/// One bar a day, the largest `width` cells wide.
-fn chart(by_day: &BTreeMap<String, f64>, width: usize) -> Vec<String> {
-    let max = by_day.values().copied().fold(0.0, f64::max);
+/// One bar a day, the largest `width` cells wide; each day's exact total beside it.
+fn chart(by_day: &BTreeMap<String, Decimal>, width: usize) -> Vec<String> {
+    let max = by_day.values().copied().max().unwrap_or_default();
     by_day
         .iter()
         .map(|(day, credits)| {
-            let cells = if max > 0.0 {
-                ((credits / max) * width as f64).round() as usize
-            } else {
-                0
+            // Bar lengths only: a float is fine here, the amount is printed exactly.
+            let share = match (f64::try_from(*credits), f64::try_from(max)) {
+                (Ok(credits), Ok(max)) if max > 0.0 => credits / max,
+                _ => 0.0,
             };
-            format!("{day}  {:<width$}  {credits:.6}", "█".repeat(cells.max(1)))
+            let cells = (share * width as f64).round() as usize;
+            let total = credits.normalize();
+            format!("{day}  {:<width$}  {total}", "█".repeat(cells.max(1)))
         })
         .collect()
 }
@@ -90,11 +92,12 @@ mod tests {
     #[test]
     fn bars_scale_to_the_largest_day() {
         let days = BTreeMap::from([
-            ("2026-11-21".to_string(), 1.0),
-            ("2026-11-22".to_string(), 4.0),
+            ("2026-11-21".to_string(), Decimal::new(1, 0)),
+            ("2026-11-22".to_string(), Decimal::new(40_000_000_001, 10)),
         ]);
         let lines = chart(&days, 8);
         assert!(lines[0].starts_with("2026-11-21  ██      "));
         assert!(lines[1].starts_with("2026-11-22  ████████"));
+        assert!(lines[1].ends_with("  4.0000000001"), "exact: {}", lines[1]);
     }
 }

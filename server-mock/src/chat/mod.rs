@@ -1,6 +1,7 @@
 //! The chat completions gateway: `POST /v1/chat/completions`, OpenAI-compatible, with routing,
 //! budgets, credit accounting and SSE streaming.
 
+mod decode;
 pub mod error;
 mod openai;
 mod provider;
@@ -24,6 +25,7 @@ use self::error::GatewayError;
 use self::request::{ChatRequest, Checked, prompt_tokens};
 use self::routing::{Ask, route};
 use crate::auth::{Authenticated, require};
+use crate::credits::Credits;
 use crate::extract::ApiJson;
 use crate::models::{Catalogue, Model};
 use crate::request_id::RequestId;
@@ -60,8 +62,8 @@ pub fn router() -> Router<AppState> {
 pub struct Platform {
     pub routed_model: String,
     pub route_reason: String,
-    pub credits_consumed: f64,
-    pub cost_saved_credits: f64,
+    pub credits_consumed: Credits,
+    pub cost_saved_credits: Credits,
 }
 
 /// Everything known once a model has answered (or stopped).
@@ -70,7 +72,7 @@ pub(crate) struct Accounting {
     pub workspace_id: String,
     pub request_id: Option<String>,
     pub wallet: Option<String>,
-    pub budget: Option<f64>,
+    pub budget: Option<Credits>,
     pub model: Arc<Model>,
     pub reason: String,
 }
@@ -101,7 +103,7 @@ impl Accounting {
             routed_model: self.model.id.clone(),
             route_reason: self.reason.clone(),
             credits_consumed: consumed,
-            cost_saved_credits: (reference - consumed).max(0.0),
+            cost_saved_credits: reference.saturating_sub(consumed),
         }
     }
 }

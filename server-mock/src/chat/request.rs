@@ -4,35 +4,26 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::error::GatewayError;
+use crate::credits::Credits;
 
 /// `POST /v1/chat/completions` body. Fields the gateway does not use are kept in `extra` and
-/// passed to OpenAI-compatible upstreams unchanged.
-#[derive(Debug, Clone, Deserialize)]
+/// passed to OpenAI-compatible upstreams unchanged. Read field by field (see `decode`), so that
+/// `budget_limit` is read from its JSON text, exactly.
+#[derive(Debug, Clone, Default)]
 pub struct ChatRequest {
     pub model: String,
     pub messages: Vec<Message>,
-    #[serde(default)]
     pub stream: Option<bool>,
-    #[serde(default)]
     pub stream_options: Option<StreamOptions>,
-    #[serde(default)]
     pub max_tokens: Option<i64>,
     /// OpenAI's newer name for `max_tokens`.
-    #[serde(default)]
     pub max_completion_tokens: Option<i64>,
-    #[serde(default)]
     pub temperature: Option<f64>,
-    #[serde(default)]
     pub tools: Option<Value>,
-    #[serde(default)]
     pub tool_choice: Option<Value>,
-    #[serde(default)]
     pub route_strategy: Option<RouteStrategy>,
-    #[serde(default)]
-    pub budget_limit: Option<f64>,
-    #[serde(default)]
+    pub budget_limit: Option<Credits>,
     pub agent_wallet: Option<String>,
-    #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
 
@@ -128,12 +119,10 @@ impl ChatRequest {
                 ));
             }
         };
-        if let Some(budget) = self.budget_limit
-            && !(budget.is_finite() && budget > 0.0)
-        {
+        if self.budget_limit == Some(Credits::ZERO) {
             return Err(GatewayError::invalid(
                 "budget_limit",
-                "budget_limit must be a number above 0",
+                "budget_limit must be at least 0.000000001 credits",
             ));
         }
         if let Some(wallet) = &self.agent_wallet

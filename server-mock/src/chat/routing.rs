@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use super::error::GatewayError;
+use crate::credits::Credits;
 use crate::models::{Catalogue, Model};
 
 /// The routing decision.
@@ -21,7 +22,7 @@ pub struct Route<'a> {
 pub struct Ask<'a> {
     pub model: &'a str,
     pub weights: (f64, f64),
-    pub budget: Option<f64>,
+    pub budget: Option<Credits>,
     pub prompt_tokens: u64,
     pub max_tokens: Option<u32>,
 }
@@ -44,7 +45,7 @@ pub fn route<'a>(catalogue: &'a Catalogue, ask: &Ask<'_>) -> Result<Route<'a>, G
             .ok_or_else(|| GatewayError::model_not_found(mode))?;
         if !fits(model) {
             return Err(GatewayError::budget_exceeded(format!(
-                "{} could cost up to {:.6} credits for this request (prompt plus {} completion tokens), over budget_limit {}",
+                "{} could cost up to {} credits for this request (prompt plus {} completion tokens), over budget_limit {}",
                 model.id,
                 model.cost(ask.prompt_tokens, u64::from(cap(model))),
                 cap(model),
@@ -81,23 +82,22 @@ pub fn route<'a>(catalogue: &'a Catalogue, ask: &Ask<'_>) -> Result<Route<'a>, G
             )
         }
         "auto-cheap" => {
-            pool.sort_by(|a, b| a.blended_price().total_cmp(&b.blended_price()));
+            pool.sort_by_key(|m| m.blended_price());
             format!(
                 "auto-cheap: {} is the cheapest ({} credits per 1k tokens, blended); {within}",
                 pool[0].id,
-                round(pool[0].blended_price())
+                pool[0].blended_price()
             )
         }
         _ => {
             let (cost_weight, quality_weight) = ask.weights;
-            let min = pool
-                .iter()
-                .map(|m| m.blended_price())
-                .fold(f64::INFINITY, f64::min);
-            let max = pool.iter().map(|m| m.blended_price()).fold(0.0, f64::max);
+            // Scores are not money: prices enter them as ratios only.
+            let price = |m: &Model| m.blended_price().nanos() as f64;
+            let min = pool.iter().map(|m| price(m)).fold(f64::INFINITY, f64::min);
+            let max = pool.iter().map(|m| price(m)).fold(0.0, f64::max);
             let score = |m: &Model| {
                 let cheapness = if max > min {
-                    1.0 - (m.blended_price() - min) / (max - min)
+                    1.0 - (price(m) - min) / (max - min)
                 } else {
                     1.0
                 };
@@ -106,14 +106,14 @@ pub fn route<'a>(catalogue: &'a Catalogue, ask: &Ask<'_>) -> Result<Route<'a>, G
             pool.sort_by(|a, b| {
                 score(b)
                     .total_cmp(&score(a))
-                    .then(a.blended_price().total_cmp(&b.blended_price()))
+                    .then(a.blended_price().cmp(&b.blended_price()))
             });
             format!(
                 "auto (quality weight {quality_weight:.2}, cost weight {cost_weight:.2}): {} has the best score {:.3} (quality {}, {} credits per 1k tokens); {within}",
                 pool[0].id,
                 score(pool[0]),
                 pool[0].quality,
-                round(pool[0].blended_price())
+                pool[0].blended_price()
             )
         }
     };
@@ -121,11 +121,6 @@ pub fn route<'a>(catalogue: &'a Catalogue, ask: &Ask<'_>) -> Result<Route<'a>, G
         candidates: pool.into_iter().map(|m| (m, cap(m))).collect(),
         reason,
     })
-}
-
-/// A price for reading: six decimals at most, no float noise.
-fn round(value: f64) -> f64 {
-    (value * 1e6).round() / 1e6
 }
 
 #[cfg(test)]
@@ -176,27 +171,38 @@ mod tests {
         let catalogue = Catalogue::builtin();
         // sim-pro worst case: (20 * 3 + 100 * 9) / 1000 = 0.96 credits.
         let tight = Ask {
-            budget: Some(0.95),
+            budget: Credits::parse_floor("0.95"),
             weights: (0.0, 1.0),
             ..ask("auto")
         };
         assert_eq!(first(route(&catalogue, &tight)), "sim-balanced");
         let exact = Ask {
-            budget: Some(0.96),
+            budget: Credits::parse_floor("0.96"),
             weights: (0.0, 1.0),
             ..ask("auto")
         };
         assert_eq!(first(route(&catalogue, &exact)), "sim-pro");
         let nothing = Ask {
-            budget: Some(0.000_001),
+            budget: Credits::parse_floor("0.000001"),
             ..ask("auto")
         };
         assert_eq!(
             route(&catalogue, &nothing).unwrap_err().code,
             Some("budget_exceeded")
         );
+        let one_nano_short = Ask {
+            budget: Credits::parse_floor("0.959999999"),
+            ..ask("sim-pro")
+        };
+        assert_eq!(
+            route(&catalogue, &one_nano_short)
+                .unwrap_err()
+                .status
+                .as_u16(),
+            402
+        );
         let explicit = Ask {
-            budget: Some(0.5),
+            budget: Credits::parse_floor("0.5"),
             ..ask("sim-pro")
         };
         assert_eq!(

@@ -12,6 +12,7 @@ mod webhooks;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
+use crate::credits::Credits;
 use crate::scopes::Scope;
 use crate::secrets::{CredentialKind, SecretDigest};
 
@@ -188,7 +189,7 @@ pub struct UsageRecord {
     pub model: String,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
-    pub credits: f64,
+    pub credits: Credits,
     pub wallet: Option<String>,
     pub created_at: DateTime<Utc>,
 }
@@ -203,7 +204,7 @@ pub struct UsageTotals {
     pub requests: u64,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
-    pub credits: f64,
+    pub credits: Credits,
 }
 
 /// A webhook endpoint (its signing secret sealed with the data directory's key).

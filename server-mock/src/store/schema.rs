@@ -135,6 +135,29 @@ DROP TABLE usage_ledger;
 ALTER TABLE usage_ledger_v2 RENAME TO usage_ledger;
 CREATE INDEX usage_by_time ON usage_ledger(workspace_id, created_at);
 "#,
+    // Credits become whole nano-credits (10^-9): exact sums, no binary floating point. Rows
+    // written as floats are rounded to the nearest nano-credit, which is what they meant.
+    r#"
+CREATE TABLE usage_ledger_v3 (
+    seq                INTEGER PRIMARY KEY,
+    id                 TEXT NOT NULL,
+    workspace_id       TEXT NOT NULL,
+    request_id         TEXT,
+    model              TEXT NOT NULL,
+    prompt_tokens      INTEGER NOT NULL,
+    completion_tokens  INTEGER NOT NULL,
+    nanocredits        INTEGER NOT NULL,
+    wallet             TEXT,
+    created_at         INTEGER NOT NULL
+);
+INSERT INTO usage_ledger_v3
+    SELECT seq, id, workspace_id, request_id, model, prompt_tokens, completion_tokens,
+           CAST(ROUND(credits * 1000000000) AS INTEGER), wallet, created_at
+    FROM usage_ledger;
+DROP TABLE usage_ledger;
+ALTER TABLE usage_ledger_v3 RENAME TO usage_ledger;
+CREATE INDEX usage_by_time ON usage_ledger(workspace_id, created_at);
+"#,
 ];
 
 /// Brings the database up to the newest schema, one transaction per migration. Safe to run from
@@ -149,5 +172,36 @@ pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
         tx.execute_batch(sql)?;
         tx.pragma_update(None, "user_version", current + 1)?;
         tx.commit()?;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ledger_rows_written_as_floats_become_exact_nano_credits() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        for sql in &MIGRATIONS[..5] {
+            conn.execute_batch(sql).unwrap();
+        }
+        conn.pragma_update(None, "user_version", 5).unwrap();
+        for (id, credits) in [("a", 0.010199999999999999), ("b", 0.0102), ("c", 3.0)] {
+            conn.execute(
+                "INSERT INTO usage_ledger (id, workspace_id, model, prompt_tokens,
+                     completion_tokens, credits, created_at) VALUES (?1, 'w', 'm', 1, 1, ?2, 0)",
+                rusqlite::params![id, credits],
+            )
+            .unwrap();
+        }
+        migrate(&mut conn).unwrap();
+        let nanos: Vec<i64> = conn
+            .prepare("SELECT nanocredits FROM usage_ledger ORDER BY id")
+            .unwrap()
+            .query_map([], |row| row.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(nanos, [10_200_000, 10_200_000, 3_000_000_000]);
     }
 }

@@ -4,12 +4,13 @@ use rusqlite::{Connection, Row, params};
 
 use super::rows::page_bounds;
 use super::{Page, PageRequest, StoreResult, UsageRecord, UsageTotals};
+use crate::credits::Credits;
 
 /// Appends ledger records.
 pub(super) fn insert(conn: &Connection, records: &[UsageRecord]) -> StoreResult<()> {
     let mut stmt = conn.prepare_cached(
         "INSERT INTO usage_ledger (id, workspace_id, request_id, model, prompt_tokens,
-             completion_tokens, credits, wallet, created_at)
+             completion_tokens, nanocredits, wallet, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     )?;
     for r in records {
@@ -20,12 +21,17 @@ pub(super) fn insert(conn: &Connection, records: &[UsageRecord]) -> StoreResult<
             r.model,
             r.prompt_tokens as i64,
             r.completion_tokens as i64,
-            r.credits,
+            nanos_column(r.credits),
             r.wallet,
             r.created_at.timestamp_micros()
         ])?;
     }
     Ok(())
+}
+
+/// Nano-credits as SQLite's 64-bit integer (amounts past 9.2 billion credits are capped).
+fn nanos_column(credits: Credits) -> i64 {
+    i64::try_from(credits.nanos()).unwrap_or(i64::MAX)
 }
 
 fn totals(row: &Row<'_>) -> rusqlite::Result<UsageTotals> {
@@ -35,7 +41,7 @@ fn totals(row: &Row<'_>) -> rusqlite::Result<UsageTotals> {
         requests: row.get::<_, i64>(2)? as u64,
         prompt_tokens: row.get::<_, i64>(3)? as u64,
         completion_tokens: row.get::<_, i64>(4)? as u64,
-        credits: row.get(5)?,
+        credits: Credits::from_nanos(u64::try_from(row.get::<_, i64>(5)?).unwrap_or(0)),
     })
 }
 
@@ -47,7 +53,7 @@ pub(super) fn by_day(
 ) -> StoreResult<(Page<UsageTotals>, UsageTotals)> {
     let grand = conn.query_row(
         "SELECT '', '', COUNT(*), COALESCE(SUM(prompt_tokens), 0),
-                COALESCE(SUM(completion_tokens), 0), COALESCE(SUM(credits), 0.0)
+                COALESCE(SUM(completion_tokens), 0), COALESCE(SUM(nanocredits), 0)
          FROM usage_ledger WHERE workspace_id = ?1",
         params![workspace_id],
         totals,
@@ -64,7 +70,7 @@ pub(super) fn by_day(
         Some((limit, offset)) => conn
             .prepare_cached(
                 "SELECT date(created_at / 1000000, 'unixepoch') AS day, model, COUNT(*),
-                        SUM(prompt_tokens), SUM(completion_tokens), SUM(credits)
+                        SUM(prompt_tokens), SUM(completion_tokens), SUM(nanocredits)
                  FROM usage_ledger WHERE workspace_id = ?1
                  GROUP BY day, model ORDER BY day DESC, model LIMIT ?2 OFFSET ?3",
             )?
