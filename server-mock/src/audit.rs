@@ -1,8 +1,7 @@
 //! `/v1/audit`: the workspace's audit log (an entry per mutation and per denied request).
 
+use axum::Json;
 use axum::extract::State;
-use axum::routing::get;
-use axum::{Json, Router};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -10,6 +9,7 @@ use crate::auth::{Authenticated, require};
 use crate::error::{ErrorBody, Result};
 use crate::extract::Query;
 use crate::pagination::ListEnvelope;
+use crate::routes::Routes;
 use crate::state::AppState;
 use crate::store::{AuditEntry, AuditFilter};
 use crate::tokens::timestamp;
@@ -31,8 +31,8 @@ pub mod actions {
 }
 
 /// Routes of this resource.
-pub fn router() -> Router<AppState> {
-    Router::new().route("/v1/audit", get(list))
+pub fn routes() -> Routes {
+    Routes::new().get("/v1/audit", list)
 }
 
 /// One audit log entry.
@@ -67,14 +67,13 @@ impl From<AuditEntry> for AuditView {
 
 /// List audit entries, newest first.
 #[utoipa::path(get, path = "/v1/audit", tag = "audit",
-    params(
-        ("page" = Option<u64>, Query, description = "From 1; default 1"),
-        ("per_page" = Option<u64>, Query, description = "1 to 100; default 25"),
+    params(crate::pagination::PageParams,
         ("token_id" = Option<String>, Query, description = "Only entries about this token"),
-        ("action" = Option<String>, Query, description = "Only entries with this action")),
+        ("action" = Option<String>, Query, description = "Only entries with this action, e.g. token.rotated")),
     responses((status = 200, body = ListEnvelope<AuditView>),
-        (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody), (status = 422, body = ErrorBody),
+        (status = 400, description = "Malformed query", body = ErrorBody),
+        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 422, description = "page or per_page out of bounds", body = ErrorBody),
         (status = 429, body = ErrorBody)))]
 pub async fn list(
     State(state): State<AppState>,

@@ -19,6 +19,7 @@ pub mod pagination;
 pub mod rate_limit;
 pub mod repoll;
 pub mod request_id;
+pub mod routes;
 pub mod scopes;
 pub mod secrets;
 pub mod state;
@@ -35,11 +36,11 @@ use std::sync::Arc;
 use axum::extract::OriginalUri;
 use axum::http::Method;
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 use axum::{Json, Router, middleware};
 
 use crate::edge::{EdgeLayer, PanicLayer};
 use crate::error::ApiError;
+use crate::routes::Routes;
 pub use crate::state::AppState;
 use crate::store::Store;
 use crate::store::sqlite::SqliteStore;
@@ -51,15 +52,8 @@ pub const DEFAULT_RATE_LIMIT: u32 = 1000;
 pub fn app(state: AppState) -> Router {
     // Every resource router spells out its `/v1/...` paths (no `nest`: nothing to strip and
     // rebuild on each request).
-    Router::new()
-        .merge(tokens::router())
-        .merge(audit::router())
-        .merge(scopes::router())
-        .merge(usage::router())
-        .merge(webhooks::router())
-        .merge(chat::router())
-        .merge(models::router())
-        .route("/v1/openapi.json", get(openapi::serve))
+    api_routes()
+        .into_router(no_route)
         .fallback(no_route)
         .method_not_allowed_fallback(no_route)
         // A handler's panic is a 500 in the error shape, inside the layer that adds the
@@ -67,7 +61,7 @@ pub fn app(state: AppState) -> Router {
         .layer(PanicLayer)
         // Everything above carries the rate-limit headers; the health check below does not.
         .layer(middleware::from_fn_with_state(state.clone(), auth::layer))
-        .route("/healthz", get(healthz).fallback(no_route))
+        .merge(open_routes().into_router(no_route))
         .layer(PanicLayer)
         // Request ids, the OpenAI envelope on the OpenAI-compatible paths (auth and rate-limit
         // errors included), and the log line.
@@ -75,8 +69,44 @@ pub fn app(state: AppState) -> Router {
         .with_state(state)
 }
 
-async fn healthz() -> Json<serde_json::Value> {
-    Json(serde_json::json!({ "status": "ok" }))
+/// The routes under the credential and rate-limit layer: everything under `/v1`.
+fn api_routes() -> Routes {
+    tokens::routes()
+        .merge(audit::routes())
+        .merge(scopes::routes())
+        .merge(usage::routes())
+        .merge(webhooks::routes())
+        .merge(chat::routes())
+        .merge(models::routes())
+        .get("/v1/openapi.json", openapi::serve)
+}
+
+/// The routes outside it: the health check.
+fn open_routes() -> Routes {
+    Routes::new().get("/healthz", healthz)
+}
+
+/// The method and path of every route the server answers (paths in axum's syntax,
+/// `/v1/tokens/{id}`, which is also OpenAPI's).
+pub fn route_list() -> Vec<(Method, &'static str)> {
+    let mut list = api_routes().list().to_vec();
+    list.extend_from_slice(open_routes().list());
+    list
+}
+
+/// Answers `{"status": "ok"}` while the server runs.
+#[utoipa::path(get, path = "/healthz", tag = "health", security(()),
+    responses((status = 200, description = "The server is up", body = Health)))]
+pub async fn healthz() -> Json<Health> {
+    Json(Health { status: "ok" })
+}
+
+/// `GET /healthz`'s answer.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct Health {
+    /// `ok`.
+    #[schema(example = "ok")]
+    pub status: &'static str,
 }
 
 /// Unknown paths and methods: a 404 in the API's error shape (the spec lists no 405).

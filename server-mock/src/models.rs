@@ -3,15 +3,15 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use axum::Json;
 use axum::extract::State;
-use axum::routing::get;
-use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::{Authenticated, require};
 use crate::chat::upstream::Target;
 use crate::credits::{Credits, Price};
+use crate::routes::Routes;
 use crate::state::AppState;
 
 /// The catalogue used when no `--models` file is given: four simulated models spread over
@@ -218,8 +218,8 @@ impl Catalogue {
 }
 
 /// Routes of this resource.
-pub fn router() -> Router<AppState> {
-    Router::new().route("/v1/models", get(list))
+pub fn routes() -> Routes {
+    Routes::new().get("/v1/models", list)
 }
 
 /// One model as `GET /v1/models` shows it (OpenAI's shape plus prices and figures).
@@ -251,7 +251,9 @@ pub struct ModelList {
 
 /// List the models the gateway routes to, with prices and quality/latency figures.
 #[utoipa::path(get, path = "/v1/models", tag = "models",
-    responses((status = 200, body = ModelList)))]
+    responses((status = 200, body = ModelList),
+        (status = 401, description = "In OpenAI's error envelope", body = crate::chat::schema::OpenAiError),
+        (status = 429, description = "In OpenAI's error envelope", body = crate::chat::schema::OpenAiError)))]
 pub async fn list(
     State(state): State<AppState>,
     _auth: Authenticated<require::AnyScope>,

@@ -1,17 +1,26 @@
-//! `GET /v1/openapi.json`, generated from the handlers' annotations so it cannot drift.
+//! `GET /v1/openapi.json`: the OpenAPI document, generated from the handlers' annotations plus
+//! what annotations cannot say (the gateway's shapes, rate-limit headers, links), so it cannot
+//! drift from the code. A test holds it against the list of routes the router answers, and
+//! `bench/schemathesis.sh` holds the running server against it.
+
+use std::sync::LazyLock;
 
 use axum::Json;
+use serde_json::{Value, json};
+use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Type};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
-use utoipa::{Modify, OpenApi};
+use utoipa::{IntoParams, Modify, OpenApi};
 
+use crate::scopes::Scope;
 use crate::{audit, models, scopes, tokens, usage, webhooks};
 
 #[derive(OpenApi)]
 #[openapi(
-    info(title = "tokctl token API", description = "Token management API of tokctl-server."),
+    info(title = "tokctl API", description = "The token API and the chat gateway of tokctl-server."),
     paths(tokens::create, tokens::list, tokens::show, tokens::rotate, tokens::revoke,
           scopes::list, audit::list, models::list, usage::list, webhooks::create,
-          webhooks::list, webhooks::show, webhooks::remove, webhooks::test, webhooks::deliveries),
+          webhooks::list, webhooks::show, webhooks::remove, webhooks::test, webhooks::deliveries,
+          serve, crate::healthz),
     modifiers(&BearerAuth),
     security(("bearer" = []))
 )]
@@ -29,12 +38,246 @@ impl Modify for BearerAuth {
     }
 }
 
-/// The OpenAPI document of the token API.
-pub fn document() -> utoipa::openapi::OpenApi {
-    ApiDoc::openapi()
+/// A token or key name: 1 to 100 characters once the whitespace around it is trimmed (Rust's
+/// `trim`, the Unicode White_Space characters), none of them a control character.
+pub const NAME_PATTERN: &str = concat!(
+    r"^[\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*",
+    r"[^\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f]",
+    r"(?:[^\x00-\x1f\x7f-\x9f]{0,98}",
+    r"[^\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f])?",
+    r"[\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$"
+);
+
+/// A webhook URL: `http` or `https`, a DNS name or an IPv4 address, an optional port, path and
+/// query; no user, no fragment, no surrounding whitespace. The server checks this very pattern.
+pub const URL_PATTERN: &str = concat!(
+    r"^https?://(?:",
+    r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)*[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?",
+    r"|(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])",
+    r")(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4}))?",
+    r"(?:/(?:[A-Za-z0-9._~!$&'()*+,;=:@/-]|%[0-9A-Fa-f]{2})*)?",
+    r"(?:\?(?:[A-Za-z0-9._~!$&'()*+,;=:@/?-]|%[0-9A-Fa-f]{2})*)?$"
+);
+
+/// A string matching `pattern`.
+fn string_matching(pattern: &str) -> ObjectBuilder {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .pattern(Some(pattern))
 }
 
-/// Serves [`document`].
-pub async fn serve() -> Json<utoipa::openapi::OpenApi> {
-    Json(document())
+/// A name (tokens, keys), as [`NAME_PATTERN`] says.
+pub fn name() -> utoipa::openapi::Object {
+    string_matching(NAME_PATTERN).build()
+}
+
+/// A webhook URL, as [`URL_PATTERN`] says.
+pub fn url() -> utoipa::openapi::Object {
+    string_matching(URL_PATTERN)
+        .format(Some(utoipa::openapi::SchemaFormat::Custom("uri".into())))
+        .build()
+}
+
+/// Scope names, at least one.
+pub fn scope_names() -> utoipa::openapi::Array {
+    names(Scope::ALL.map(Scope::as_str))
+}
+
+/// Webhook event types, at least one.
+pub fn event_names() -> utoipa::openapi::Array {
+    names(webhooks::EVENT_TYPES)
+}
+
+fn names<const N: usize>(names: [&str; N]) -> utoipa::openapi::Array {
+    let item = ObjectBuilder::new()
+        .schema_type(Type::String)
+        .enum_values(Some(names));
+    ArrayBuilder::new().items(item).min_items(Some(1)).build()
+}
+
+/// The `{id}` of a token path.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct TokenIdParam {
+    /// The token's id (`tok_...`); anything else is a 404.
+    #[param(pattern = "^tok_[0-9a-z]{24}$")]
+    pub id: String,
+}
+
+/// The `{id}` of a webhook endpoint path.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct WebhookIdParam {
+    /// The endpoint's id (`whk_...`); anything else is a 404.
+    #[param(pattern = "^whk_[0-9a-z]{24}$")]
+    pub id: String,
+}
+
+/// The document, built once.
+static DOCUMENT: LazyLock<Value> = LazyLock::new(|| {
+    let mut document = serde_json::to_value(ApiDoc::openapi()).unwrap_or_else(|_| json!({}));
+    crate::chat::schema::describe(&mut document);
+    links(&mut document);
+    rate_limit_headers(&mut document);
+    document
+});
+
+/// The OpenAPI document of the whole API.
+pub fn document() -> Value {
+    DOCUMENT.clone()
+}
+
+/// The OpenAPI 3.1 document of this server (no credential needed).
+#[utoipa::path(get, path = "/v1/openapi.json", tag = "meta", security(()),
+    responses((status = 200, description = "This document", content_type = "application/json", body = Object),
+        (status = 429, description = "Too many requests from this address", body = crate::error::ErrorBody)))]
+pub async fn serve() -> Json<Value> {
+    Json(DOCUMENT.clone())
+}
+
+/// Links from each create to the operations that take the new resource's id, so a client (or
+/// a stateful test) can follow them.
+fn links(document: &mut Value) {
+    let link = |operation: &str| json!({"operationId": operation, "parameters": {"id": "$response.body#/id"}});
+    let created = [
+        (
+            "/v1/tokens",
+            [
+                ("get_token", "GetToken"),
+                ("rotate_token", "RotateToken"),
+                ("revoke_token", "RevokeToken"),
+            ]
+            .as_slice(),
+        ),
+        (
+            "/v1/webhooks",
+            [
+                ("get_webhook", "GetWebhook"),
+                ("delete_webhook", "DeleteWebhook"),
+                ("test_webhook", "TestWebhook"),
+                ("list_webhook_deliveries", "ListWebhookDeliveries"),
+            ]
+            .as_slice(),
+        ),
+    ];
+    for (path, targets) in created {
+        if let Some(response) =
+            document.pointer_mut(&format!("/paths/{}/post/responses/201", escape(path)))
+        {
+            let links: serde_json::Map<String, Value> = targets
+                .iter()
+                .map(|(operation, name)| (name.to_string(), link(operation)))
+                .collect();
+            response["links"] = Value::Object(links);
+        }
+    }
+}
+
+/// `X-RateLimit-*` on every response under `/v1`, `Retry-After` on its 429s.
+fn rate_limit_headers(document: &mut Value) {
+    let integer = |description: &str| json!({"description": description, "schema": {"type": "integer", "minimum": 0}});
+    let headers = json!({
+        "X-RateLimit-Limit": integer("Requests allowed in the current one-minute window"),
+        "X-RateLimit-Remaining": integer("Requests left in the current window"),
+        "X-RateLimit-Reset": integer("Unix time, in seconds, when the window resets"),
+    });
+    let Some(paths) = document["paths"].as_object_mut() else {
+        return;
+    };
+    for (path, item) in paths.iter_mut() {
+        if !path.starts_with("/v1/") {
+            continue;
+        }
+        let Some(operations) = item.as_object_mut() else {
+            continue;
+        };
+        for operation in operations.values_mut() {
+            let Some(responses) = operation["responses"].as_object_mut() else {
+                continue;
+            };
+            for (status, response) in responses.iter_mut() {
+                let mut all = headers.clone();
+                if status == "429" {
+                    all["Retry-After"] = integer("Seconds until the window resets");
+                }
+                let own = response["headers"].as_object().cloned().unwrap_or_default();
+                for (name, header) in own {
+                    all[name] = header;
+                }
+                response["headers"] = all;
+            }
+        }
+    }
+}
+
+/// `path` as one JSON pointer segment.
+fn escape(path: &str) -> String {
+    path.replace('~', "~0").replace('/', "~1")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every route the router answers, as `METHOD /path`, and every operation of the document.
+    fn both() -> (Vec<String>, Vec<String>) {
+        let routed: Vec<String> = crate::route_list()
+            .iter()
+            .map(|(method, path)| format!("{method} {path}"))
+            .collect();
+        let document = document();
+        let mut documented = Vec::new();
+        for (path, item) in document["paths"].as_object().unwrap() {
+            for method in item.as_object().unwrap().keys() {
+                if method != "parameters" {
+                    documented.push(format!("{} {path}", method.to_uppercase()));
+                }
+            }
+        }
+        (routed, documented)
+    }
+
+    #[test]
+    fn every_route_the_router_answers_is_in_the_document_and_nothing_else() {
+        let (routed, documented) = both();
+        assert!(routed.len() >= 17, "{routed:?}");
+        let missing: Vec<_> = routed.iter().filter(|r| !documented.contains(r)).collect();
+        assert!(
+            missing.is_empty(),
+            "routes missing from the OpenAPI document: {missing:?}"
+        );
+        let extra: Vec<_> = documented.iter().filter(|d| !routed.contains(d)).collect();
+        assert!(extra.is_empty(), "documented but not routed: {extra:?}");
+    }
+
+    #[test]
+    fn every_path_parameter_is_declared_and_every_link_reaches_an_operation() {
+        let document = document();
+        let mut operation_ids = Vec::new();
+        for (path, item) in document["paths"].as_object().unwrap() {
+            for operation in item.as_object().unwrap().values() {
+                let declared: Vec<&str> = operation["parameters"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter(|p| p["in"] == "path")
+                    .filter_map(|p| p["name"].as_str())
+                    .collect();
+                for segment in path.split('/').filter(|s| s.starts_with('{')) {
+                    let name = segment.trim_matches(['{', '}']);
+                    assert!(declared.contains(&name), "{path}: {name} is not declared");
+                }
+                operation_ids.extend(operation["operationId"].as_str().map(String::from));
+            }
+        }
+        for path in ["/v1/tokens", "/v1/webhooks"] {
+            let links = document["paths"][path]["post"]["responses"]["201"]["links"]
+                .as_object()
+                .unwrap_or_else(|| panic!("{path} has no links"));
+            for link in links.values() {
+                let target = link["operationId"].as_str().unwrap();
+                assert!(operation_ids.iter().any(|id| id == target), "{target}");
+            }
+        }
+    }
 }

@@ -100,8 +100,8 @@ impl From<Scope> for ScopeView {
 }
 
 /// Routes of this resource.
-pub fn router() -> axum::Router<crate::state::AppState> {
-    axum::Router::new().route("/v1/scopes", axum::routing::get(list))
+pub fn routes() -> crate::routes::Routes {
+    crate::routes::Routes::new().get("/v1/scopes", list)
 }
 
 /// List every scope with its description (any valid credential may ask).

@@ -1,10 +1,9 @@
 //! `/v1/tokens`: create, list, get, rotate and revoke tokens.
 
+use axum::Json;
 use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
-use axum::routing::{get, post};
-use axum::{Json, Router};
 use chrono::{DateTime, SecondsFormat, SubsecRound, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -14,29 +13,38 @@ use crate::auth::{Authenticated, require};
 use crate::error::{ApiError, ErrorBody, Result};
 use crate::extract::{ApiJson, IgnoredBody, Query, TokenId};
 use crate::pagination::ListEnvelope;
+use crate::routes::Routes;
 use crate::scopes::Scope;
 use crate::secrets::{CredentialKind, Secret, new_id, new_secret};
 use crate::state::AppState;
 use crate::store::{self, AuditEntry, NewToken, StoreError, TokenFilter, TokenRecord, TokenStatus};
 
 /// Routes of this resource.
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/v1/tokens", get(list).post(create))
-        .route("/v1/tokens/{id}", get(show).delete(revoke))
-        .route("/v1/tokens/{id}/rotate", post(rotate))
+pub fn routes() -> Routes {
+    Routes::new()
+        .get("/v1/tokens", list)
+        .post("/v1/tokens", create)
+        .get("/v1/tokens/{id}", show)
+        .delete("/v1/tokens/{id}", revoke)
+        .post("/v1/tokens/{id}/rotate", rotate)
 }
 
 /// Body of `POST /v1/tokens`. Unknown fields are ignored.
 #[derive(Debug, Deserialize, ToSchema)]
+#[schema(example = json!({"name": "ci-deploy", "scopes": ["tokens:read", "tokens:rotate"],
+    "expires_at": "2099-01-01T00:00:00Z"}))]
 pub struct CreateToken {
-    /// 1 to 100 characters after trimming, no control characters; unique among the
-    /// workspace's tokens that are not revoked.
+    /// 1 to 100 characters once surrounding whitespace is trimmed, no control characters;
+    /// unique among the workspace's tokens that are not revoked.
+    #[schema(schema_with = crate::openapi::name)]
     pub name: String,
-    /// Scope names, at least one, each held by the caller.
+    /// Scope names (`GET /v1/scopes`), at least one, each held by the caller; repeats are
+    /// ignored.
+    #[schema(schema_with = crate::openapi::scope_names)]
     pub scopes: Vec<String>,
-    /// RFC 3339 datetime in the future; absent or null: never expires.
+    /// An RFC 3339 datetime with a time zone, in the future; absent or null: never expires.
     #[serde(default)]
+    #[schema(format = DateTime)]
     pub expires_at: Option<String>,
 }
 
@@ -46,22 +54,37 @@ pub struct CreateToken {
 #[derive(Serialize, ToSchema)]
 pub struct TokenView {
     /// `tok_` + 24 characters of `[0-9a-z]`; stable across rotation.
+    #[schema(pattern = "^tok_[0-9a-z]{24}$")]
     pub id: String,
     pub name: String,
     /// The secret, shown once.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub token: Option<String>,
+    #[schema(schema_with = crate::openapi::scope_names)]
     pub scopes: Vec<&'static str>,
     /// `active`, `expired` or `revoked`.
+    #[schema(value_type = TokenStatusName)]
     pub status: &'static str,
     /// RFC 3339, UTC.
+    #[schema(format = DateTime)]
     pub created_at: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(format = DateTime)]
     pub expires_at: Option<String>,
     /// Null until first use; later uses may show up to a minute late.
+    #[schema(format = DateTime)]
     pub last_used_at: Option<String>,
     /// The credential that created the token (`key_...` or `tok_...`).
     pub created_by: String,
+}
+
+/// A token's status, as `status` shows it and the `status` filter takes it.
+#[derive(ToSchema)]
+#[schema(rename_all = "lowercase")]
+pub enum TokenStatusName {
+    Active,
+    Expired,
+    Revoked,
 }
 
 /// Formats a timestamp as the API does: RFC 3339 in UTC with a `Z`.
@@ -88,13 +111,17 @@ impl TokenView {
 }
 
 /// Create a token.
-#[utoipa::path(post, path = "/v1/tokens", tag = "tokens", request_body = CreateToken,
+#[utoipa::path(post, path = "/v1/tokens", tag = "tokens", operation_id = "create_token",
+    request_body = CreateToken,
     responses(
-        (status = 201, description = "Created; the body holds the secret once", body = TokenView),
-        (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
+        (status = 201, description = "Created; the body holds the secret once", body = TokenView,
+            headers(("Location" = String, description = "The token's URL"))),
+        (status = 400, description = "Malformed body", body = ErrorBody),
+        (status = 401, body = ErrorBody),
         (status = 403, description = "Missing tokens:write, or asks for a scope the caller lacks", body = ErrorBody),
         (status = 409, description = "Name in use", body = ErrorBody),
-        (status = 422, body = ErrorBody), (status = 429, body = ErrorBody)))]
+        (status = 422, description = "A value out of bounds (the message names the field)", body = ErrorBody),
+        (status = 429, body = ErrorBody)))]
 pub async fn create(
     State(state): State<AppState>,
     auth: Authenticated<require::TokensWrite>,
@@ -151,11 +178,9 @@ pub async fn create(
 }
 
 /// List tokens, newest first.
-#[utoipa::path(get, path = "/v1/tokens", tag = "tokens",
-    params(
-        ("page" = Option<u64>, Query, description = "From 1; default 1"),
-        ("per_page" = Option<u64>, Query, description = "1 to 100; default 25"),
-        ("status" = Option<String>, Query, description = "active, expired or revoked; default all")),
+#[utoipa::path(get, path = "/v1/tokens", tag = "tokens", operation_id = "list_tokens",
+    params(crate::pagination::PageParams,
+        ("status" = Option<TokenStatusName>, Query, description = "Only tokens with this status; default all")),
     responses((status = 200, body = ListEnvelope<TokenView>),
         (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
         (status = 403, body = ErrorBody), (status = 422, body = ErrorBody),
@@ -195,8 +220,8 @@ pub async fn list(
 }
 
 /// Get one token, whatever its status (never its secret).
-#[utoipa::path(get, path = "/v1/tokens/{id}", tag = "tokens",
-    params(("id" = String, Path, description = "Token id")),
+#[utoipa::path(get, path = "/v1/tokens/{id}", tag = "tokens", operation_id = "get_token",
+    params(crate::openapi::TokenIdParam),
     responses((status = 200, body = TokenView), (status = 401, body = ErrorBody),
         (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
         (status = 429, body = ErrorBody)))]
@@ -214,9 +239,10 @@ pub async fn show(
 }
 
 /// Replace an active token's secret; the old secret stops working at once.
-#[utoipa::path(post, path = "/v1/tokens/{id}/rotate", tag = "tokens",
-    params(("id" = String, Path, description = "Token id")),
+#[utoipa::path(post, path = "/v1/tokens/{id}/rotate", tag = "tokens", operation_id = "rotate_token",
+    params(crate::openapi::TokenIdParam),
     responses((status = 200, description = "The token with its new secret", body = TokenView),
+        (status = 400, description = "A body was sent that is not JSON", body = ErrorBody),
         (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
         (status = 404, description = "Unknown, revoked, or in another workspace", body = ErrorBody),
         (status = 409, description = "The token has expired", body = ErrorBody),
@@ -259,9 +285,11 @@ pub async fn rotate(
 
 /// Revoke a token permanently. A 404 means it is already revoked or unknown: callers may treat
 /// it as success.
-#[utoipa::path(delete, path = "/v1/tokens/{id}", tag = "tokens",
-    params(("id" = String, Path, description = "Token id")),
-    responses((status = 204, description = "Revoked"), (status = 401, body = ErrorBody),
+#[utoipa::path(delete, path = "/v1/tokens/{id}", tag = "tokens", operation_id = "revoke_token",
+    params(crate::openapi::TokenIdParam),
+    responses((status = 204, description = "Revoked"),
+        (status = 400, description = "A body was sent that is not JSON", body = ErrorBody),
+        (status = 401, body = ErrorBody),
         (status = 403, body = ErrorBody),
         (status = 404, description = "Already revoked, unknown, or in another workspace", body = ErrorBody),
         (status = 429, body = ErrorBody)))]

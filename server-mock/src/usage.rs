@@ -5,9 +5,8 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use axum::Json;
 use axum::extract::State;
-use axum::routing::get;
-use axum::{Json, Router};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -16,6 +15,7 @@ use crate::credits::Credits;
 use crate::error::{ErrorBody, Result};
 use crate::extract::Query;
 use crate::pagination::Meta;
+use crate::routes::Routes;
 use crate::state::AppState;
 use crate::store::{Store, UsageRecord, UsageTotals};
 
@@ -85,8 +85,8 @@ impl Ledger {
 }
 
 /// Routes of this resource.
-pub fn router() -> Router<AppState> {
-    Router::new().route("/v1/usage", get(list))
+pub fn routes() -> Routes {
+    Routes::new().get("/v1/usage", list)
 }
 
 /// Ledger totals for one UTC day and model, or (in `totals`) for everything.
@@ -129,11 +129,12 @@ pub struct UsageList {
 
 /// Credit ledger totals by day and model, newest day first, and the grand total.
 #[utoipa::path(get, path = "/v1/usage", tag = "usage",
-    params(
-        ("page" = Option<u64>, Query, description = "From 1; default 1"),
-        ("per_page" = Option<u64>, Query, description = "1 to 100; default 25")),
-    responses((status = 200, body = UsageList), (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody), (status = 429, body = ErrorBody)))]
+    params(crate::pagination::PageParams),
+    responses((status = 200, body = UsageList),
+        (status = 400, description = "Malformed query", body = ErrorBody),
+        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 422, description = "page or per_page out of bounds", body = ErrorBody),
+        (status = 429, body = ErrorBody)))]
 pub async fn list(
     State(state): State<AppState>,
     auth: Authenticated<require::UsageRead>,

@@ -34,6 +34,69 @@ fn once<'de, A: MapAccess<'de>, T: DeserializeOwned>(
     Ok(())
 }
 
+/// Reads `field` as a JSON object (or null) of `T`'s fields; serde would also read a struct from
+/// an array of its fields in order, which is not a shape the API takes.
+fn object<'de, A: MapAccess<'de>, T: DeserializeOwned>(
+    map: &mut A,
+    seen: &mut bool,
+    field: &'static str,
+) -> Result<Option<T>, A::Error> {
+    let mut slot: Option<serde_json::Map<String, serde_json::Value>> = None;
+    once(map, &mut slot, seen, field)?;
+    slot.map(|fields| serde_json::from_value(serde_json::Value::Object(fields)))
+        .transpose()
+        .map_err(|err| de::Error::custom(format!("{field}: {err}")))
+}
+
+/// Reads `field` as a whole number, written as an integer or as a number with nothing after
+/// the point (`12.0`: JSON Schema's `integer` allows it, and so do OpenAI's clients).
+fn whole<'de, A: MapAccess<'de>>(
+    map: &mut A,
+    seen: &mut bool,
+    field: &'static str,
+) -> Result<Option<i64>, A::Error> {
+    let mut slot: Option<Whole> = None;
+    once(map, &mut slot, seen, field)?;
+    Ok(slot.map(|whole| whole.0))
+}
+
+struct Whole(i64);
+
+impl<'de> Deserialize<'de> for Whole {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(WholeVisitor)
+    }
+}
+
+struct WholeVisitor;
+
+impl Visitor<'_> for WholeVisitor {
+    type Value = Whole;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a whole number")
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Whole, E> {
+        Ok(Whole(v))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Whole, E> {
+        i64::try_from(v)
+            .map(Whole)
+            .map_err(|_| E::custom("a whole number up to 9223372036854775807"))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Whole, E> {
+        // i64::MAX as f64 rounds up to 2^63, which is out of range: hence the strict `<`.
+        if v.fract() == 0.0 && v >= i64::MIN as f64 && v < i64::MAX as f64 {
+            Ok(Whole(v as i64))
+        } else {
+            Err(E::invalid_type(de::Unexpected::Float(v), &self))
+        }
+    }
+}
+
 impl<'de> Visitor<'de> for RequestVisitor {
     type Value = ChatRequest;
 
@@ -51,18 +114,15 @@ impl<'de> Visitor<'de> for RequestVisitor {
                 "model" => once(m, &mut model, &mut s[0], "model")?,
                 "messages" => once(m, &mut messages, &mut s[1], "messages")?,
                 "stream" => once(m, &mut r.stream, &mut s[2], "stream")?,
-                "stream_options" => once(m, &mut r.stream_options, &mut s[3], "stream_options")?,
-                "max_tokens" => once(m, &mut r.max_tokens, &mut s[4], "max_tokens")?,
-                "max_completion_tokens" => once(
-                    m,
-                    &mut r.max_completion_tokens,
-                    &mut s[5],
-                    "max_completion_tokens",
-                )?,
+                "stream_options" => r.stream_options = object(m, &mut s[3], "stream_options")?,
+                "max_tokens" => r.max_tokens = whole(m, &mut s[4], "max_tokens")?,
+                "max_completion_tokens" => {
+                    r.max_completion_tokens = whole(m, &mut s[5], "max_completion_tokens")?;
+                }
                 "temperature" => once(m, &mut r.temperature, &mut s[6], "temperature")?,
                 "tools" => once(m, &mut r.tools, &mut s[7], "tools")?,
                 "tool_choice" => once(m, &mut r.tool_choice, &mut s[8], "tool_choice")?,
-                "route_strategy" => once(m, &mut r.route_strategy, &mut s[9], "route_strategy")?,
+                "route_strategy" => r.route_strategy = object(m, &mut s[9], "route_strategy")?,
                 "budget_limit" => once(m, &mut r.budget_limit, &mut s[10], "budget_limit")?,
                 "agent_wallet" => once(m, &mut r.agent_wallet, &mut s[11], "agent_wallet")?,
                 _ => {
@@ -119,5 +179,24 @@ mod tests {
                 .contains("number of credits")
         );
         assert!(read(r#"[1]"#).contains("invalid type"));
+        let array = r#"{"model": "a", "messages": [], "route_strategy": [0.5, 0.5]}"#;
+        assert!(
+            read(array).contains("invalid type: sequence, expected a map"),
+            "{}",
+            read(array)
+        );
+        assert!(
+            read(r#"{"model": "a", "messages": [], "max_tokens": 1.5}"#).contains("whole number")
+        );
+        assert!(
+            read(r#"{"model": "a", "messages": [], "max_tokens": 1e19}"#).contains("whole number")
+        );
+        let whole =
+            r#"{"model": "a", "messages": [], "max_tokens": 12.0, "max_completion_tokens": 3}"#;
+        let request: ChatRequest = serde_json::from_str(whole).unwrap();
+        assert_eq!(
+            (request.max_tokens, request.max_completion_tokens),
+            (Some(12), Some(3))
+        );
     }
 }

@@ -7,6 +7,7 @@ mod openai;
 mod provider;
 pub mod request;
 pub mod routing;
+pub mod schema;
 mod simulated;
 mod stream;
 pub mod upstream;
@@ -17,8 +18,7 @@ use std::time::Duration;
 
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
-use axum::routing::post;
-use axum::{Extension, Json, Router};
+use axum::{Extension, Json};
 use serde::Serialize;
 
 use self::error::GatewayError;
@@ -29,6 +29,7 @@ use crate::credits::Credits;
 use crate::extract::ApiJson;
 use crate::models::{Catalogue, Model};
 use crate::request_id::RequestId;
+use crate::routes::Routes;
 use crate::state::AppState;
 use crate::store::{self, UsageRecord};
 use crate::usage::Ledger;
@@ -53,8 +54,8 @@ impl Gateway {
 }
 
 /// Routes of this resource.
-pub fn router() -> Router<AppState> {
-    Router::new().route("/v1/chat/completions", post(create))
+pub fn routes() -> Routes {
+    Routes::new().post("/v1/chat/completions", create)
 }
 
 /// `platform`: how the request was routed and what it cost.

@@ -54,7 +54,10 @@ pub struct RouteStrategy {
 }
 
 /// Roles a message may have.
-const ROLES: [&str; 5] = ["system", "developer", "user", "assistant", "tool"];
+pub const ROLES: [&str; 5] = ["system", "developer", "user", "assistant", "tool"];
+
+/// The largest `budget_limit`, in credits.
+pub const MAX_BUDGET_CREDITS: u64 = 1_000_000_000;
 
 /// A request that passed validation, with defaults applied.
 #[derive(Debug, Clone)]
@@ -109,20 +112,48 @@ impl ChatRequest {
                 "temperature must be between 0 and 2",
             ));
         }
-        let max_tokens = match self.max_tokens.or(self.max_completion_tokens) {
-            None => None,
-            Some(n) if n >= 1 => Some(u32::try_from(n).unwrap_or(u32::MAX)),
-            Some(_) => {
+        for (param, value) in [
+            ("max_tokens", self.max_tokens),
+            ("max_completion_tokens", self.max_completion_tokens),
+        ] {
+            if value.is_some_and(|n| n < 1) {
                 return Err(GatewayError::invalid(
-                    "max_tokens",
-                    "max_tokens must be at least 1",
+                    param,
+                    format!("{param} must be at least 1"),
                 ));
             }
-        };
-        if self.budget_limit == Some(Credits::ZERO) {
+        }
+        let max_tokens = self
+            .max_tokens
+            .or(self.max_completion_tokens)
+            .map(|n| u32::try_from(n).unwrap_or(u32::MAX));
+        let most = Credits::from_nanos(MAX_BUDGET_CREDITS * 1_000_000_000);
+        if let Some(budget) = self.budget_limit
+            && !(Credits::from_nanos(1)..=most).contains(&budget)
+        {
             return Err(GatewayError::invalid(
                 "budget_limit",
-                "budget_limit must be at least 0.000000001 credits",
+                format!("budget_limit must be from 0.000000001 to {MAX_BUDGET_CREDITS} credits"),
+            ));
+        }
+        if self.tools.as_ref().is_some_and(|tools| {
+            !tools
+                .as_array()
+                .is_some_and(|list| list.iter().all(Value::is_object))
+        }) {
+            return Err(GatewayError::invalid(
+                "tools",
+                "tools must be an array of tool objects",
+            ));
+        }
+        if self
+            .tool_choice
+            .as_ref()
+            .is_some_and(|choice| !(choice.is_string() || choice.is_object()))
+        {
+            return Err(GatewayError::invalid(
+                "tool_choice",
+                "tool_choice must be a string or an object",
             ));
         }
         if let Some(wallet) = &self.agent_wallet

@@ -8,11 +8,10 @@ mod views;
 
 use std::time::Duration;
 
+use axum::Json;
 use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
-use axum::routing::{get, post};
-use axum::{Json, Router};
 use serde_json::json;
 
 use crate::audit::actions;
@@ -20,12 +19,13 @@ use crate::auth::{Authenticated, require};
 use crate::error::{ApiError, ErrorBody, Result};
 use crate::extract::{ApiJson, Query};
 use crate::pagination::ListEnvelope;
+use crate::routes::Routes;
 use crate::secrets::new_id;
 use crate::state::AppState;
 use crate::store::{self, AuditEntry, Endpoint, NewEvent, StoreError};
 use crate::tokens::timestamp;
 pub use id::WebhookId;
-pub use views::{AttemptView, CreateEndpoint, EndpointView};
+pub use views::{AttemptView, CreateEndpoint, EndpointStatus, EndpointView};
 
 /// Event types an endpoint can subscribe to.
 pub const EVENT_TYPES: [&str; 2] = ["token.rotated", "token.expiring"];
@@ -82,21 +82,30 @@ pub fn event(workspace_id: &str, kind: &str, data: serde_json::Value) -> NewEven
 }
 
 /// Routes of this resource.
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/v1/webhooks", get(list).post(create))
-        .route("/v1/webhooks/{id}", get(show).delete(remove))
-        .route("/v1/webhooks/{id}/test", post(test))
-        .route("/v1/webhooks/{id}/deliveries", get(deliveries))
+pub fn routes() -> Routes {
+    Routes::new()
+        .get("/v1/webhooks", list)
+        .post("/v1/webhooks", create)
+        .get("/v1/webhooks/{id}", show)
+        .delete("/v1/webhooks/{id}", remove)
+        .post("/v1/webhooks/{id}/test", test)
+        .get("/v1/webhooks/{id}/deliveries", deliveries)
 }
 
+/// The documented URL grammar ([`crate::openapi::URL_PATTERN`]), compiled once.
+static URL_GRAMMAR: std::sync::LazyLock<Option<regex::Regex>> =
+    std::sync::LazyLock::new(|| regex::Regex::new(crate::openapi::URL_PATTERN).ok());
+
 fn validate(body: &CreateEndpoint) -> Result<(String, Vec<String>)> {
-    let url = body.url.trim();
-    let parsed = reqwest::Url::parse(url)
-        .map_err(|_| ApiError::Unprocessable("url must be an http or https URL".into()))?;
-    if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+    let url = body.url.as_str();
+    let documented = URL_GRAMMAR
+        .as_ref()
+        .is_some_and(|grammar| grammar.is_match(url));
+    let parsed = reqwest::Url::parse(url).ok().filter(|_| documented);
+    if !parsed.is_some_and(|p| matches!(p.scheme(), "http" | "https") && p.host_str().is_some()) {
         return Err(ApiError::Unprocessable(
-            "url must be an http or https URL".into(),
+            "url must be an http or https URL with a DNS name or IPv4 address, without a user or fragment"
+                .into(),
         ));
     }
     if body.events.is_empty() {
@@ -136,9 +145,14 @@ async fn audit<R: crate::auth::Requirement>(
 }
 
 /// Add an endpoint; the answer holds its signing secret, shown only this once.
-#[utoipa::path(post, path = "/v1/webhooks", tag = "webhooks", request_body = CreateEndpoint,
-    responses((status = 201, body = EndpointView), (status = 400, body = ErrorBody),
-        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 422, body = ErrorBody)))]
+#[utoipa::path(post, path = "/v1/webhooks", tag = "webhooks", operation_id = "create_webhook",
+    request_body = CreateEndpoint,
+    responses((status = 201, description = "Created; the body holds the signing secret once", body = EndpointView,
+            headers(("Location" = String, description = "The endpoint's URL"))),
+        (status = 400, description = "Malformed body", body = ErrorBody),
+        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 422, description = "A value out of bounds (the message names the field)", body = ErrorBody),
+        (status = 429, body = ErrorBody)))]
 pub async fn create(
     State(state): State<AppState>,
     auth: Authenticated<require::WebhooksWrite>,
@@ -170,8 +184,13 @@ pub async fn create(
 }
 
 /// List endpoints, newest first.
-#[utoipa::path(get, path = "/v1/webhooks", tag = "webhooks",
-    responses((status = 200, body = ListEnvelope<EndpointView>), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]
+#[utoipa::path(get, path = "/v1/webhooks", tag = "webhooks", operation_id = "list_webhooks",
+    params(crate::pagination::PageParams),
+    responses((status = 200, body = ListEnvelope<EndpointView>),
+        (status = 400, description = "Malformed query", body = ErrorBody),
+        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 422, description = "page or per_page out of bounds", body = ErrorBody),
+        (status = 429, body = ErrorBody)))]
 pub async fn list(
     State(state): State<AppState>,
     auth: Authenticated<require::WebhooksRead>,
@@ -199,8 +218,11 @@ async fn find(state: &AppState, workspace_id: &str, id: &str) -> Result<Endpoint
 }
 
 /// One endpoint (never its secret).
-#[utoipa::path(get, path = "/v1/webhooks/{id}", tag = "webhooks",
-    responses((status = 200, body = EndpointView), (status = 404, body = ErrorBody)))]
+#[utoipa::path(get, path = "/v1/webhooks/{id}", tag = "webhooks", operation_id = "get_webhook",
+    params(crate::openapi::WebhookIdParam),
+    responses((status = 200, body = EndpointView), (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 429, body = ErrorBody)))]
 pub async fn show(
     State(state): State<AppState>,
     auth: Authenticated<require::WebhooksRead>,
@@ -211,8 +233,12 @@ pub async fn show(
 }
 
 /// Delete an endpoint; its pending deliveries are dropped.
-#[utoipa::path(delete, path = "/v1/webhooks/{id}", tag = "webhooks",
-    responses((status = 204, description = "Deleted"), (status = 404, body = ErrorBody)))]
+#[utoipa::path(delete, path = "/v1/webhooks/{id}", tag = "webhooks", operation_id = "delete_webhook",
+    params(crate::openapi::WebhookIdParam),
+    responses((status = 204, description = "Deleted"), (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+        (status = 404, description = "Unknown, already deleted, or in another workspace", body = ErrorBody),
+        (status = 429, body = ErrorBody)))]
 pub async fn remove(
     State(state): State<AppState>,
     auth: Authenticated<require::WebhooksWrite>,
@@ -233,9 +259,13 @@ pub async fn remove(
 }
 
 /// Send a `webhook.test` event to this endpoint; 409 when it is disabled (nothing would be sent).
-#[utoipa::path(post, path = "/v1/webhooks/{id}/test", tag = "webhooks",
-    responses((status = 202, description = "Queued; the body names the event"), (status = 404, body = ErrorBody),
-        (status = 409, body = ErrorBody)))]
+#[utoipa::path(post, path = "/v1/webhooks/{id}/test", tag = "webhooks", operation_id = "test_webhook",
+    params(crate::openapi::WebhookIdParam),
+    responses((status = 202, description = "Queued", body = TestEvent),
+        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+        (status = 409, description = "The endpoint is disabled", body = ErrorBody),
+        (status = 429, body = ErrorBody)))]
 pub async fn test(
     State(state): State<AppState>,
     auth: Authenticated<require::WebhooksWrite>,
@@ -258,13 +288,34 @@ pub async fn test(
     state.webhooks.wake.notify_one();
     Ok((
         StatusCode::ACCEPTED,
-        Json(json!({"id": event_id, "type": "webhook.test"})),
+        Json(TestEvent {
+            id: event_id,
+            kind: "webhook.test",
+        }),
     ))
+}
+
+/// The event `POST /v1/webhooks/{id}/test` queued.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct TestEvent {
+    /// `evt_...`, also sent as `x-service-event-id`.
+    pub id: String,
+    /// `webhook.test`.
+    #[serde(rename = "type")]
+    #[schema(example = "webhook.test")]
+    pub kind: &'static str,
 }
 
 /// Delivery attempts to this endpoint, newest first.
 #[utoipa::path(get, path = "/v1/webhooks/{id}/deliveries", tag = "webhooks",
-    responses((status = 200, body = ListEnvelope<AttemptView>), (status = 404, body = ErrorBody)))]
+    operation_id = "list_webhook_deliveries",
+    params(crate::openapi::WebhookIdParam, crate::pagination::PageParams),
+    responses((status = 200, body = ListEnvelope<AttemptView>),
+        (status = 400, description = "Malformed query", body = ErrorBody),
+        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+        (status = 422, description = "page or per_page out of bounds", body = ErrorBody),
+        (status = 429, body = ErrorBody)))]
 pub async fn deliveries(
     State(state): State<AppState>,
     auth: Authenticated<require::WebhooksRead>,

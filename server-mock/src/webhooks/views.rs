@@ -8,10 +8,14 @@ use crate::tokens::timestamp;
 
 /// Body of `POST /v1/webhooks`.
 #[derive(Debug, Deserialize, ToSchema)]
+#[schema(example = json!({"url": "http://127.0.0.1:8787/hooks", "events": ["token.rotated"]}))]
 pub struct CreateEndpoint {
-    /// Where events are POSTed: an http or https URL.
+    /// Where events are POSTed: an http or https URL with a DNS name or IPv4 address, without
+    /// a user or a fragment.
+    #[schema(schema_with = crate::openapi::url)]
     pub url: String,
-    /// Event types to receive: `token.rotated`, `token.expiring`.
+    /// Event types to receive, at least one: `token.rotated`, `token.expiring`.
+    #[schema(schema_with = crate::openapi::event_names)]
     pub events: Vec<String>,
 }
 
@@ -19,15 +23,27 @@ pub struct CreateEndpoint {
 #[derive(Serialize, ToSchema)]
 pub struct EndpointView {
     /// `whk_...`.
+    #[schema(pattern = "^whk_[0-9a-z]{24}$")]
     pub id: String,
     pub url: String,
+    #[schema(schema_with = crate::openapi::event_names)]
     pub events: Vec<String>,
     /// `active`, or `disabled` after the receiver answered 410 Gone.
+    #[schema(value_type = EndpointStatus)]
     pub status: &'static str,
+    #[schema(format = DateTime)]
     pub created_at: String,
     /// The signing secret, shown once.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub secret: Option<String>,
+}
+
+/// An endpoint's status.
+#[derive(ToSchema)]
+#[schema(rename_all = "lowercase")]
+pub enum EndpointStatus {
+    Active,
+    Disabled,
 }
 
 /// Never shows the signing secret, only whether one is held.

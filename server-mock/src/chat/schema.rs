@@ -1,0 +1,182 @@
+//! The gateway in the OpenAPI document: `POST /v1/chat/completions`, its request, its whole and
+//! streamed answers, and OpenAI's error envelope. The gateway reads requests and writes answers
+//! with its own code (`decode`, `request`, `wire`); this is their description, kept beside them,
+//! with every bound `ChatRequest::check` enforces.
+
+use serde::Serialize;
+use serde_json::{Value, json};
+use utoipa::ToSchema;
+
+use super::request::{MAX_BUDGET_CREDITS, ROLES};
+
+/// OpenAI's error envelope, which every gateway error (and every error on `/v1/models`) uses.
+#[derive(Serialize, ToSchema)]
+pub struct OpenAiError {
+    pub error: OpenAiErrorDetail,
+}
+
+/// The inside of [`OpenAiError`].
+#[derive(Serialize, ToSchema)]
+pub struct OpenAiErrorDetail {
+    /// What went wrong, in words.
+    pub message: String,
+    /// `invalid_request_error`, `authentication_error`, `permission_error`,
+    /// `rate_limit_error` or `api_error`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// e.g. `invalid_value`, `model_not_found`, `budget_exceeded`, `invalid_api_key`,
+    /// `upstream_error`.
+    pub code: Option<String>,
+    /// The request field at fault, if one is.
+    pub param: Option<String>,
+}
+
+/// Adds the gateway's operation and shapes to `document`.
+pub fn describe(document: &mut Value) {
+    let error = |description: &str| json!({"description": description, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/OpenAiError"}}}});
+    document["paths"]["/v1/chat/completions"] = json!({"post": {
+        "tags": ["chat"],
+        "operationId": "create_chat_completion",
+        "summary": "Create a chat completion (OpenAI-compatible), routed by cost and quality",
+        "description": "Whole answers are JSON; with `stream: true` the answer is server-sent events: `data: <ChatCompletionChunk>` events, the last chunk with an empty `delta`, `finish_reason` and `platform`, a chunk with `usage` when `stream_options.include_usage` is set, then `data: [DONE]`. An upstream failure after the first chunk is a `data: <OpenAiError>` event followed by `[DONE]`.",
+        "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ChatCompletionRequest"}}}},
+        "responses": {
+            "200": {"description": "The answer, whole or streamed", "content": {
+                "application/json": {"schema": {"$ref": "#/components/schemas/ChatCompletion"}},
+                "text/event-stream": {"schema": {
+                    "description": "Each server-sent event (as OpenAPI 3.2's itemSchema): its `data` a ChatCompletionChunk, an OpenAiError after a failure mid-stream, or `[DONE]` last",
+                    "type": "object",
+                    "required": ["data"],
+                    "properties": {"data": {"anyOf": [
+                        {"const": "[DONE]"},
+                        {"type": "string", "contentMediaType": "application/json", "contentSchema": {"anyOf": [
+                            {"$ref": "#/components/schemas/ChatCompletionChunk"},
+                            {"$ref": "#/components/schemas/OpenAiError"}
+                        ]}}
+                    ]}}
+                }}
+            }},
+            "400": error("Malformed body or a value out of bounds (`param` names the field)"),
+            "401": error("Missing, unknown, revoked or expired credential"),
+            "402": error("No model's worst-case cost fits `budget_limit` (`budget_exceeded`)"),
+            "403": error("The credential lacks `chat:write`"),
+            "404": error("No such model (`model_not_found`)"),
+            "429": error("Rate limited"),
+            "502": error("Every candidate upstream failed before answering"),
+            "504": error("Every candidate upstream timed out")
+        }
+    }});
+    let schemas = &mut document["components"]["schemas"];
+    let nullable = |schema: Value| json!({"anyOf": [schema, {"type": "null"}]});
+    let content = json!({"anyOf": [
+        {"type": "string"},
+        {"type": "array", "description": "Content parts; the `text` of each counts as prompt"}
+    ]});
+    let others: Vec<&str> = ROLES
+        .iter()
+        .copied()
+        .filter(|r| *r != "assistant")
+        .collect();
+    schemas["ChatMessage"] = json!({
+        "description": "One message. Fields besides `role` and `content` (`name`, `tool_calls`, `tool_call_id`, ...) are passed to the upstream unchanged. Only an assistant message may leave `content` out or null (when it calls tools).",
+        "anyOf": [
+            {"type": "object", "required": ["role", "content"],
+             "properties": {"role": {"type": "string", "enum": others}, "content": content}},
+            {"type": "object", "required": ["role"],
+             "properties": {"role": {"const": "assistant"}, "content": nullable(content.clone())}}
+        ]
+    });
+    schemas["ChatCompletionRequest"] = json!({
+        "type": "object",
+        "required": ["model", "messages"],
+        "description": "Fields not listed here (`top_p`, `n`, `stop`, `user`, ...) are passed to an OpenAI-compatible upstream unchanged.",
+        "example": {"model": "auto", "max_tokens": 64, "budget_limit": 0.05,
+                    "messages": [{"role": "user", "content": "Say hello"}]},
+        "properties": {
+            "model": {"type": "string", "pattern": r"\S", "description": "A model id (`GET /v1/models`), or `auto`, `auto-fast`, `auto-cheap`"},
+            "messages": {"type": "array", "minItems": 1, "items": {"$ref": "#/components/schemas/ChatMessage"}},
+            "stream": nullable(json!({"type": "boolean", "description": "Answer as server-sent events; default false"})),
+            "stream_options": nullable(json!({"type": "object", "properties": {"include_usage": {"type": "boolean"}}})),
+            "max_tokens": nullable(json!({"type": "integer", "minimum": 1, "maximum": i64::MAX, "description": "Most completion tokens (capped by the model's own maximum)"})),
+            "max_completion_tokens": nullable(json!({"type": "integer", "minimum": 1, "maximum": i64::MAX, "description": "OpenAI's newer name for `max_tokens`; `max_tokens` wins when both are given"})),
+            "temperature": nullable(json!({"type": "number", "minimum": 0, "maximum": 2})),
+            "tools": nullable(json!({"type": "array", "items": {"type": "object"}, "description": "Tool definitions, passed to the upstream unchanged"})),
+            "tool_choice": nullable(json!({"anyOf": [{"type": "string"}, {"type": "object"}]})),
+            "route_strategy": nullable(json!({
+                "type": "object",
+                "description": "Weights for `auto` (each 0.5 when left out); not both 0",
+                "properties": {
+                    "cost_weight": nullable(json!({"type": "number", "minimum": 0, "maximum": 1})),
+                    "quality_weight": nullable(json!({"type": "number", "minimum": 0, "maximum": 1}))
+                },
+                "not": {"required": ["cost_weight", "quality_weight"],
+                        "properties": {"cost_weight": {"const": 0}, "quality_weight": {"const": 0}}}
+            })),
+            "budget_limit": nullable(json!({"type": "number", "minimum": 0.000_000_001, "maximum": MAX_BUDGET_CREDITS,
+                "description": "Most credits this request may consume, compared exactly; digits below 10^-9 credit are cut off"})),
+            "agent_wallet": nullable(json!({"type": "string", "pattern": "^0x[0-9a-fA-F]{40}$", "description": "Recorded with the ledger entry for settlement"}))
+        }
+    });
+    let credits =
+        |description: &str| json!({"type": "number", "minimum": 0, "description": description});
+    schemas["Platform"] = json!({
+        "type": "object",
+        "required": ["routed_model", "route_reason", "credits_consumed", "cost_saved_credits"],
+        "properties": {
+            "routed_model": {"type": "string"},
+            "route_reason": {"type": "string", "description": "Why this model, in words, and which failed before it"},
+            "credits_consumed": credits("Exact decimal, to the nano-credit"),
+            "cost_saved_credits": credits("What the highest-quality model would have cost, minus credits_consumed; exact")
+        }
+    });
+    schemas["Usage"] = json!({
+        "type": "object",
+        "required": ["prompt_tokens", "completion_tokens", "total_tokens"],
+        "properties": {
+            "prompt_tokens": {"type": "integer", "minimum": 0},
+            "completion_tokens": {"type": "integer", "minimum": 0},
+            "total_tokens": {"type": "integer", "minimum": 0}
+        }
+    });
+    schemas["ChatCompletion"] = json!({
+        "type": "object",
+        "required": ["id", "object", "created", "model", "choices", "usage", "platform"],
+        "properties": {
+            "id": {"type": "string"},
+            "object": {"const": "chat.completion"},
+            "created": {"type": "integer", "description": "Unix time in seconds"},
+            "model": {"type": "string"},
+            "choices": {"type": "array", "items": {
+                "type": "object", "required": ["index", "message", "finish_reason"],
+                "properties": {
+                    "index": {"type": "integer", "minimum": 0},
+                    "message": {"type": "object", "required": ["role"], "properties": {"role": {"type": "string"}, "content": {"type": ["string", "null"]}}},
+                    "finish_reason": {"type": "string"}
+                }
+            }},
+            "usage": {"$ref": "#/components/schemas/Usage"},
+            "platform": {"$ref": "#/components/schemas/Platform"}
+        }
+    });
+    schemas["ChatCompletionChunk"] = json!({
+        "type": "object",
+        "required": ["id", "object", "created", "model", "choices"],
+        "description": "One streamed event. The last chunk with choices has an empty `delta`, `finish_reason` and `platform`; the `usage` chunk has empty `choices`.",
+        "properties": {
+            "id": {"type": "string"},
+            "object": {"const": "chat.completion.chunk"},
+            "created": {"type": "integer"},
+            "model": {"type": "string"},
+            "choices": {"type": "array", "items": {
+                "type": "object", "required": ["index", "delta", "finish_reason"],
+                "properties": {
+                    "index": {"type": "integer", "minimum": 0},
+                    "delta": {"type": "object", "description": "`role` and `content` pieces, or tool calls; `{}` on the last chunk"},
+                    "finish_reason": {"type": ["string", "null"]}
+                }
+            }},
+            "usage": {"$ref": "#/components/schemas/Usage"},
+            "platform": {"$ref": "#/components/schemas/Platform"}
+        }
+    });
+}
