@@ -260,6 +260,29 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #[test]
+        fn fuzz_every_amount_reads_back_from_its_text(nanos: u64) {
+            let written = Credits::from_nanos(nanos).to_string();
+            proptest::prop_assert_eq!(Credits::parse_floor(&written), Some(Credits::from_nanos(nanos)));
+            let json = serde_json::to_string(&Credits::from_nanos(nanos)).unwrap();
+            proptest::prop_assert_eq!(serde_json::from_str::<Credits>(&json).unwrap().nanos(), nanos);
+        }
+
+        #[test]
+        fn fuzz_a_plain_decimal_reads_as_itself_cut_to_the_nano_credit(
+            whole in 0u64..18_446_744_073,
+            fraction in "[0-9]{0,14}",
+            junk in "[-+0-9.eE]{0,30}|\\PC{0,30}",
+        ) {
+            let _ = Credits::parse_floor(&junk);
+            let text = format!("{whole}.{fraction}0");
+            let nine = format!("{fraction:0<9}");
+            let expected = whole * 1_000_000_000 + nine[..9].parse::<u64>().unwrap();
+            proptest::prop_assert_eq!(Credits::parse_floor(&text), Some(Credits::from_nanos(expected)));
+        }
+    }
+
     #[test]
     fn prices_finer_than_a_nano_credit_per_token_are_refused() {
         assert_eq!(price("0.15").unwrap().nanos_per_token(), 150_000);

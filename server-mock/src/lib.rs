@@ -15,6 +15,7 @@ pub mod last_used;
 pub mod listen;
 pub mod models;
 pub mod openapi;
+pub mod outbound;
 pub mod pagination;
 pub mod rate_limit;
 pub mod repoll;

@@ -324,7 +324,7 @@ fn entry<R: crate::auth::Requirement>(
     .request(auth.request_id.clone())
 }
 
-fn validate_name(raw: &str) -> Result<String> {
+pub(crate) fn validate_name(raw: &str) -> Result<String> {
     let name = raw.trim();
     let length = name.chars().count();
     if !(1..=100).contains(&length) {

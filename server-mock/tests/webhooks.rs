@@ -277,7 +277,7 @@ async fn deliveries_survive_a_receiver_outage() {
             .as_array()
             .unwrap()
             .iter()
-            .filter(|a| a["error"] == "connection failed")
+            .filter(|a| a["error"] == "connection refused")
             .map(|a| a["event_id"].as_str().unwrap())
             .collect();
         failed.sort_unstable();

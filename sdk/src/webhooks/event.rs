@@ -137,7 +137,8 @@ pub fn verify_event(
             .trim()
             .parse()
             .map_err(|_| SignatureError::Stale)?;
-        let skew = (Utc::now().timestamp() - sent).unsigned_abs();
+        // Any i64 may arrive: the distance, not a difference that could overflow.
+        let skew = Utc::now().timestamp().abs_diff(sent);
         if skew > tolerance.as_secs() {
             return Err(SignatureError::Stale);
         }
@@ -155,6 +156,23 @@ mod tests {
         headers.insert(SIGNATURE_HEADER, signature.parse().unwrap());
         headers.insert(TIMESTAMP_HEADER, timestamp.to_string().parse().unwrap());
         headers
+    }
+
+    #[test]
+    fn a_timestamp_at_the_ends_of_i64_is_stale_not_a_panic() {
+        // Found by fuzz_verify_event_never_panics_and_only_accepts_signed_events_in_time.
+        let body =
+            br#"{"id": "evt_1", "type": "webhook.test", "created_at": "2026-01-01T00:00:00Z"}"#;
+        let signature = sign(b"k", body);
+        for sent in [i64::MIN, i64::MAX] {
+            let verdict = verify_event(
+                b"k",
+                &headers(&signature, sent),
+                body,
+                Some(Duration::from_secs(300)),
+            );
+            assert_eq!(verdict, Err(SignatureError::Stale));
+        }
     }
 
     #[test]

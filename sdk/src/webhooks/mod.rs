@@ -1,6 +1,8 @@
 //! Webhooks: endpoint configuration, delivery attempts, signature verification and typed events.
 
 mod event;
+#[cfg(test)]
+mod fuzz;
 mod signature;
 
 use chrono::{DateTime, Utc};

@@ -3,6 +3,8 @@
 
 mod decode;
 pub mod error;
+#[cfg(test)]
+mod fuzz;
 mod openai;
 mod provider;
 pub mod request;

@@ -197,7 +197,12 @@ pub async fn complete(
 /// A stream of deltas; the connection closes when it is dropped.
 pub async fn stream(model: &Model, cap: u32, request: &ChatRequest) -> Result<ItemStream, Failure> {
     let reply = in_time(model, send(model, &body(model, cap, request, true))).await?;
-    let events = SseStream::new(reply.stream());
+    Ok(items(reply.stream()))
+}
+
+/// The deltas, finish reasons, usage and failures an upstream's SSE body holds, in order.
+pub(super) fn items(body: super::upstream::BodyStream) -> ItemStream {
+    let events = SseStream::new(body);
     let items = events
         .map(|event| match event {
             Ok(SseEvent::Message(event)) => match event.data.trim() {
@@ -210,7 +215,7 @@ pub async fn stream(model: &Model, cap: u32, request: &ChatRequest) -> Result<It
             Err(err) => failed(Failure::other(format!("the upstream stream broke: {err}"))),
         })
         .flat_map(|items| futures::stream::iter(items.into_iter().flatten()));
-    Ok(Box::pin(items))
+    Box::pin(items)
 }
 
 /// What one upstream chunk gives, in order: a delta, a finish reason and usage, each maybe; or

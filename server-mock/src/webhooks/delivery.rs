@@ -53,6 +53,9 @@ pub async fn run(hub: Arc<Hub>, store: Arc<dyn Store>) {
             tokio::spawn(async move {
                 attempt(&hub, store.as_ref(), delivery).await;
                 drop(permit);
+                // The endpoint has room for another attempt now: a backlog drains as fast as its
+                // receiver answers, not at the worker's idle tick.
+                hub.wake.notify_one();
             });
         }
     }
@@ -83,13 +86,7 @@ async fn attempt(hub: &Hub, store: &dyn Store, delivery: Delivery) {
                 .send()
                 .await
                 .map(|response| response.status().as_u16())
-                .map_err(|err| {
-                    if err.is_timeout() {
-                        "timed out".to_string()
-                    } else {
-                        "connection failed".to_string()
-                    }
-                })
+                .map_err(|err| crate::outbound::request(&err))
         }
     };
     let outcome = match result {

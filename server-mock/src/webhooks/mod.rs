@@ -96,7 +96,7 @@ pub fn routes() -> Routes {
 static URL_GRAMMAR: std::sync::LazyLock<Option<regex::Regex>> =
     std::sync::LazyLock::new(|| regex::Regex::new(crate::openapi::URL_PATTERN).ok());
 
-fn validate(body: &CreateEndpoint) -> Result<(String, Vec<String>)> {
+pub(crate) fn validate(body: &CreateEndpoint) -> Result<(String, Vec<String>)> {
     let url = body.url.as_str();
     let documented = URL_GRAMMAR
         .as_ref()

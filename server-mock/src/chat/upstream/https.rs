@@ -7,8 +7,9 @@ use std::time::Duration;
 use futures::StreamExt;
 use hyper::header::{AUTHORIZATION, CONTENT_TYPE, HeaderValue};
 
-use super::{Reply, why};
+use super::Reply;
 use crate::chat::provider::Failure;
+use crate::outbound;
 
 /// How long a TCP connection and TLS handshake may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -31,7 +32,7 @@ pub fn client(ca_file: Option<&Path>, read_timeout: Duration) -> anyhow::Result<
     }
     builder
         .build()
-        .map_err(|err| anyhow::anyhow!("cannot set up HTTPS: {}", why::chain(&err)))
+        .map_err(|err| anyhow::anyhow!("cannot set up HTTPS: {}", outbound::chain(&err)))
 }
 
 /// POSTs a JSON `body` to `url`; resolves once the answer's head has arrived.
@@ -63,6 +64,6 @@ fn failure(err: &reqwest::Error) -> Failure {
     if err.is_timeout() {
         Failure::timeout()
     } else {
-        Failure::other(why::request(err))
+        Failure::other(outbound::request(err))
     }
 }

@@ -18,8 +18,9 @@ use hyper::{Request, Uri};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 
-use super::{READ_TIMEOUT, Reply, why};
+use super::{READ_TIMEOUT, Reply};
 use crate::chat::provider::Failure;
+use crate::outbound;
 
 /// Idle connections kept per upstream.
 const MAX_IDLE: usize = 256;
@@ -95,7 +96,7 @@ impl Plain {
                     });
                 }
                 _ if reused => fresh_only = true,
-                Some(Err(err)) => return Err(Failure::other(why::http(&err))),
+                Some(Err(err)) => return Err(Failure::other(outbound::http(&err))),
                 None => {
                     return Err(Failure::other(
                         "the upstream closed the connection without answering",
@@ -118,11 +119,14 @@ impl Plain {
         }
         let stream = TcpStream::connect(&self.addr)
             .await
-            .map_err(|err| why::connect(&err, &self.addr))?;
+            .map_err(|err| match err.kind() {
+                std::io::ErrorKind::TimedOut => Failure::timeout(),
+                _ => Failure::other(format!("{} ({})", outbound::io_words(&err), self.addr)),
+            })?;
         let _ = stream.set_nodelay(true);
         let (sender, io) = http1::handshake(TokioIo::new(stream))
             .await
-            .map_err(|err| Failure::other(why::http(&err)))?;
+            .map_err(|err| Failure::other(outbound::http(&err)))?;
         Ok((
             Conn {
                 sender,

@@ -1,18 +1,9 @@
-//! What failed when an upstream could not be reached, in words for the log and `route_reason`:
-//! refused, reset, timed out, the TLS certificate, the TLS handshake, or the HTTP exchange.
+//! What failed when the server called out (a gateway upstream, a webhook receiver), in words
+//! for the log, `route_reason` and the deliveries log: refused, reset, timed out, the TLS
+//! certificate, the TLS handshake, or the HTTP exchange.
 
 use std::error::Error;
 use std::io;
-
-use crate::chat::provider::Failure;
-
-/// A TCP connection to `addr` that could not be made.
-pub fn connect(err: &io::Error, addr: &str) -> Failure {
-    if err.kind() == io::ErrorKind::TimedOut {
-        return Failure::timeout();
-    }
-    Failure::other(format!("{} ({addr})", io_words(err)))
-}
 
 /// An HTTP/1.1 exchange over an open connection that failed.
 pub fn http(err: &hyper::Error) -> String {
@@ -22,8 +13,11 @@ pub fn http(err: &hyper::Error) -> String {
     format!("HTTP exchange failed: {}", chain(err))
 }
 
-/// A reqwest request that failed before an answer: the most telling cause in its chain.
+/// A reqwest request that failed: the most telling cause in its chain.
 pub fn request(err: &reqwest::Error) -> String {
+    if err.is_timeout() {
+        return "timed out".into();
+    }
     let mut cause: Option<&(dyn Error + 'static)> = Some(err);
     while let Some(current) = cause {
         if let Some(tls) = current.downcast_ref::<rustls::Error>() {
@@ -55,7 +49,8 @@ fn tls_words(err: &rustls::Error) -> String {
     }
 }
 
-fn io_words(err: &io::Error) -> String {
+/// An I/O error (connecting, reading, writing), in words.
+pub fn io_words(err: &io::Error) -> String {
     match err.kind() {
         io::ErrorKind::ConnectionRefused => "connection refused".into(),
         io::ErrorKind::ConnectionReset => "connection reset".into(),
