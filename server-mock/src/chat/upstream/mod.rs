@@ -1,6 +1,6 @@
 //! How the `openai` provider reaches its upstreams: plain HTTP over our own pooled connections
-//! ([`plain`]), HTTPS through reqwest with rustls, the platform's trust roots and, per model, a
-//! private CA ([`https`]). Either way the answer arrives as bytes, whole or as a stream, and a
+//! (`plain`), HTTPS through reqwest with rustls, the platform's trust roots and, per model, a
+//! private CA (`https`). Either way the answer arrives as bytes, whole or as a stream, and a
 //! hung-up stream closes its connection. A failure says what failed ([`crate::outbound`]).
 
 mod https;
