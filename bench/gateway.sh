@@ -8,12 +8,9 @@ cd "$(dirname "$0")/.."
 secs=${1:-10}
 rounds=${ROUNDS:-3}
 
-oha=$(command -v oha || echo "$HOME/.local/oha/bin/oha")
-if [ ! -x "$oha" ]; then
-  echo "installing oha from crates.io (about 5 minutes on 2 cores)" >&2
-  cargo install oha --locked --root "$HOME/.local/oha" >&2
-  oha="$HOME/.local/oha/bin/oha"
-fi
+# shellcheck source=bench/common.sh
+source bench/common.sh
+find_oha
 command -v curl >/dev/null || { echo "curl is required" >&2; exit 1; }
 
 # IDLE=poll: for the length of the run, ask the kernel (PM QoS, /dev/cpu_dma_latency) to keep
@@ -50,16 +47,8 @@ upstream=$(wait_addr "$work/upstream.log")
 proxy=$(wait_addr "$work/proxy.log")
 ./target/release/examples/byte_relay 127.0.0.1:0 "$upstream" >"$work/relay.log" 2>&1 & pids+=($!)
 relay=$(wait_addr "$work/relay.log")
-cat >"$work/models.toml" <<TOML
-[[models]]
-id = "mock"
-provider = "openai"
-base_url = "http://$upstream/v1"
-upstream_model = "mock"
-prompt_price = 0.5
-completion_price = 1.5
-quality = 0.8
-latency_ms = 1
+mock_catalogue "$upstream" >"$work/models.toml"
+cat >>"$work/models.toml" <<TOML
 
 [[models]]
 id = "sim"
@@ -95,24 +84,34 @@ median() {
 }
 summary=()
 echo "machine: $(nproc) cores, $idle; oha -c 32 --latency-correction, ${secs}s per run, $rounds rounds at 2000 req/s" >&2
-printf '%-9s %6s  %9s %9s  %9s %9s  %10s %10s\n' mode rate direct_p50 direct_p99 gw_p50 gw_p99 added_p50 added_p99
+printf '%-9s %6s  %9s %9s  %9s %9s  %10s %10s  %11s\n' mode rate direct_p50 direct_p99 gw_p50 gw_p99 added_p50 added_p99 proxy_added
 for mode in whole streamed; do
   body=$whole; [ "$mode" = streamed ] && body=$streamed
   run "http://$upstream/v1/chat/completions" "$body" -c 32 -q 500 >/dev/null   # warm-up
   run "http://$gateway/v1/chat/completions" "$body" -c 32 -q 500 >/dev/null
+  run "http://$proxy/v1/chat/completions" "$body" -c 32 -q 500 >/dev/null
   added=()
-  # The target rate is measured in several rounds, direct and gateway alternating, because one
-  # run's p99 (its slowest 1 %) moves by 0.1 ms or more between runs on this machine.
+  # The target rate is measured in several rounds, direct, gateway and the pass-through proxy
+  # alternating, because one run's p99 (its slowest 1 %) moves by 0.1 ms or more between runs
+  # on this machine. The proxy's added p50 is the yardstick of the ratio.
   for rate in 500 1000 $(printf '2000 %.0s' $(seq 1 "$rounds")); do
     read -r dp50 dp99 _ dok < <(run "http://$upstream/v1/chat/completions" "$body" -c 32 -q "$rate" --latency-correction)
     read -r gp50 gp99 _ gok < <(run "http://$gateway/v1/chat/completions" "$body" -c 32 -q "$rate" --latency-correction)
     [ "$dok" = 1.0000 ] && [ "$gok" = 1.0000 ] || { echo "failed requests ($dok, $gok)" >&2; exit 1; }
     a50=$(awk -v a="$gp50" -v b="$dp50" 'BEGIN{printf "%.3f", a-b}')
     a99=$(awk -v a="$gp99" -v b="$dp99" 'BEGIN{printf "%.3f", a-b}')
-    [ "$rate" = 2000 ] && added+=("$a50 $a99")
-    printf '%-9s %6s  %9s %9s  %9s %9s  %10s %10s\n' "$mode" "$rate" "$dp50" "$dp99" "$gp50" "$gp99" "$a50" "$a99"
+    p50=-
+    if [ "$rate" = 2000 ]; then
+      read -r pp50 _ _ pok < <(run "http://$proxy/v1/chat/completions" "$body" -c 32 -q "$rate" --latency-correction)
+      [ "$pok" = 1.0000 ] || { echo "failed requests through the proxy ($pok)" >&2; exit 1; }
+      p50=$(awk -v a="$pp50" -v b="$dp50" 'BEGIN{printf "%.3f", a-b}')
+      added+=("$a50 $a99 $p50")
+    fi
+    printf '%-9s %6s  %9s %9s  %9s %9s  %10s %10s  %11s\n' "$mode" "$rate" "$dp50" "$dp99" "$gp50" "$gp99" "$a50" "$a99" "$p50"
   done
-  summary+=("$mode at 2000 req/s, median of $rounds rounds: added p50 $(median 1 "${added[@]}") ms, p99 $(median 2 "${added[@]}") ms")
+  g50=$(median 1 "${added[@]}"); g99=$(median 2 "${added[@]}"); x50=$(median 3 "${added[@]}")
+  ratio=$(awk -v a="$g50" -v b="$x50" 'BEGIN{ if (b > 0) printf "%.2f", a/b; else print "n/a" }')
+  summary+=("$mode at 2000 req/s, median of $rounds rounds: added p50 $g50 ms, p99 $g99 ms; the pass-through proxy adds $x50 ms p50; ratio gateway/proxy $ratio (target <= 1.5), p99 target <= 0.5 ms")
 done
 echo "(latencies in ms)"
 printf '%s\n' "${summary[@]}"

@@ -20,39 +20,9 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/.." && pwd)"
 TRIALS="${TRIALS:-20}"
-WORK="$(mktemp -d "${TMPDIR:-/tmp}/tokctl-crash.XXXXXX")"
-PIDFILE="$WORK/server.pids"
-CHILD=""
-
-cleanup() {
-  local rc=$?
-  trap - EXIT INT TERM
-  if [ -n "$CHILD" ]; then kill "$CHILD" 2>/dev/null || true; wait "$CHILD" 2>/dev/null || true; fi
-  # Servers this run started (only ours: the pid file is in our temp dir and the command line
-  # names our temp dir).
-  if [ -f "$PIDFILE" ]; then
-    while read -r pid; do
-      if [ -r "/proc/$pid/cmdline" ] && tr '\0' ' ' < "/proc/$pid/cmdline" | grep -qF "$WORK"; then
-        kill -9 "$pid" 2>/dev/null || true
-      fi
-    done < "$PIDFILE"
-  fi
-  if [ "${KEEP:-0}" = 1 ]; then echo "kept $WORK"; else rm -rf "$WORK"; fi
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-if [ "${SKIP_BUILD:-0}" != 1 ]; then
-  echo "building: cargo build --release -p tokctl-server --bin tokctl-server"
-  (cd "$ROOT" && cargo build --release -p tokctl-server --bin tokctl-server)
-  BIN="$ROOT/target/release/tokctl-server"
-fi
-BIN="${BIN:-$ROOT/target/release/tokctl-server}"
-# Run a private copy, so a rebuild of the shared target/ during the run changes nothing.
-cp "$BIN" "$WORK/tokctl-server"
-echo "binary: $BIN (tree $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$( [ -n "$(git -C "$ROOT" status --porcelain -- server-mock Cargo.toml Cargo.lock 2>/dev/null)" ] && echo ', uncommitted server changes'))"
+NAME=crash
+# shellcheck source=reliability/common.sh
+source "$HERE/common.sh"
 
 start=$(date +%s)
 timeout --signal=TERM 1800 python3 "$HERE/crash.py" --binary "$WORK/tokctl-server" --work "$WORK" \

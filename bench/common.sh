@@ -1,0 +1,27 @@
+# Shared by bench/gateway.sh and bench/peers.sh (sourced).
+
+# Sets $oha to an oha binary, installing it from crates.io first when there is none.
+find_oha() {
+  oha=$(command -v oha || echo "$HOME/.local/oha/bin/oha")
+  if [ ! -x "$oha" ]; then
+    echo "installing oha from crates.io (about 5 minutes on 2 cores)" >&2
+    cargo install oha --locked --root "$HOME/.local/oha" >&2
+    oha="$HOME/.local/oha/bin/oha"
+  fi
+}
+
+# mock_catalogue UPSTREAM_ADDR: a catalogue entry (TOML, on stdout) for model `mock`, an
+# OpenAI-compatible upstream at UPSTREAM_ADDR.
+mock_catalogue() {
+  cat <<TOML
+[[models]]
+id = "mock"
+provider = "openai"
+base_url = "http://$1/v1"
+upstream_model = "mock"
+prompt_price = 0.5
+completion_price = 1.5
+quality = 0.8
+latency_ms = 1
+TOML
+}
