@@ -61,8 +61,18 @@ impl fmt::Display for Credits {
         if fraction == 0 {
             return write!(f, "{whole}");
         }
-        let digits = format!("{fraction:09}");
-        write!(f, "{whole}.{}", digits.trim_end_matches('0'))
+        let mut digits = [b'0'; DECIMALS as usize];
+        let mut rest = fraction;
+        for digit in digits.iter_mut().rev() {
+            *digit = b'0' + (rest % 10) as u8;
+            rest /= 10;
+        }
+        let end = digits
+            .iter()
+            .rposition(|&d| d != b'0')
+            .map_or(0, |last| last + 1);
+        let digits = std::str::from_utf8(&digits[..end]).unwrap_or_default();
+        write!(f, "{whole}.{digits}")
     }
 }
 

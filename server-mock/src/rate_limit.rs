@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::Mutex;
 
-use axum::http::{HeaderMap, HeaderValue};
+use axum::http::{HeaderMap, HeaderName, HeaderValue};
 
 const WINDOW_SECS: i64 = 60;
 
@@ -32,9 +32,13 @@ pub struct Decision {
 impl Decision {
     /// Writes the three `X-RateLimit-*` headers.
     pub fn write_headers(&self, headers: &mut HeaderMap) {
-        headers.insert("x-ratelimit-limit", HeaderValue::from(self.limit));
-        headers.insert("x-ratelimit-remaining", HeaderValue::from(self.remaining));
-        headers.insert("x-ratelimit-reset", HeaderValue::from(self.reset));
+        // Static names: a name given as text would be copied into a new allocation each time.
+        const LIMIT: HeaderName = HeaderName::from_static("x-ratelimit-limit");
+        const REMAINING: HeaderName = HeaderName::from_static("x-ratelimit-remaining");
+        const RESET: HeaderName = HeaderName::from_static("x-ratelimit-reset");
+        headers.insert(LIMIT, HeaderValue::from(self.limit));
+        headers.insert(REMAINING, HeaderValue::from(self.remaining));
+        headers.insert(RESET, HeaderValue::from(self.reset));
     }
 }
 

@@ -2,7 +2,7 @@
 //! entries record it.
 
 use axum::extract::Request;
-use axum::http::HeaderValue;
+use axum::http::{HeaderName, HeaderValue};
 
 use crate::secrets::new_id;
 
@@ -11,7 +11,7 @@ use crate::secrets::new_id;
 pub struct RequestId(pub String);
 
 /// The header that carries it, both ways.
-pub const HEADER: &str = "x-request-id";
+pub const HEADER: HeaderName = HeaderName::from_static("x-request-id");
 
 /// Gives `request` its id: the client's `x-request-id` when it is short and plain, otherwise a
 /// new one. Returns the value for the response's header (plain ids always make one).

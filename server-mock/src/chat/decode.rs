@@ -3,12 +3,13 @@
 //! intermediate tree first (as serde's `flatten` would do with the whole body), so
 //! `budget_limit` reaches [`Credits`] as the JSON text the client wrote.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, de::DeserializeOwned};
 
-use super::request::ChatRequest;
+use super::request::{ChatRequest, Message};
 #[cfg(doc)]
 use crate::credits::Credits;
 
@@ -97,6 +98,73 @@ impl Visitor<'_> for WholeVisitor {
     }
 }
 
+impl<'de> Deserialize<'de> for Message {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(MessageVisitor)
+    }
+}
+
+/// A field name, borrowed from the body unless it holds escapes (no allocation for the names
+/// the gateway knows).
+struct Key<'de>(Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_str(KeyVisitor)
+    }
+}
+
+struct KeyVisitor;
+
+impl<'de> Visitor<'de> for KeyVisitor {
+    type Value = Key<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a field name")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
+        Ok(Key(Cow::Borrowed(v)))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Key<'de>, E> {
+        Ok(Key(Cow::Owned(v.to_owned())))
+    }
+}
+
+struct MessageVisitor;
+
+impl<'de> Visitor<'de> for MessageVisitor {
+    type Value = Message;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a message object with a role")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Message, A::Error> {
+        let (mut role, mut content) = (None, None);
+        let mut seen = [false; 2];
+        let mut extra = serde_json::Map::new();
+        while let Some(Key(key)) = map.next_key()? {
+            match key.as_ref() {
+                "role" => once(&mut map, &mut role, &mut seen[0], "role")?,
+                "content" => once(&mut map, &mut content, &mut seen[1], "content")?,
+                _ => {
+                    let value = map.next_value()?;
+                    if extra.insert(key.into_owned(), value).is_some() {
+                        return Err(de::Error::custom("a message field is given twice"));
+                    }
+                }
+            }
+        }
+        Ok(Message {
+            role: role.ok_or_else(|| de::Error::missing_field("role"))?,
+            content: content.unwrap_or_default(),
+            extra,
+        })
+    }
+}
+
 impl<'de> Visitor<'de> for RequestVisitor {
     type Value = ChatRequest;
 
@@ -108,9 +176,9 @@ impl<'de> Visitor<'de> for RequestVisitor {
         let mut r = ChatRequest::default();
         let (mut model, mut messages) = (None, None);
         let mut seen = [false; 12];
-        while let Some(key) = map.next_key::<String>()? {
+        while let Some(Key(key)) = map.next_key()? {
             let (m, s) = (&mut map, &mut seen);
-            match key.as_str() {
+            match key.as_ref() {
                 "model" => once(m, &mut model, &mut s[0], "model")?,
                 "messages" => once(m, &mut messages, &mut s[1], "messages")?,
                 "stream" => once(m, &mut r.stream, &mut s[2], "stream")?,
@@ -127,7 +195,7 @@ impl<'de> Visitor<'de> for RequestVisitor {
                 "agent_wallet" => once(m, &mut r.agent_wallet, &mut s[11], "agent_wallet")?,
                 _ => {
                     let value = map.next_value()?;
-                    if r.extra.insert(key, value).is_some() {
+                    if r.extra.insert(key.into_owned(), value).is_some() {
                         return Err(de::Error::custom("a field is given twice"));
                     }
                 }

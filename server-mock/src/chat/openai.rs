@@ -7,13 +7,13 @@ use std::borrow::Cow;
 use std::time::Duration;
 
 use futures::StreamExt;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use sse_core::{SseEvent, SseStream, SseStreamError};
 
 use super::provider::{Completion, Failure, Item, ItemStream};
-use super::request::ChatRequest;
+use super::request::{ChatRequest, Message};
 use super::upstream::Reply;
 use super::wire;
 use crate::models::Model;
@@ -36,48 +36,63 @@ async fn in_time<T>(
         .unwrap_or_else(|_| Err(Failure::timeout()))
 }
 
-fn body(model: &Model, cap: u32, request: &ChatRequest, stream: bool) -> Value {
-    let mut body: Map<String, Value> = request.extra.clone();
-    body.insert(
-        "model".into(),
-        json!(model.upstream_model.as_deref().unwrap_or(&model.id)),
-    );
-    let messages: Vec<Value> = request
-        .messages
-        .iter()
-        .map(|m| {
-            let mut message = m.extra.clone();
-            message.insert("role".into(), json!(m.role));
-            message.insert("content".into(), m.content.clone());
-            Value::Object(message)
-        })
-        .collect();
-    body.insert("messages".into(), Value::Array(messages));
-    let cap_field = if request.max_completion_tokens.is_some() {
-        "max_completion_tokens"
-    } else {
-        "max_tokens"
-    };
-    body.insert(cap_field.into(), json!(cap));
-    for (field, value) in [
-        ("temperature", request.temperature.map(|t| json!(t))),
-        ("tools", request.tools.clone()),
-        ("tool_choice", request.tool_choice.clone()),
-    ] {
-        if let Some(value) = value {
-            body.insert(field.into(), value);
-        }
+/// The request as the upstream gets it, written straight from the client's request (no JSON
+/// tree is built): our extensions left out, the model's upstream name, and always a cap on the
+/// completion tokens so the budget holds.
+#[derive(Serialize)]
+struct UpstreamRequest<'a> {
+    model: &'a str,
+    messages: &'a [Message],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_completion_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tools: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_choice: Option<&'a Value>,
+    stream: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream_options: Option<IncludeUsage>,
+    /// The fields the gateway does not read (`top_p`, `n`, `stop`, ...), unchanged.
+    #[serde(flatten)]
+    extra: &'a Map<String, Value>,
+}
+
+#[derive(Serialize)]
+struct IncludeUsage {
+    include_usage: bool,
+}
+
+fn body<'a>(
+    model: &'a Model,
+    cap: u32,
+    request: &'a ChatRequest,
+    stream: bool,
+) -> UpstreamRequest<'a> {
+    // The cap goes under the name the client used.
+    let newer = request.max_completion_tokens.is_some();
+    UpstreamRequest {
+        model: model.upstream_model.as_deref().unwrap_or(&model.id),
+        messages: &request.messages,
+        max_tokens: (!newer).then_some(cap),
+        max_completion_tokens: newer.then_some(cap),
+        temperature: request.temperature,
+        tools: request.tools.as_ref(),
+        tool_choice: request.tool_choice.as_ref(),
+        stream,
+        stream_options: stream.then_some(IncludeUsage {
+            include_usage: true,
+        }),
+        extra: &request.extra,
     }
-    body.insert("stream".into(), json!(stream));
-    if stream {
-        body.insert("stream_options".into(), json!({"include_usage": true}));
-    }
-    Value::Object(body)
 }
 
 /// Sends `body` to `model`'s upstream; an answer that is not a success is a failure quoting
 /// what the upstream said.
-async fn send(model: &Model, body: &Value) -> Result<Reply, Failure> {
+async fn send(model: &Model, body: &UpstreamRequest<'_>) -> Result<Reply, Failure> {
     let target = model
         .target
         .as_ref()

@@ -27,11 +27,11 @@ pub struct ChatRequest {
     pub extra: Map<String, Value>,
 }
 
-/// One message: `role` and `content`, and whatever else OpenAI allows (tool calls, names).
-#[derive(Debug, Clone, Deserialize)]
+/// One message: `role` and `content` (null when absent), and whatever else OpenAI allows (tool
+/// calls, names), written to an upstream as it came. Read field by field (see `decode`).
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct Message {
     pub role: String,
-    #[serde(default)]
     pub content: Value,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
