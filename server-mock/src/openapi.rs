@@ -5,7 +5,9 @@
 
 use std::sync::LazyLock;
 
-use axum::Json;
+use axum::http::header;
+use axum::response::IntoResponse;
+use bytes::Bytes;
 use serde_json::{Value, json};
 use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Type};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
@@ -152,9 +154,16 @@ pub fn document() -> Value {
 #[utoipa::path(get, path = "/v1/openapi.json", tag = "meta", security(()),
     responses((status = 200, description = "This document", content_type = "application/json", body = Object),
         (status = 429, description = "Too many requests from this address", body = crate::error::ErrorBody)))]
-pub async fn serve() -> Json<Value> {
-    Json(DOCUMENT.clone())
+pub async fn serve() -> impl IntoResponse {
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        WRITTEN.clone(),
+    )
 }
+
+/// The document as JSON text, written once: each request is sent the same bytes.
+static WRITTEN: LazyLock<Bytes> =
+    LazyLock::new(|| Bytes::from(serde_json::to_vec(&*DOCUMENT).unwrap_or_default()));
 
 /// Links from each create to the operations that take the new resource's id, so a client (or
 /// a stateful test) can follow them.
