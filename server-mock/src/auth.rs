@@ -99,34 +99,42 @@ fn principal(credential: Credential) -> Principal {
 /// Layer: resolves the credential, counts the request against its workspace (or the client
 /// address when there is no valid credential), refuses with 429 past the limit, and writes the
 /// rate-limit headers on every response.
+///
+/// When storage fails before the request is counted (a shared database that is unreachable),
+/// the answer is that failure (503) with `Retry-After` and no rate-limit headers: nothing was
+/// counted, so there is nothing true to say about the window.
 pub async fn layer(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
-    let resolved = resolve(&state, request.headers()).await;
-    let bucket = match &resolved {
-        Ok(Ok(credential)) => Bucket::Workspace(credential.workspace_id.clone()),
-        _ => Bucket::Address(client_address(&request)),
+    let resolved = match resolve(&state, request.headers()).await {
+        Ok(resolved) => resolved,
+        Err(err) => return err.into_response(),
     };
-    let decision = state.limiter.check(bucket, Utc::now().timestamp());
-    let mut response = match resolved {
-        _ if !decision.allowed => ApiError::RateLimited {
+    let bucket = match &resolved {
+        Ok(credential) => Bucket::Workspace(credential.workspace_id.clone()),
+        Err(_) => Bucket::Address(client_address(&request)),
+    };
+    let decision = match state.limiter.check(bucket, Utc::now().timestamp()).await {
+        Ok(decision) => decision,
+        Err(err) => return ApiError::from(err).into_response(),
+    };
+    let mut response = if decision.allowed {
+        // Only a request that is let through counts as a use of its credential.
+        let outcome: Outcome = match resolved {
+            Ok(credential) => {
+                state
+                    .last_used
+                    .record(&state.store, &credential, store::now())
+                    .await;
+                Ok(principal(credential))
+            }
+            Err(denied) => Err(denied),
+        };
+        request.extensions_mut().insert(outcome);
+        next.run(request).await
+    } else {
+        ApiError::RateLimited {
             retry_after: decision.retry_after,
         }
-        .into_response(),
-        Err(err) => err.into_response(),
-        Ok(resolved) => {
-            // Only a request that is let through counts as a use of its credential.
-            let outcome: Outcome = match resolved {
-                Ok(credential) => {
-                    state
-                        .last_used
-                        .record(&state.store, &credential, store::now())
-                        .await;
-                    Ok(principal(credential))
-                }
-                Err(denied) => Err(denied),
-            };
-            request.extensions_mut().insert(outcome);
-            next.run(request).await
-        }
+        .into_response()
     };
     decision.write_headers(response.headers_mut());
     response

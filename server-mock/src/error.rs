@@ -21,8 +21,12 @@ pub enum ApiError {
     NotFound(String),
     Conflict(String),
     Unprocessable(String),
-    RateLimited { retry_after: u64 },
+    RateLimited {
+        retry_after: u64,
+    },
     Internal,
+    /// The database cannot be reached now; the same request may succeed shortly.
+    Unavailable,
 }
 
 /// The error body: `{"error": code, "message": text, "status": int}`. Error responses also
@@ -49,6 +53,7 @@ impl ApiError {
             ApiError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+            ApiError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
 
@@ -66,6 +71,10 @@ impl ApiError {
                 format!("Rate limit exceeded; retry in {retry_after} s"),
             ),
             ApiError::Internal => ("internal_error", "Internal server error".to_string()),
+            ApiError::Unavailable => (
+                "service_unavailable",
+                "The service's database cannot be reached; retry shortly".to_string(),
+            ),
         };
         ErrorBody {
             error,
@@ -85,10 +94,15 @@ impl IntoResponse for ApiError {
         let body = self.body();
         let mut response = (self.status(), Json(&body)).into_response();
         response.extensions_mut().insert(body);
-        if let ApiError::RateLimited { retry_after } = self {
+        let retry_after = match self {
+            ApiError::RateLimited { retry_after } => Some(retry_after),
+            ApiError::Unavailable => Some(1),
+            _ => None,
+        };
+        if let Some(seconds) = retry_after {
             response
                 .headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         }
         response
     }
@@ -96,8 +110,16 @@ impl IntoResponse for ApiError {
 
 impl From<StoreError> for ApiError {
     fn from(err: StoreError) -> Self {
-        tracing::error!(error = %err, "storage failed");
-        ApiError::Internal
+        match err {
+            StoreError::Unavailable(cause) => {
+                tracing::warn!(error = %cause, "database unavailable");
+                ApiError::Unavailable
+            }
+            err => {
+                tracing::error!(error = %err, "storage failed");
+                ApiError::Internal
+            }
+        }
     }
 }
 

@@ -34,8 +34,8 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use axum::extract::OriginalUri;
-use axum::http::Method;
+use axum::extract::{OriginalUri, State};
+use axum::http::{Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Json, Router, middleware};
 
@@ -44,10 +44,14 @@ use crate::error::ApiError;
 use crate::routes::Routes;
 pub use crate::state::AppState;
 use crate::store::Store;
+use crate::store::postgres::{DatabaseUrl, PostgresStore};
 use crate::store::sqlite::SqliteStore;
 
 /// Default requests per minute per workspace.
 pub const DEFAULT_RATE_LIMIT: u32 = 1000;
+
+/// How long a database operation may take before the request is answered 503.
+pub const DEFAULT_DATABASE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The HTTP application over `state`.
 pub fn app(state: AppState) -> Router {
@@ -95,19 +99,43 @@ pub fn route_list() -> Vec<(Method, &'static str)> {
     list
 }
 
-/// Answers `{"status": "ok"}` while the server runs.
+/// Whether the server can serve: 200 with `{"status": "ok", "database": "ok"}`, or 503 with
+/// `"status": "unavailable"` while its database cannot be reached (a load balancer takes the
+/// instance out of rotation until it answers again).
 #[utoipa::path(get, path = "/healthz", tag = "health", security(()),
-    responses((status = 200, description = "The server is up", body = Health)))]
-pub async fn healthz() -> Json<Health> {
-    Json(Health { status: "ok" })
+    responses((status = 200, description = "The server and its database answer", body = Health),
+        (status = 503, description = "The database cannot be reached", body = Health)))]
+pub async fn healthz(State(state): State<AppState>) -> (StatusCode, Json<Health>) {
+    match state.store.health().await {
+        Ok(()) => (
+            StatusCode::OK,
+            Json(Health {
+                status: "ok",
+                database: "ok",
+            }),
+        ),
+        Err(err) => {
+            tracing::warn!(error = %err, "health check: database unavailable");
+            (
+                StatusCode::SERVICE_UNAVAILABLE,
+                Json(Health {
+                    status: "unavailable",
+                    database: "unreachable",
+                }),
+            )
+        }
+    }
 }
 
 /// `GET /healthz`'s answer.
 #[derive(Debug, serde::Serialize, utoipa::ToSchema)]
 pub struct Health {
-    /// `ok`.
+    /// `ok`, or `unavailable` while the database cannot be reached.
     #[schema(example = "ok")]
     pub status: &'static str,
+    /// `ok` or `unreachable`.
+    #[schema(example = "ok")]
+    pub database: &'static str,
 }
 
 /// Unknown paths and methods: a 404 in the API's error shape (the spec lists no 405).
@@ -121,8 +149,12 @@ async fn no_route(method: Method, OriginalUri(uri): OriginalUri) -> Response {
 pub struct ServeConfig {
     /// Address to bind; port 0 picks a free port.
     pub listen: String,
-    /// Directory of the database and `admin.key`.
+    /// Directory of `admin.key`, the webhook key, and (without `database`) the SQLite database.
     pub data_dir: PathBuf,
+    /// A PostgreSQL database shared with other instances; `None` for SQLite in `data_dir`.
+    pub database: Option<Database>,
+    /// The webhook sealing key; `None` for `webhook.key` in `data_dir`.
+    pub webhook_key_file: Option<PathBuf>,
     /// Requests per minute per workspace.
     pub rate_limit: u32,
     /// Model catalogue file; `None` for the built-in simulated models.
@@ -144,6 +176,8 @@ impl ServeConfig {
         ServeConfig {
             listen: listen.into(),
             data_dir: data_dir.into(),
+            database: None,
+            webhook_key_file: None,
             rate_limit: DEFAULT_RATE_LIMIT,
             models: None,
             sim_token_delay: std::time::Duration::from_millis(20),
@@ -156,13 +190,30 @@ impl ServeConfig {
     }
 }
 
-/// Opens the store in `data_dir`, creating the directory (mode 0700) and applying migrations.
-pub async fn open_store(data_dir: PathBuf) -> anyhow::Result<Arc<dyn Store>> {
-    let store = tokio::task::spawn_blocking(move || {
-        admin::create_private_dir(&data_dir)?;
-        SqliteStore::open(&data_dir).map_err(anyhow::Error::from)
-    })
-    .await??;
+/// A PostgreSQL database that several instances share.
+#[derive(Debug, Clone)]
+pub struct Database {
+    pub url: DatabaseUrl,
+    /// How long an operation may take before it is given up (503).
+    pub timeout: std::time::Duration,
+}
+
+/// Opens the store: SQLite in `data_dir`, or `database`; creates `data_dir` (mode 0700) either
+/// way (it holds `admin.key` and the webhook key) and applies migrations.
+pub async fn open_store(
+    data_dir: PathBuf,
+    database: Option<&Database>,
+) -> anyhow::Result<Arc<dyn Store>> {
+    let dir = data_dir.clone();
+    tokio::task::spawn_blocking(move || admin::create_private_dir(&dir)).await??;
+    if let Some(database) = database {
+        return match PostgresStore::open(&database.url, database.timeout).await {
+            Ok(store) => Ok(Arc::new(store)),
+            Err(store::StoreError::Unavailable(why)) => Err(anyhow::anyhow!(why)),
+            Err(err) => Err(err.into()),
+        };
+    }
+    let store = tokio::task::spawn_blocking(move || SqliteStore::open(&data_dir)).await??;
     Ok(Arc::new(store))
 }
 
@@ -176,13 +227,18 @@ pub async fn serve(
         Some(path) => models::Catalogue::load(path)?,
         None => models::Catalogue::builtin(),
     };
-    let store = open_store(config.data_dir.clone()).await?;
+    let store = open_store(config.data_dir.clone(), config.database.as_ref()).await?;
     admin::first_start(&store, &config.data_dir).await?;
     // Every file of the data directory exists before the server says it is listening.
+    let key_file = config
+        .webhook_key_file
+        .clone()
+        .unwrap_or_else(|| config.data_dir.join(webhooks::seal::KEY_FILE));
     let sealer = {
-        let dir = config.data_dir.clone();
-        tokio::task::spawn_blocking(move || webhooks::seal::Sealer::load_or_create(&dir)).await??
+        let path = key_file.clone();
+        tokio::task::spawn_blocking(move || webhooks::seal::Sealer::load_or_create(&path)).await??
     };
+    sealer.check(store.as_ref(), &key_file).await?;
     let listener = tokio::net::TcpListener::bind(&config.listen)
         .await
         .map_err(|err| anyhow::anyhow!("cannot listen on {}: {err}", config.listen))?;
@@ -190,7 +246,8 @@ pub async fn serve(
     tracing::info!("listening on http://{addr}");
     on_bound(addr);
 
-    let gateway = chat::Gateway::new(catalogue, config.sim_token_delay);
+    let ledger = usage::Ledger::new(store.shared());
+    let gateway = chat::Gateway::new(catalogue, config.sim_token_delay, ledger);
     let hub = webhooks::Hub::new(sealer, config.webhook_retry_schedule.clone());
     let state = AppState::new(store.clone(), config.rate_limit, gateway, hub);
     let deliveries = tokio::spawn(webhooks::delivery::run(

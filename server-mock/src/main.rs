@@ -5,7 +5,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use tokctl_server::{DEFAULT_RATE_LIMIT, ServeConfig, admin, open_store, serve};
+use tokctl_server::store::postgres::DatabaseUrl;
+use tokctl_server::{
+    DEFAULT_DATABASE_TIMEOUT, DEFAULT_RATE_LIMIT, Database, ServeConfig, admin, open_store, serve,
+};
 use tracing_subscriber::EnvFilter;
 
 // Many small allocations per request, from both cores: mimalloc avoids glibc's arena locks.
@@ -35,6 +38,8 @@ enum Command {
     Admin {
         #[command(flatten)]
         data: DataDirArg,
+        #[command(flatten)]
+        database: DatabaseArgs,
         #[command(subcommand)]
         action: AdminAction,
     },
@@ -47,6 +52,12 @@ struct ServeArgs {
     listen: String,
     #[command(flatten)]
     data: DataDirArg,
+    #[command(flatten)]
+    database: DatabaseArgs,
+    /// The webhook sealing key (32 bytes, mode 0600; made when missing). Every instance that
+    /// shares a database must have the same one [default: webhook.key in the data directory].
+    #[arg(long, env = "TOKCTL_WEBHOOK_KEY_FILE")]
+    webhook_key_file: Option<PathBuf>,
     /// Requests per minute per workspace.
     #[arg(long, default_value_t = DEFAULT_RATE_LIMIT, value_parser = clap::value_parser!(u32).range(1..))]
     rate_limit: u32,
@@ -93,6 +104,54 @@ fn parse_schedule(raw: &str) -> Result<Schedule, String> {
 }
 
 #[derive(Args, Clone)]
+struct DatabaseArgs {
+    /// A PostgreSQL database to keep everything in, shared by any number of instances, e.g.
+    /// postgres://tokctl@127.0.0.1:5432/tokctl [default: SQLite in the data directory].
+    #[arg(long, env = "TOKCTL_DATABASE_URL", hide_env_values = true, global = true,
+          value_parser = DatabaseUrlParser)]
+    database_url: Option<DatabaseUrl>,
+    /// How long a database operation may take before the request is answered 503 [default: 5s].
+    #[arg(long, value_parser = parse_timeout, global = true)]
+    database_timeout: Option<std::time::Duration>,
+}
+
+/// Parses `--database-url` without quoting it back: it may hold a password.
+#[derive(Clone)]
+struct DatabaseUrlParser;
+
+impl clap::builder::TypedValueParser for DatabaseUrlParser {
+    type Value = DatabaseUrl;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<DatabaseUrl, clap::Error> {
+        let parsed = value
+            .to_str()
+            .ok_or_else(|| "not UTF-8".to_string())
+            .and_then(str::parse);
+        parsed.map_err(|why| {
+            clap::Error::raw(
+                clap::error::ErrorKind::ValueValidation,
+                format!("invalid --database-url: {why}\n"),
+            )
+            .with_cmd(cmd)
+        })
+    }
+}
+
+impl DatabaseArgs {
+    fn resolve(&self) -> Option<Database> {
+        self.database_url.clone().map(|url| Database {
+            url,
+            timeout: self.database_timeout.unwrap_or(DEFAULT_DATABASE_TIMEOUT),
+        })
+    }
+}
+
+#[derive(Args, Clone)]
 struct DataDirArg {
     /// Data directory [default: the platform data directory + tokctl-server].
     #[arg(long, env = "TOKCTL_DATA_DIR", global = true)]
@@ -132,7 +191,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     tracing_subscriber::fmt()
         .with_env_filter(
-            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
+            // PostgreSQL's notices reach tokio-postgres's log at info; only warnings matter.
+            EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| EnvFilter::new("info,tokio_postgres=warn")),
         )
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
@@ -157,8 +218,12 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         None => run_serve(cli.serve).await,
         Some(Command::Serve(args)) => run_serve(args).await,
-        Some(Command::Admin { data, action }) => {
-            let store = open_store(data.resolve()?).await?;
+        Some(Command::Admin {
+            data,
+            database,
+            action,
+        }) => {
+            let store = open_store(data.resolve()?, database.resolve().as_ref()).await?;
             let secret = match action {
                 AdminAction::CreateWorkspace { name } => {
                     admin::create_workspace(&store, &name).await
@@ -178,6 +243,8 @@ async fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
     let config = ServeConfig {
         listen: args.listen,
         data_dir: args.data.resolve()?,
+        database: args.database.resolve(),
+        webhook_key_file: args.webhook_key_file,
         rate_limit: args.rate_limit,
         models: args.models,
         sim_token_delay: std::time::Duration::from_millis(args.sim_token_delay_ms),

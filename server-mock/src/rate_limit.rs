@@ -1,12 +1,15 @@
 //! Fixed one-minute windows per workspace (or per client address for requests that carry no
-//! valid credential). Counting happens under one lock, so concurrent requests can never be
-//! accepted beyond the limit.
+//! valid credential). One instance counts under one lock; instances sharing a database count
+//! there together ([`WindowCounter`]). Either way concurrent requests can never be accepted
+//! beyond the limit.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use axum::http::{HeaderMap, HeaderName, HeaderValue};
+
+use crate::store::{StoreResult, WindowCounter};
 
 const WINDOW_SECS: i64 = 60;
 
@@ -15,6 +18,16 @@ const WINDOW_SECS: i64 = 60;
 pub enum Bucket {
     Workspace(String),
     Address(IpAddr),
+}
+
+impl Bucket {
+    /// The bucket's name where instances count together.
+    fn key(&self) -> String {
+        match self {
+            Bucket::Workspace(id) => format!("ws:{id}"),
+            Bucket::Address(ip) => format!("ip:{ip}"),
+        }
+    }
 }
 
 /// The outcome of counting one request.
@@ -46,6 +59,8 @@ impl Decision {
 pub struct RateLimiter {
     limit: u32,
     windows: Mutex<Windows>,
+    /// Where every instance counts, when several share the database.
+    shared: Option<Arc<dyn WindowCounter>>,
 }
 
 /// Each bucket's window and count, and the last window in which old entries were swept.
@@ -56,44 +71,58 @@ struct Windows {
 }
 
 impl RateLimiter {
-    /// A limiter accepting `limit` requests per bucket per minute.
-    pub fn new(limit: u32) -> Self {
+    /// A limiter accepting `limit` requests per bucket per minute, counting in this process or,
+    /// with `shared`, together with every instance that shares it.
+    pub fn new(limit: u32, shared: Option<Arc<dyn WindowCounter>>) -> Self {
         RateLimiter {
             limit,
             windows: Mutex::default(),
+            shared,
         }
     }
 
-    /// Counts one request at `now` (Unix seconds) against `bucket`.
-    pub fn check(&self, bucket: Bucket, now: i64) -> Decision {
+    /// Counts one request at `now` (Unix seconds) against `bucket`. Fails only when the shared
+    /// count cannot be reached.
+    pub async fn check(&self, bucket: Bucket, now: i64) -> StoreResult<Decision> {
         let window = now.div_euclid(WINDOW_SECS);
-        let reset = (window + 1) * WINDOW_SECS;
-        let used = {
-            let mut guard = self.windows.lock().unwrap_or_else(|e| e.into_inner());
-            let Windows { buckets, swept } = &mut *guard;
-            // Past windows are swept once per window, and only when there are many buckets.
-            if buckets.len() > 10_000 && *swept != window {
-                buckets.retain(|_, (w, _)| *w == window);
-                *swept = window;
-            }
-            let windows = buckets;
-            let entry = windows.entry(bucket).or_insert((window, 0));
-            if entry.0 != window {
-                *entry = (window, 0);
-            }
-            if entry.1 < self.limit {
-                entry.1 += 1;
-                Some(entry.1)
-            } else {
-                None
+        let used = match &self.shared {
+            None => self.count_here(bucket, window),
+            // Its place in the window, counted by every instance: past the limit, refused.
+            Some(shared) => {
+                let place = shared.add(bucket.key(), window).await?;
+                u32::try_from(place)
+                    .ok()
+                    .filter(|place| *place <= self.limit)
             }
         };
-        Decision {
+        let reset = (window + 1) * WINDOW_SECS;
+        Ok(Decision {
             allowed: used.is_some(),
             limit: self.limit,
             remaining: used.map_or(0, |used| self.limit - used),
             reset,
             retry_after: (reset - now).max(1) as u64,
+        })
+    }
+
+    /// Counts in this process; the request's place in the window, or `None` past the limit.
+    fn count_here(&self, bucket: Bucket, window: i64) -> Option<u32> {
+        let mut guard = self.windows.lock().unwrap_or_else(|e| e.into_inner());
+        let Windows { buckets, swept } = &mut *guard;
+        // Past windows are swept once per window, and only when there are many buckets.
+        if buckets.len() > 10_000 && *swept != window {
+            buckets.retain(|_, (w, _)| *w == window);
+            *swept = window;
+        }
+        let entry = buckets.entry(bucket).or_insert((window, 0));
+        if entry.0 != window {
+            *entry = (window, 0);
+        }
+        if entry.1 < self.limit {
+            entry.1 += 1;
+            Some(entry.1)
+        } else {
+            None
         }
     }
 }
@@ -102,22 +131,22 @@ impl RateLimiter {
 mod tests {
     use super::*;
 
-    #[test]
-    fn counts_down_then_refuses_until_the_next_window() {
-        let limiter = RateLimiter::new(2);
+    #[tokio::test]
+    async fn counts_down_then_refuses_until_the_next_window() {
+        let limiter = RateLimiter::new(2, None);
         let bucket = || Bucket::Workspace("ws".into());
-        let first = limiter.check(bucket(), 120);
+        let check = |bucket, now| {
+            let limiter = &limiter;
+            async move { limiter.check(bucket, now).await.unwrap() }
+        };
+        let first = check(bucket(), 120).await;
         assert!(first.allowed);
         assert_eq!((first.remaining, first.reset), (1, 180));
-        assert!(limiter.check(bucket(), 130).allowed);
-        let refused = limiter.check(bucket(), 179);
+        assert!(check(bucket(), 130).await.allowed);
+        let refused = check(bucket(), 179).await;
         assert!(!refused.allowed);
         assert_eq!((refused.remaining, refused.retry_after), (0, 1));
-        assert!(limiter.check(bucket(), 180).allowed);
-        assert!(
-            limiter
-                .check(Bucket::Workspace("other".into()), 179)
-                .allowed
-        );
+        assert!(check(bucket(), 180).await.allowed);
+        assert!(check(Bucket::Workspace("other".into()), 179).await.allowed);
     }
 }

@@ -35,9 +35,10 @@ impl std::ops::Deref for AppState {
 impl AppState {
     /// State over `store` with `rate_limit` requests per minute per workspace.
     pub fn new(store: Arc<dyn Store>, rate_limit: u32, gateway: Gateway, webhooks: Hub) -> Self {
+        let limiter = RateLimiter::new(rate_limit, store.window_counter());
         AppState(Arc::new(Shared {
             store,
-            limiter: RateLimiter::new(rate_limit),
+            limiter,
             last_used: LastUsed::default(),
             gateway: Arc::new(gateway),
             webhooks: Arc::new(webhooks),

@@ -1,6 +1,8 @@
-//! The credit ledger: every completion is recorded per workspace, written in batches (at most
-//! [`FLUSH_EVERY`] of records can be lost in a crash, never a request's latency to a disk sync),
-//! and read back by `GET /v1/usage` as totals by day and model.
+//! The credit ledger: every completion is recorded per workspace and read back by
+//! `GET /v1/usage` as totals by day and model. One instance writes records in batches (at most
+//! [`FLUSH_EVERY`] of records can be lost in a crash, never a request's latency to a disk
+//! sync). Instances sharing a database write each record before its answer ends, so every
+//! instance's `GET /v1/usage` shows it; records that arrive together share one write.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -8,6 +10,7 @@ use std::time::Duration;
 use axum::Json;
 use axum::extract::State;
 use serde::Serialize;
+use tokio::sync::oneshot;
 use utoipa::ToSchema;
 
 use crate::auth::{Authenticated, require};
@@ -29,50 +32,96 @@ const MAX_PENDING: usize = 1_000_000;
 /// Records not yet written.
 #[derive(Default)]
 pub struct Ledger {
-    pending: Mutex<Vec<UsageRecord>>,
+    pending: Mutex<Pending>,
     full: tokio::sync::Notify,
+    /// Each record is written before its answer ends (several instances share the ledger).
+    write_through: bool,
+}
+
+/// Records waiting for a write, and who waits for them.
+#[derive(Default)]
+struct Pending {
+    records: Vec<UsageRecord>,
+    waiters: Vec<oneshot::Sender<()>>,
+}
+
+/// Resolves once a record is written (at once when records are written in batches).
+pub struct Recorded(Option<oneshot::Receiver<()>>);
+
+impl Recorded {
+    /// Waits for the write. A write that fails leaves the record queued for the next one, and
+    /// the answer goes on without waiting for that.
+    pub async fn written(self) {
+        if let Some(written) = self.0 {
+            let _ = written.await;
+        }
+    }
 }
 
 impl Ledger {
-    /// Queues a record; it is written within [`FLUSH_EVERY`].
-    pub fn record(&self, record: UsageRecord) {
+    /// A ledger that writes in batches, or (`write_through`) each record before its answer ends.
+    pub fn new(write_through: bool) -> Self {
+        Ledger {
+            write_through,
+            ..Ledger::default()
+        }
+    }
+
+    /// Queues a record; it is written within [`FLUSH_EVERY`], or at once when written through.
+    pub fn record(&self, record: UsageRecord) -> Recorded {
         let mut pending = self.lock();
-        pending.push(record);
-        if pending.len() >= FLUSH_AT {
+        pending.records.push(record);
+        if self.write_through {
+            let (tx, rx) = oneshot::channel();
+            pending.waiters.push(tx);
+            self.full.notify_one();
+            return Recorded(Some(rx));
+        }
+        if pending.records.len() >= FLUSH_AT {
             self.full.notify_one();
         }
+        Recorded(None)
     }
 
     /// Writes every queued record. Records a failed write could not store stay queued for the
     /// next flush (up to a million; past that the oldest are dropped, and the log says so).
     pub async fn flush(&self, store: &Arc<dyn Store>) {
-        let batch = {
+        let (batch, waiters) = {
             let mut pending = self.lock();
-            if pending.is_empty() {
+            if pending.records.is_empty() {
                 return;
             }
             // The next batch starts with room for a full one: growing a vector of records one
             // push at a time would copy it again and again on the requests' path.
-            std::mem::replace(&mut *pending, Vec::with_capacity(FLUSH_AT))
+            let batch = std::mem::replace(&mut pending.records, Vec::with_capacity(FLUSH_AT));
+            (batch, std::mem::take(&mut pending.waiters))
         };
         let batch = Arc::new(batch);
-        if let Err(err) = store.record_usage(batch.clone()).await {
-            let batch = Arc::try_unwrap(batch).unwrap_or_else(|shared| (*shared).clone());
-            let mut pending = self.lock();
-            let dropped = (batch.len() + pending.len()).saturating_sub(MAX_PENDING);
-            tracing::error!(error = %err, records = batch.len(), dropped, "could not write the credit ledger; will retry");
-            let newer = std::mem::replace(&mut *pending, batch);
-            pending.extend(newer);
-            let dropped = dropped.min(pending.len());
-            pending.drain(..dropped);
+        match store.record_usage(batch.clone()).await {
+            Ok(()) => {
+                for waiter in waiters {
+                    let _ = waiter.send(());
+                }
+            }
+            Err(err) => {
+                let batch = Arc::try_unwrap(batch).unwrap_or_else(|shared| (*shared).clone());
+                let mut pending = self.lock();
+                let dropped = (batch.len() + pending.records.len()).saturating_sub(MAX_PENDING);
+                tracing::error!(error = %err, records = batch.len(), dropped, "could not write the credit ledger; will retry");
+                let newer = std::mem::replace(&mut pending.records, batch);
+                pending.records.extend(newer);
+                let dropped = dropped.min(pending.records.len());
+                pending.records.drain(..dropped);
+            }
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<UsageRecord>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Pending> {
         self.pending.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Flushes every [`FLUSH_EVERY`], or sooner when many records wait; runs until aborted.
+    /// Flushes every [`FLUSH_EVERY`], or sooner when many records wait (or any, when written
+    /// through); runs until aborted.
     pub async fn run(self: Arc<Self>, store: Arc<dyn Store>) {
         loop {
             tokio::select! {

@@ -4,6 +4,8 @@
 
 mod common;
 
+use common::both;
+
 use std::collections::HashSet;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -75,20 +77,24 @@ async fn ask_five_times(base_url: &str) -> Vec<StatusCode> {
     statuses
 }
 
-#[tokio::test]
-async fn one_connection_serves_request_after_request() {
-    let (base_url, seen) = upstream(false).await;
-    assert_eq!(ask_five_times(&base_url).await, [StatusCode::OK; 5]);
-    let peers: HashSet<SocketAddr> = seen.0.lock().unwrap().iter().copied().collect();
-    assert_eq!(peers.len(), 1, "one kept-alive connection: {peers:?}");
+both! {
+    #[tokio::test]
+    async fn one_connection_serves_request_after_request() {
+        let (base_url, seen) = upstream(false).await;
+        assert_eq!(ask_five_times(&base_url).await, [StatusCode::OK; 5]);
+        let peers: HashSet<SocketAddr> = seen.0.lock().unwrap().iter().copied().collect();
+        assert_eq!(peers.len(), 1, "one kept-alive connection: {peers:?}");
+    }
 }
 
-#[tokio::test]
-async fn an_upstream_that_closes_its_connections_still_gets_every_request() {
-    let (base_url, seen) = upstream(true).await;
-    assert_eq!(ask_five_times(&base_url).await, [StatusCode::OK; 5]);
-    let peers: HashSet<SocketAddr> = seen.0.lock().unwrap().iter().copied().collect();
-    assert_eq!(peers.len(), 5, "a new connection each time: {peers:?}");
+both! {
+    #[tokio::test]
+    async fn an_upstream_that_closes_its_connections_still_gets_every_request() {
+        let (base_url, seen) = upstream(true).await;
+        assert_eq!(ask_five_times(&base_url).await, [StatusCode::OK; 5]);
+        let peers: HashSet<SocketAddr> = seen.0.lock().unwrap().iter().copied().collect();
+        assert_eq!(peers.len(), 5, "a new connection each time: {peers:?}");
+    }
 }
 
 /// Ends when dropped: tells the test that the upstream's answer was abandoned.
@@ -102,72 +108,74 @@ impl Drop for Abandoned {
     }
 }
 
-#[tokio::test]
-async fn a_client_hanging_up_closes_the_upstream_connection() {
-    let (tx, abandoned) = tokio::sync::oneshot::channel();
-    let guard = Arc::new(Mutex::new(Some(Abandoned(Some(tx)))));
-    // An upstream that streams a token every 50 ms, forever.
-    let app = axum::Router::new().route(
-        "/v1/chat/completions",
-        post(move || {
-            let guard = guard.lock().unwrap().take();
-            async move {
-                let chunks = futures::stream::unfold(guard, |guard| async move {
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    let chunk = json!({"id": "up", "object": "chat.completion.chunk",
-                        "choices": [{"index": 0, "delta": {"content": "la "}, "finish_reason": null}]});
-                    Some((
-                        Ok::<_, std::convert::Infallible>(format!("data: {chunk}\n\n")),
-                        guard,
-                    ))
-                });
-                Response::builder()
-                    .header(header::CONTENT_TYPE, "text/event-stream")
-                    .body(axum::body::Body::from_stream(chunks))
-                    .unwrap()
-            }
-        }),
-    );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    let tmp = tempfile::tempdir().unwrap();
-    let server = gateway(
-        &catalogue(tmp.path(), &format!("http://{addr}/v1"), "m"),
-        "k",
-    );
-    let mut response = chat(
-        &server,
-        json!({"model": "upstream", "stream": true, "messages": [{"role": "user", "content": "sing"}]}),
-    )
-    .await;
-    assert_eq!(response.status(), StatusCode::OK);
-    let mut seen = String::new();
-    while seen.matches("la ").count() < 2 {
-        seen.push_str(&String::from_utf8_lossy(
-            &response.chunk().await.unwrap().unwrap(),
-        ));
-    }
-    drop(response);
-    tokio::time::timeout(Duration::from_secs(10), abandoned)
-        .await
-        .expect("the upstream's answer was dropped within 10 s of the hang-up")
-        .unwrap();
-    // Billed for what was sent before the hang-up, not for an endless song.
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    loop {
-        let usage: Value = server
-            .get("/v1/usage", &server.admin_key)
-            .await
-            .json()
-            .await
-            .unwrap();
-        if usage["totals"]["requests"] == 1 {
-            let billed = usage["totals"]["completion_tokens"].as_u64().unwrap();
-            assert!((2..=10).contains(&billed), "{usage}");
-            break;
+both! {
+    #[tokio::test]
+    async fn a_client_hanging_up_closes_the_upstream_connection() {
+        let (tx, abandoned) = tokio::sync::oneshot::channel();
+        let guard = Arc::new(Mutex::new(Some(Abandoned(Some(tx)))));
+        // An upstream that streams a token every 50 ms, forever.
+        let app = axum::Router::new().route(
+            "/v1/chat/completions",
+            post(move || {
+                let guard = guard.lock().unwrap().take();
+                async move {
+                    let chunks = futures::stream::unfold(guard, |guard| async move {
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        let chunk = json!({"id": "up", "object": "chat.completion.chunk",
+                            "choices": [{"index": 0, "delta": {"content": "la "}, "finish_reason": null}]});
+                        Some((
+                            Ok::<_, std::convert::Infallible>(format!("data: {chunk}\n\n")),
+                            guard,
+                        ))
+                    });
+                    Response::builder()
+                        .header(header::CONTENT_TYPE, "text/event-stream")
+                        .body(axum::body::Body::from_stream(chunks))
+                        .unwrap()
+                }
+            }),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        let tmp = tempfile::tempdir().unwrap();
+        let server = gateway(
+            &catalogue(tmp.path(), &format!("http://{addr}/v1"), "m"),
+            "k",
+        );
+        let mut response = chat(
+            &server,
+            json!({"model": "upstream", "stream": true, "messages": [{"role": "user", "content": "sing"}]}),
+        )
+        .await;
+        assert_eq!(response.status(), StatusCode::OK);
+        let mut seen = String::new();
+        while seen.matches("la ").count() < 2 {
+            seen.push_str(&String::from_utf8_lossy(
+                &response.chunk().await.unwrap().unwrap(),
+            ));
         }
-        assert!(std::time::Instant::now() < deadline, "no ledger record");
+        drop(response);
+        tokio::time::timeout(Duration::from_secs(10), abandoned)
+            .await
+            .expect("the upstream's answer was dropped within 10 s of the hang-up")
+            .unwrap();
+        // Billed for what was sent before the hang-up, not for an endless song.
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        loop {
+            let usage: Value = server
+                .get("/v1/usage", &server.admin_key)
+                .await
+                .json()
+                .await
+                .unwrap();
+            if usage["totals"]["requests"] == 1 {
+                let billed = usage["totals"]["completion_tokens"].as_u64().unwrap();
+                assert!((2..=10).contains(&billed), "{usage}");
+                break;
+            }
+            assert!(std::time::Instant::now() < deadline, "no ledger record");
+        }
     }
 }
 
@@ -181,29 +189,31 @@ async fn until_closed(mut stream: TcpStream) -> String {
     String::from_utf8_lossy(&received).into_owned()
 }
 
-#[tokio::test]
-async fn a_client_that_stalls_or_idles_is_cut_off_after_the_header_timeout() {
-    let server = Server::start_with(Options {
-        args: vec!["--header-timeout".into(), "300ms".into()],
-        ..Options::default()
-    });
-    let addr = server.base.trim_start_matches("http://");
-    // Half a request head, then nothing (slowloris).
-    let mut stalled = TcpStream::connect(addr).await.unwrap();
-    stalled
-        .write_all(b"GET /v1/tokens HTTP/1.1\r\nHost: localhost\r\n")
-        .await
-        .unwrap();
-    // A whole request, answered, then an idle keep-alive connection.
-    let mut idle = TcpStream::connect(addr).await.unwrap();
-    idle.write_all(b"GET /v1/tokens HTTP/1.1\r\nHost: localhost\r\n\r\n")
-        .await
-        .unwrap();
+both! {
+    #[tokio::test]
+    async fn a_client_that_stalls_or_idles_is_cut_off_after_the_header_timeout() {
+        let server = Server::start_with(Options {
+            args: vec!["--header-timeout".into(), "300ms".into()],
+            ..Options::default()
+        });
+        let addr = server.base.trim_start_matches("http://");
+        // Half a request head, then nothing (slowloris).
+        let mut stalled = TcpStream::connect(addr).await.unwrap();
+        stalled
+            .write_all(b"GET /v1/tokens HTTP/1.1\r\nHost: localhost\r\n")
+            .await
+            .unwrap();
+        // A whole request, answered, then an idle keep-alive connection.
+        let mut idle = TcpStream::connect(addr).await.unwrap();
+        idle.write_all(b"GET /v1/tokens HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            .await
+            .unwrap();
 
-    assert_eq!(until_closed(stalled).await, "");
-    let answer = until_closed(idle).await;
-    assert!(answer.starts_with("HTTP/1.1 401 "), "{answer}");
-    // The server itself goes on answering.
-    let response = server.get("/v1/tokens", &server.admin_key).await;
-    assert_eq!(response.status(), StatusCode::OK);
+        assert_eq!(until_closed(stalled).await, "");
+        let answer = until_closed(idle).await;
+        assert!(answer.starts_with("HTTP/1.1 401 "), "{answer}");
+        // The server itself goes on answering.
+        let response = server.get("/v1/tokens", &server.admin_key).await;
+        assert_eq!(response.status(), StatusCode::OK);
+    }
 }

@@ -4,6 +4,8 @@
 
 mod common;
 
+use common::both;
+
 use common::upstream::{catalogue_with, chat, chunks, gateway};
 use common::{Options, Server, chat_json};
 use futures::StreamExt;
@@ -48,145 +50,153 @@ fn priced_gateway() -> (tempfile::TempDir, Server) {
     (tmp, server)
 }
 
-#[tokio::test]
-async fn twenty_prompt_and_twelve_completion_tokens_at_0_15_and_0_6_cost_exactly_0_0102() {
-    let upstream = MockServer::start().await;
-    let usage = json!({"prompt_tokens": 20, "completion_tokens": 12, "total_tokens": 32});
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-            "id": "up", "object": "chat.completion", "created": 1, "model": "m",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": "twelve tokens of answer"}, "finish_reason": "stop"}],
-            "usage": usage
-        })))
-        .mount(&upstream)
-        .await;
-    let tmp = tempfile::tempdir().unwrap();
-    let prices = "prompt_price = 0.15\ncompletion_price = 0.6";
-    let catalogue = catalogue_with(tmp.path(), &format!("{}/v1", upstream.uri()), "m", "");
-    let text = std::fs::read_to_string(&catalogue).unwrap();
-    let priced = text.replace("prompt_price = 1.0\ncompletion_price = 2.0", prices);
-    assert_ne!(text, priced);
-    std::fs::write(&catalogue, priced).unwrap();
-    let server = gateway(&catalogue, "k");
+both! {
+    #[tokio::test]
+    async fn twenty_prompt_and_twelve_completion_tokens_at_0_15_and_0_6_cost_exactly_0_0102() {
+        let upstream = MockServer::start().await;
+        let usage = json!({"prompt_tokens": 20, "completion_tokens": 12, "total_tokens": 32});
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "id": "up", "object": "chat.completion", "created": 1, "model": "m",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": "twelve tokens of answer"}, "finish_reason": "stop"}],
+                "usage": usage
+            })))
+            .mount(&upstream)
+            .await;
+        let tmp = tempfile::tempdir().unwrap();
+        let prices = "prompt_price = 0.15\ncompletion_price = 0.6";
+        let catalogue = catalogue_with(tmp.path(), &format!("{}/v1", upstream.uri()), "m", "");
+        let text = std::fs::read_to_string(&catalogue).unwrap();
+        let priced = text.replace("prompt_price = 1.0\ncompletion_price = 2.0", prices);
+        assert_ne!(text, priced);
+        std::fs::write(&catalogue, priced).unwrap();
+        let server = gateway(&catalogue, "k");
 
-    let body = json!({"model": "upstream", "messages": [{"role": "user", "content": "hi"}]});
-    let response = chat(&server, body).await;
-    assert_eq!(response.status(), StatusCode::OK);
-    let text = response.text().await.unwrap();
-    assert!(text.contains(r#""credits_consumed":0.0102,"#), "{text}");
-    // The reference (the best model, this one) costs the same: nothing saved.
-    assert!(text.contains(r#""cost_saved_credits":0}"#), "{text}");
-
-    let usage = server.get("/v1/usage", &server.admin_key).await;
-    let text = usage.text().await.unwrap();
-    assert!(text.contains(r#""credits":0.0102"#), "{text}");
-}
-
-#[tokio::test]
-async fn ten_thousand_answers_of_mixed_sizes_add_up_to_the_ledger_total_exactly() {
-    let (_tmp, server) = priced_gateway();
-    let server = &server;
-    let requests = (0..10_000u32).map(|i| async move {
-        // Prompts of 1 to 97 characters, answers capped at 1 to 40 tokens.
-        let prompt = "abcdefghij".repeat(10)[..(1 + (i * 7) % 97) as usize].to_string();
-        let body = json!({"model": "mini", "max_tokens": 1 + i % 40,
-                          "messages": [{"role": "user", "content": prompt}]});
-        let response = chat(server, body).await;
+        let body = json!({"model": "upstream", "messages": [{"role": "user", "content": "hi"}]});
+        let response = chat(&server, body).await;
         assert_eq!(response.status(), StatusCode::OK);
-        let billed: Billed = serde_json::from_slice(&response.bytes().await.unwrap()).unwrap();
-        billed.platform.credits_consumed.nanos()
-    });
-    let charges: Vec<u64> = futures::stream::iter(requests)
-        .buffer_unordered(16)
-        .collect()
-        .await;
-    let sum: u64 = charges.iter().sum();
-    let distinct: std::collections::BTreeSet<_> = charges.iter().collect();
-    assert!(
-        distinct.len() > 100,
-        "mixed sizes: {} distinct charges",
-        distinct.len()
-    );
+        let text = response.text().await.unwrap();
+        assert!(text.contains(r#""credits_consumed":0.0102,"#), "{text}");
+        // The reference (the best model, this one) costs the same: nothing saved.
+        assert!(text.contains(r#""cost_saved_credits":0}"#), "{text}");
 
-    let (status, usage) = {
-        let response = server.get("/v1/usage", &server.admin_key).await;
-        (response.status(), response.bytes().await.unwrap())
-    };
-    assert_eq!(status, StatusCode::OK);
-    #[derive(Deserialize)]
-    struct Totals {
-        requests: u64,
-        credits: Credits,
+        let usage = server.get("/v1/usage", &server.admin_key).await;
+        let text = usage.text().await.unwrap();
+        assert!(text.contains(r#""credits":0.0102"#), "{text}");
     }
-    #[derive(Deserialize)]
-    struct Usage {
-        totals: Totals,
-    }
-    let usage: Usage = serde_json::from_slice(&usage).unwrap();
-    assert_eq!(usage.totals.requests, 10_000);
-    assert_eq!(usage.totals.credits, Credits::from_nanos(sum));
 }
 
-#[tokio::test]
-async fn a_budget_of_exactly_the_worst_case_is_admitted_and_one_nano_credit_less_is_402() {
-    let (_tmp, server) = priced_gateway();
-    let ask = |budget: &str| {
-        let body = format!(
-            r#"{{"model": "mini", "max_tokens": 12, "budget_limit": {budget},
-                 "messages": [{{"role": "user", "content": "hello"}}]}}"#
+both! {
+    #[tokio::test]
+    async fn ten_thousand_answers_of_mixed_sizes_add_up_to_the_ledger_total_exactly() {
+        let (_tmp, server) = priced_gateway();
+        let server = &server;
+        let requests = (0..10_000u32).map(|i| async move {
+            // Prompts of 1 to 97 characters, answers capped at 1 to 40 tokens.
+            let prompt = "abcdefghij".repeat(10)[..(1 + (i * 7) % 97) as usize].to_string();
+            let body = json!({"model": "mini", "max_tokens": 1 + i % 40,
+                              "messages": [{"role": "user", "content": prompt}]});
+            let response = chat(server, body).await;
+            assert_eq!(response.status(), StatusCode::OK);
+            let billed: Billed = serde_json::from_slice(&response.bytes().await.unwrap()).unwrap();
+            billed.platform.credits_consumed.nanos()
+        });
+        let charges: Vec<u64> = futures::stream::iter(requests)
+            .buffer_unordered(16)
+            .collect()
+            .await;
+        let sum: u64 = charges.iter().sum();
+        let distinct: std::collections::BTreeSet<_> = charges.iter().collect();
+        assert!(
+            distinct.len() > 100,
+            "mixed sizes: {} distinct charges",
+            distinct.len()
         );
-        server
-            .request(
-                reqwest::Method::POST,
-                "/v1/chat/completions",
-                &server.admin_key,
-            )
-            .header("content-type", "application/json")
-            .body(body)
-            .send()
-    };
-    // 9 prompt tokens (5 characters, message and reply framing) at 0.15 per 1k and at most 12
-    // completion tokens at 0.6 per 1k: 0.00135 + 0.0072.
-    let refused = ask("0.000000001").await.unwrap();
-    assert_eq!(refused.status(), StatusCode::PAYMENT_REQUIRED);
-    let body: Value = refused.json().await.unwrap();
-    let message = body["error"]["message"].as_str().unwrap();
-    assert!(
-        message.contains("could cost up to 0.00855 credits"),
-        "{message}"
-    );
 
-    let admitted = ask("0.00855").await.unwrap();
-    assert_eq!(admitted.status(), StatusCode::OK);
-    let billed: Billed = serde_json::from_slice(&admitted.bytes().await.unwrap()).unwrap();
-    assert!(billed.platform.credits_consumed <= Credits::parse_floor("0.00855").unwrap());
-
-    let short = ask("0.008549999").await.unwrap();
-    assert_eq!(short.status(), StatusCode::PAYMENT_REQUIRED);
-    let body: Value = short.json().await.unwrap();
-    assert_eq!(body["error"]["code"], "budget_exceeded");
-    // Written with more digits than a nano-credit holds, the budget is cut to the nano-credit.
-    let cut = ask("0.0085499999999").await.unwrap();
-    assert_eq!(cut.status(), StatusCode::PAYMENT_REQUIRED);
+        let (status, usage) = {
+            let response = server.get("/v1/usage", &server.admin_key).await;
+            (response.status(), response.bytes().await.unwrap())
+        };
+        assert_eq!(status, StatusCode::OK);
+        #[derive(Deserialize)]
+        struct Totals {
+            requests: u64,
+            credits: Credits,
+        }
+        #[derive(Deserialize)]
+        struct Usage {
+            totals: Totals,
+        }
+        let usage: Usage = serde_json::from_slice(&usage).unwrap();
+        assert_eq!(usage.totals.requests, 10_000);
+        assert_eq!(usage.totals.credits, Credits::from_nanos(sum));
+    }
 }
 
-#[tokio::test]
-async fn streamed_answers_carry_exact_amounts_too() {
-    let (_tmp, server) = priced_gateway();
-    let body = json!({"model": "mini", "stream": true, "max_tokens": 12,
-                      "messages": [{"role": "user", "content": "hello"}]});
-    let response = chat(&server, body).await;
-    let text = response.text().await.unwrap();
-    let last = chunks(&text).pop().unwrap();
-    let consumed = last["platform"]["credits_consumed"].to_string();
-    assert!(!consumed.contains("0000000"), "{consumed} has float noise");
-    let (status, whole) = chat_json(
-        &server,
-        json!({"model": "mini", "max_tokens": 12, "messages": [{"role": "user", "content": "hello"}]}),
-    )
-    .await;
-    assert_eq!(status, StatusCode::OK);
-    assert_eq!(whole["platform"]["credits_consumed"].to_string(), consumed);
+both! {
+    #[tokio::test]
+    async fn a_budget_of_exactly_the_worst_case_is_admitted_and_one_nano_credit_less_is_402() {
+        let (_tmp, server) = priced_gateway();
+        let ask = |budget: &str| {
+            let body = format!(
+                r#"{{"model": "mini", "max_tokens": 12, "budget_limit": {budget},
+                     "messages": [{{"role": "user", "content": "hello"}}]}}"#
+            );
+            server
+                .request(
+                    reqwest::Method::POST,
+                    "/v1/chat/completions",
+                    &server.admin_key,
+                )
+                .header("content-type", "application/json")
+                .body(body)
+                .send()
+        };
+        // 9 prompt tokens (5 characters, message and reply framing) at 0.15 per 1k and at most 12
+        // completion tokens at 0.6 per 1k: 0.00135 + 0.0072.
+        let refused = ask("0.000000001").await.unwrap();
+        assert_eq!(refused.status(), StatusCode::PAYMENT_REQUIRED);
+        let body: Value = refused.json().await.unwrap();
+        let message = body["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("could cost up to 0.00855 credits"),
+            "{message}"
+        );
+
+        let admitted = ask("0.00855").await.unwrap();
+        assert_eq!(admitted.status(), StatusCode::OK);
+        let billed: Billed = serde_json::from_slice(&admitted.bytes().await.unwrap()).unwrap();
+        assert!(billed.platform.credits_consumed <= Credits::parse_floor("0.00855").unwrap());
+
+        let short = ask("0.008549999").await.unwrap();
+        assert_eq!(short.status(), StatusCode::PAYMENT_REQUIRED);
+        let body: Value = short.json().await.unwrap();
+        assert_eq!(body["error"]["code"], "budget_exceeded");
+        // Written with more digits than a nano-credit holds, the budget is cut to the nano-credit.
+        let cut = ask("0.0085499999999").await.unwrap();
+        assert_eq!(cut.status(), StatusCode::PAYMENT_REQUIRED);
+    }
+}
+
+both! {
+    #[tokio::test]
+    async fn streamed_answers_carry_exact_amounts_too() {
+        let (_tmp, server) = priced_gateway();
+        let body = json!({"model": "mini", "stream": true, "max_tokens": 12,
+                          "messages": [{"role": "user", "content": "hello"}]});
+        let response = chat(&server, body).await;
+        let text = response.text().await.unwrap();
+        let last = chunks(&text).pop().unwrap();
+        let consumed = last["platform"]["credits_consumed"].to_string();
+        assert!(!consumed.contains("0000000"), "{consumed} has float noise");
+        let (status, whole) = chat_json(
+            &server,
+            json!({"model": "mini", "max_tokens": 12, "messages": [{"role": "user", "content": "hello"}]}),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(whole["platform"]["credits_consumed"].to_string(), consumed);
+    }
 }
 
 #[test]

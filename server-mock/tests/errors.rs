@@ -2,6 +2,8 @@
 
 mod common;
 
+use common::both;
+
 use common::{Server, assert_error, id, secret};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
@@ -16,414 +18,436 @@ async fn post_raw(server: &Server, content_type: Option<&str>, body: Vec<u8>) ->
     request.send().await.unwrap()
 }
 
-#[tokio::test]
-async fn malformed_bodies_are_400_with_the_error_body() {
-    let server = Server::start();
-    let json = Some("application/json");
-    let cases: Vec<(&str, Option<&str>, Vec<u8>)> = vec![
-        ("invalid JSON", json, b"{\"name\": ".to_vec()),
-        ("not an object", json, b"[1, 2]".to_vec()),
-        (
-            "missing name",
-            json,
-            br#"{"scopes": ["tokens:read"]}"#.to_vec(),
-        ),
-        ("missing scopes", json, br#"{"name": "x"}"#.to_vec()),
-        (
-            "name of wrong type",
-            json,
-            br#"{"name": 5, "scopes": ["tokens:read"]}"#.to_vec(),
-        ),
-        (
-            "scopes of wrong type",
-            json,
-            br#"{"name": "x", "scopes": "tokens:read"}"#.to_vec(),
-        ),
-        (
-            "expires_at of wrong type",
-            json,
-            br#"{"name": "x", "scopes": ["tokens:read"], "expires_at": 5}"#.to_vec(),
-        ),
-        ("empty body", json, Vec::new()),
-        (
-            "non-UTF-8",
-            json,
-            b"{\"name\": \"\xff\xfe\", \"scopes\": []}".to_vec(),
-        ),
-        (
-            "no content type",
-            None,
-            br#"{"name": "x", "scopes": ["tokens:read"]}"#.to_vec(),
-        ),
-        (
-            "text/plain",
-            Some("text/plain"),
-            br#"{"name": "x", "scopes": ["tokens:read"]}"#.to_vec(),
-        ),
-        (
-            "form",
-            Some("application/x-www-form-urlencoded"),
-            b"name=x".to_vec(),
-        ),
-    ];
-    for (what, content_type, body) in cases {
-        let response = post_raw(&server, content_type, body).await;
-        assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{what}");
-        assert_error(response, 400, "bad_request").await;
-    }
-    let listed: Value = server
-        .get("/v1/tokens", &server.admin_key)
-        .await
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(
-        listed["meta"]["total"], 0,
-        "nothing was created by bad input"
-    );
-}
-
-#[tokio::test]
-async fn json_with_a_charset_parameter_is_accepted() {
-    let server = Server::start();
-    let body = br#"{"name": "charset", "scopes": ["tokens:read"]}"#.to_vec();
-    let response = post_raw(&server, Some("Application/JSON; charset=utf-8"), body).await;
-    assert_eq!(response.status(), StatusCode::CREATED);
-}
-
-#[tokio::test]
-async fn a_body_over_64_kib_is_400_not_413() {
-    let server = Server::start();
-    let name = "x".repeat(70 * 1024);
-    let body = serde_json::to_vec(&json!({"name": name, "scopes": ["tokens:read"]})).unwrap();
-    let response = post_raw(&server, Some("application/json"), body).await;
-    let message = assert_error(response, 400, "bad_request").await;
-    assert!(message.contains("65536"), "{message}");
-}
-
-#[tokio::test]
-async fn rotate_and_revoke_check_a_body_they_do_not_need() {
-    let server = Server::start();
-    let token = server.create_token("bodies", &["tokens:read"]).await;
-    let rotate = format!("/v1/tokens/{}/rotate", id(&token));
-    let send = |method: Method, path: &str, content_type: &str, body: Vec<u8>| {
-        server
-            .request(method, path, &server.admin_key)
-            .header("content-type", content_type)
-            .body(body)
-            .send()
-    };
-    let text = send(
-        Method::POST,
-        &rotate,
-        "text/plain",
-        b"rotate please".to_vec(),
-    );
-    assert_error(text.await.unwrap(), 400, "bad_request").await;
-    let huge = format!("{{\"pad\": \"{}\"}}", "x".repeat(70 * 1024)).into_bytes();
-    let oversized = send(Method::POST, &rotate, "application/json", huge);
-    assert_error(oversized.await.unwrap(), 400, "bad_request").await;
-    let broken = send(Method::POST, &rotate, "application/json", b"{".to_vec());
-    assert_error(broken.await.unwrap(), 400, "bad_request").await;
-    let revoke = format!("/v1/tokens/{}", id(&token));
-    let text = send(Method::DELETE, &revoke, "text/plain", b"bye".to_vec());
-    assert_error(text.await.unwrap(), 400, "bad_request").await;
-    // None of the refused requests changed the token; an empty or JSON body is fine.
-    let old = secret(&token);
-    assert_eq!(server.get("/v1/tokens", &old).await.status(), 200);
-    let rotated = send(Method::POST, &rotate, "application/json", b"{}".to_vec());
-    assert_eq!(rotated.await.unwrap().status(), 200);
-    let revoked = server.delete(&revoke, &server.admin_key).await;
-    assert_eq!(revoked.status(), 204);
-}
-
-#[tokio::test]
-async fn invalid_values_are_422_naming_the_field() {
-    let server = Server::start();
-    let cases = [
-        (
-            json!({"name": "x", "scopes": ["tokens:read"], "expires_at": "next tuesday"}),
-            "expires_at",
-        ),
-        (
-            json!({"name": "x", "scopes": ["tokens:read"], "expires_at": "2001-01-01T00:00:00Z"}),
-            "expires_at",
-        ),
-        (
-            json!({"name": "x", "scopes": ["tokens:read"], "expires_at": "2099-01-01T00:00:00"}),
-            "expires_at",
-        ),
-        (json!({"name": "x", "scopes": ["tokens:fly"]}), "scopes"),
-        (json!({"name": "x", "scopes": []}), "scopes"),
-        (json!({"name": "   ", "scopes": ["tokens:read"]}), "name"),
-        (
-            json!({"name": "a".repeat(101), "scopes": ["tokens:read"]}),
-            "name",
-        ),
-        (
-            json!({"name": "bell\u{7}", "scopes": ["tokens:read"]}),
-            "name",
-        ),
-    ];
-    for (body, field) in cases {
-        let response = server.post("/v1/tokens", &server.admin_key, &body).await;
-        let message = assert_error(response, 422, "unprocessable_entity").await;
-        assert!(message.contains(field), "{body}: {message}");
-    }
-}
-
-#[tokio::test]
-async fn a_duplicate_name_is_409() {
-    let server = Server::start();
-    server.create_token("dup", &["tokens:read"]).await;
-    let response = server
-        .post(
-            "/v1/tokens",
-            &server.admin_key,
-            &json!({"name": "dup", "scopes": ["tokens:read"]}),
-        )
-        .await;
-    assert_error(response, 409, "conflict").await;
-}
-
-#[tokio::test]
-async fn missing_malformed_and_unknown_credentials_are_401() {
-    let server = Server::start();
-    let url = server.url("/v1/tokens");
-    let client = reqwest::Client::new();
-    let fake = format!("tka_{}", "A".repeat(36));
-    let headers: Vec<Option<String>> = vec![
-        None,
-        Some(String::new()),
-        Some("Bearer".into()),
-        Some("Bearer ".into()),
-        Some(format!("Basic {}", server.admin_key)),
-        Some("Bearer tok_nothing".into()),
-        Some(format!("Bearer {fake}")),
-        Some(format!("Bearer {}x", server.admin_key)),
-    ];
-    for header in headers {
-        let mut request = client.get(&url);
-        if let Some(value) = &header {
-            request = request.header("authorization", value);
+both! {
+    #[tokio::test]
+    async fn malformed_bodies_are_400_with_the_error_body() {
+        let server = Server::start();
+        let json = Some("application/json");
+        let cases: Vec<(&str, Option<&str>, Vec<u8>)> = vec![
+            ("invalid JSON", json, b"{\"name\": ".to_vec()),
+            ("not an object", json, b"[1, 2]".to_vec()),
+            (
+                "missing name",
+                json,
+                br#"{"scopes": ["tokens:read"]}"#.to_vec(),
+            ),
+            ("missing scopes", json, br#"{"name": "x"}"#.to_vec()),
+            (
+                "name of wrong type",
+                json,
+                br#"{"name": 5, "scopes": ["tokens:read"]}"#.to_vec(),
+            ),
+            (
+                "scopes of wrong type",
+                json,
+                br#"{"name": "x", "scopes": "tokens:read"}"#.to_vec(),
+            ),
+            (
+                "expires_at of wrong type",
+                json,
+                br#"{"name": "x", "scopes": ["tokens:read"], "expires_at": 5}"#.to_vec(),
+            ),
+            ("empty body", json, Vec::new()),
+            (
+                "non-UTF-8",
+                json,
+                b"{\"name\": \"\xff\xfe\", \"scopes\": []}".to_vec(),
+            ),
+            (
+                "no content type",
+                None,
+                br#"{"name": "x", "scopes": ["tokens:read"]}"#.to_vec(),
+            ),
+            (
+                "text/plain",
+                Some("text/plain"),
+                br#"{"name": "x", "scopes": ["tokens:read"]}"#.to_vec(),
+            ),
+            (
+                "form",
+                Some("application/x-www-form-urlencoded"),
+                b"name=x".to_vec(),
+            ),
+        ];
+        for (what, content_type, body) in cases {
+            let response = post_raw(&server, content_type, body).await;
+            assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{what}");
+            assert_error(response, 400, "bad_request").await;
         }
-        let response = request.send().await.unwrap();
-        assert_error(response, 401, "unauthorized").await;
-    }
-    // A header value with bytes that are not text.
-    let value = reqwest::header::HeaderValue::from_bytes(b"Bearer \xff\xfe").unwrap();
-    let response = client
-        .get(&url)
-        .header("authorization", value)
-        .send()
-        .await
-        .unwrap();
-    assert_error(response, 401, "unauthorized").await;
-}
-
-#[tokio::test]
-async fn unknown_and_malformed_ids_and_routes_are_404() {
-    let server = Server::start();
-    let key = &server.admin_key;
-    let unknown = "tok_000000000000000000000000";
-    for path in [
-        format!("/v1/tokens/{unknown}"),
-        "/v1/tokens/not-a-token".to_string(),
-        "/v1/tokens/tok_UPPERCASE".to_string(),
-        "/v1/tokens/%FF%FE".to_string(),
-        "/v1/nothing-here".to_string(),
-        "/nothing".to_string(),
-    ] {
-        assert_error(server.get(&path, key).await, 404, "not_found").await;
-    }
-    assert_error(
-        server.delete(&format!("/v1/tokens/{unknown}"), key).await,
-        404,
-        "not_found",
-    )
-    .await;
-    let rotate = server
-        .post(&format!("/v1/tokens/{unknown}/rotate"), key, &json!({}))
-        .await;
-    assert_error(rotate, 404, "not_found").await;
-    let patch = server
-        .request(Method::PATCH, "/v1/tokens", key)
-        .send()
-        .await
-        .unwrap();
-    assert_error(patch, 404, "not_found").await;
-}
-
-#[tokio::test]
-async fn pagination_is_newest_first_with_bounds() {
-    let server = Server::start();
-    let mut ids = Vec::new();
-    for n in 0..30 {
-        ids.push(id(&server
-            .create_token(&format!("t{n:02}"), &["tokens:read"])
-            .await));
-    }
-    ids.reverse();
-    let key = &server.admin_key;
-
-    let first: Value = server.get("/v1/tokens", key).await.json().await.unwrap();
-    assert_eq!(
-        first["meta"],
-        json!({"page": 1, "per_page": 25, "total": 30})
-    );
-    let second: Value = server
-        .get("/v1/tokens?page=2", key)
-        .await
-        .json()
-        .await
-        .unwrap();
-    let walked: Vec<String> = first["data"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .chain(second["data"].as_array().unwrap())
-        .map(id)
-        .collect();
-    assert_eq!(walked, ids, "every token once, newest first");
-    assert!(
-        first["data"][0].get("token").is_none(),
-        "lists never show secrets"
-    );
-
-    let all: Value = server
-        .get("/v1/tokens?per_page=100", key)
-        .await
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(all["data"].as_array().unwrap().len(), 30);
-    let small: Value = server
-        .get("/v1/tokens?per_page=1&page=30", key)
-        .await
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(small["data"][0]["id"], ids[29].as_str());
-    let beyond: Value = server
-        .get("/v1/tokens?page=99999999", key)
-        .await
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(beyond["data"], json!([]));
-    assert_eq!(beyond["meta"]["total"], 30);
-
-    for query in [
-        "page=0",
-        "page=-1",
-        "per_page=0",
-        "per_page=101",
-        "page=99999999999999999999999",
-        "status=paused",
-    ] {
-        let response = server.get(&format!("/v1/tokens?{query}"), key).await;
-        assert_error(response, 422, "unprocessable_entity").await;
-    }
-    for query in ["page=abc", "per_page=1.5", "page="] {
-        let response = server.get(&format!("/v1/tokens?{query}"), key).await;
-        assert_error(response, 400, "bad_request").await;
-    }
-}
-
-#[tokio::test]
-async fn status_filter_selects_each_state() {
-    let server = Server::start();
-    let key = &server.admin_key;
-    let active = server.create_token("a", &["tokens:read"]).await;
-    let revoked = server.create_token("r", &["tokens:read"]).await;
-    server
-        .delete(&format!("/v1/tokens/{}", id(&revoked)), key)
-        .await;
-    for (status, expected) in [("active", id(&active)), ("revoked", id(&revoked))] {
-        let page: Value = server
-            .get(&format!("/v1/tokens?status={status}"), key)
+        let listed: Value = server
+            .get("/v1/tokens", &server.admin_key)
             .await
             .json()
             .await
             .unwrap();
-        assert_eq!(page["meta"]["total"], 1, "{status}");
-        assert_eq!(page["data"][0]["id"], expected.as_str());
-        assert_eq!(page["data"][0]["status"], status);
-    }
-    let _ = secret(&active);
-}
-
-#[tokio::test]
-async fn health_scopes_and_openapi_answer() {
-    let server = Server::start();
-    let health: Value = reqwest::get(server.url("/healthz"))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(health["status"], "ok");
-    let post = reqwest::Client::new()
-        .post(server.url("/healthz"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(post.status(), 404, "no 405: the spec lists none");
-    let body: Value = post.json().await.unwrap();
-    assert_eq!(body["error"], "not_found");
-
-    let scopes: Value = server
-        .get("/v1/scopes", &server.admin_key)
-        .await
-        .json()
-        .await
-        .unwrap();
-    let names: Vec<&str> = scopes["data"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(
-        names,
-        [
-            "tokens:read",
-            "tokens:write",
-            "tokens:rotate",
-            "tokens:revoke",
-            "audit:read",
-            "webhooks:read",
-            "webhooks:write",
-            "chat:write",
-            "usage:read"
-        ]
-    );
-    assert!(
-        scopes["data"][0]["description"]
-            .as_str()
-            .is_some_and(|d| !d.is_empty())
-    );
-    assert_eq!(scopes["meta"]["total"], 9);
-
-    let doc: Value = reqwest::get(server.url("/v1/openapi.json"))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    for (path, method) in [
-        ("/v1/tokens", "post"),
-        ("/v1/tokens", "get"),
-        ("/v1/tokens/{id}", "get"),
-        ("/v1/tokens/{id}", "delete"),
-        ("/v1/tokens/{id}/rotate", "post"),
-        ("/v1/scopes", "get"),
-        ("/v1/audit", "get"),
-    ] {
-        assert!(
-            doc["paths"][path][method].is_object(),
-            "{method} {path} missing from OpenAPI"
+        assert_eq!(
+            listed["meta"]["total"], 0,
+            "nothing was created by bad input"
         );
     }
-    assert!(doc["paths"]["/v1/tokens"]["post"]["responses"]["201"].is_object());
+}
+
+both! {
+    #[tokio::test]
+    async fn json_with_a_charset_parameter_is_accepted() {
+        let server = Server::start();
+        let body = br#"{"name": "charset", "scopes": ["tokens:read"]}"#.to_vec();
+        let response = post_raw(&server, Some("Application/JSON; charset=utf-8"), body).await;
+        assert_eq!(response.status(), StatusCode::CREATED);
+    }
+}
+
+both! {
+    #[tokio::test]
+    async fn a_body_over_64_kib_is_400_not_413() {
+        let server = Server::start();
+        let name = "x".repeat(70 * 1024);
+        let body = serde_json::to_vec(&json!({"name": name, "scopes": ["tokens:read"]})).unwrap();
+        let response = post_raw(&server, Some("application/json"), body).await;
+        let message = assert_error(response, 400, "bad_request").await;
+        assert!(message.contains("65536"), "{message}");
+    }
+}
+
+both! {
+    #[tokio::test]
+    async fn rotate_and_revoke_check_a_body_they_do_not_need() {
+        let server = Server::start();
+        let token = server.create_token("bodies", &["tokens:read"]).await;
+        let rotate = format!("/v1/tokens/{}/rotate", id(&token));
+        let send = |method: Method, path: &str, content_type: &str, body: Vec<u8>| {
+            server
+                .request(method, path, &server.admin_key)
+                .header("content-type", content_type)
+                .body(body)
+                .send()
+        };
+        let text = send(
+            Method::POST,
+            &rotate,
+            "text/plain",
+            b"rotate please".to_vec(),
+        );
+        assert_error(text.await.unwrap(), 400, "bad_request").await;
+        let huge = format!("{{\"pad\": \"{}\"}}", "x".repeat(70 * 1024)).into_bytes();
+        let oversized = send(Method::POST, &rotate, "application/json", huge);
+        assert_error(oversized.await.unwrap(), 400, "bad_request").await;
+        let broken = send(Method::POST, &rotate, "application/json", b"{".to_vec());
+        assert_error(broken.await.unwrap(), 400, "bad_request").await;
+        let revoke = format!("/v1/tokens/{}", id(&token));
+        let text = send(Method::DELETE, &revoke, "text/plain", b"bye".to_vec());
+        assert_error(text.await.unwrap(), 400, "bad_request").await;
+        // None of the refused requests changed the token; an empty or JSON body is fine.
+        let old = secret(&token);
+        assert_eq!(server.get("/v1/tokens", &old).await.status(), 200);
+        let rotated = send(Method::POST, &rotate, "application/json", b"{}".to_vec());
+        assert_eq!(rotated.await.unwrap().status(), 200);
+        let revoked = server.delete(&revoke, &server.admin_key).await;
+        assert_eq!(revoked.status(), 204);
+    }
+}
+
+both! {
+    #[tokio::test]
+    async fn invalid_values_are_422_naming_the_field() {
+        let server = Server::start();
+        let cases = [
+            (
+                json!({"name": "x", "scopes": ["tokens:read"], "expires_at": "next tuesday"}),
+                "expires_at",
+            ),
+            (
+                json!({"name": "x", "scopes": ["tokens:read"], "expires_at": "2001-01-01T00:00:00Z"}),
+                "expires_at",
+            ),
+            (
+                json!({"name": "x", "scopes": ["tokens:read"], "expires_at": "2099-01-01T00:00:00"}),
+                "expires_at",
+            ),
+            (json!({"name": "x", "scopes": ["tokens:fly"]}), "scopes"),
+            (json!({"name": "x", "scopes": []}), "scopes"),
+            (json!({"name": "   ", "scopes": ["tokens:read"]}), "name"),
+            (
+                json!({"name": "a".repeat(101), "scopes": ["tokens:read"]}),
+                "name",
+            ),
+            (
+                json!({"name": "bell\u{7}", "scopes": ["tokens:read"]}),
+                "name",
+            ),
+        ];
+        for (body, field) in cases {
+            let response = server.post("/v1/tokens", &server.admin_key, &body).await;
+            let message = assert_error(response, 422, "unprocessable_entity").await;
+            assert!(message.contains(field), "{body}: {message}");
+        }
+    }
+}
+
+both! {
+    #[tokio::test]
+    async fn a_duplicate_name_is_409() {
+        let server = Server::start();
+        server.create_token("dup", &["tokens:read"]).await;
+        let response = server
+            .post(
+                "/v1/tokens",
+                &server.admin_key,
+                &json!({"name": "dup", "scopes": ["tokens:read"]}),
+            )
+            .await;
+        assert_error(response, 409, "conflict").await;
+    }
+}
+
+both! {
+    #[tokio::test]
+    async fn missing_malformed_and_unknown_credentials_are_401() {
+        let server = Server::start();
+        let url = server.url("/v1/tokens");
+        let client = reqwest::Client::new();
+        let fake = format!("tka_{}", "A".repeat(36));
+        let headers: Vec<Option<String>> = vec![
+            None,
+            Some(String::new()),
+            Some("Bearer".into()),
+            Some("Bearer ".into()),
+            Some(format!("Basic {}", server.admin_key)),
+            Some("Bearer tok_nothing".into()),
+            Some(format!("Bearer {fake}")),
+            Some(format!("Bearer {}x", server.admin_key)),
+        ];
+        for header in headers {
+            let mut request = client.get(&url);
+            if let Some(value) = &header {
+                request = request.header("authorization", value);
+            }
+            let response = request.send().await.unwrap();
+            assert_error(response, 401, "unauthorized").await;
+        }
+        // A header value with bytes that are not text.
+        let value = reqwest::header::HeaderValue::from_bytes(b"Bearer \xff\xfe").unwrap();
+        let response = client
+            .get(&url)
+            .header("authorization", value)
+            .send()
+            .await
+            .unwrap();
+        assert_error(response, 401, "unauthorized").await;
+    }
+}
+
+both! {
+    #[tokio::test]
+    async fn unknown_and_malformed_ids_and_routes_are_404() {
+        let server = Server::start();
+        let key = &server.admin_key;
+        let unknown = "tok_000000000000000000000000";
+        for path in [
+            format!("/v1/tokens/{unknown}"),
+            "/v1/tokens/not-a-token".to_string(),
+            "/v1/tokens/tok_UPPERCASE".to_string(),
+            "/v1/tokens/%FF%FE".to_string(),
+            "/v1/nothing-here".to_string(),
+            "/nothing".to_string(),
+        ] {
+            assert_error(server.get(&path, key).await, 404, "not_found").await;
+        }
+        assert_error(
+            server.delete(&format!("/v1/tokens/{unknown}"), key).await,
+            404,
+            "not_found",
+        )
+        .await;
+        let rotate = server
+            .post(&format!("/v1/tokens/{unknown}/rotate"), key, &json!({}))
+            .await;
+        assert_error(rotate, 404, "not_found").await;
+        let patch = server
+            .request(Method::PATCH, "/v1/tokens", key)
+            .send()
+            .await
+            .unwrap();
+        assert_error(patch, 404, "not_found").await;
+    }
+}
+
+both! {
+    #[tokio::test]
+    async fn pagination_is_newest_first_with_bounds() {
+        let server = Server::start();
+        let mut ids = Vec::new();
+        for n in 0..30 {
+            ids.push(id(&server
+                .create_token(&format!("t{n:02}"), &["tokens:read"])
+                .await));
+        }
+        ids.reverse();
+        let key = &server.admin_key;
+
+        let first: Value = server.get("/v1/tokens", key).await.json().await.unwrap();
+        assert_eq!(
+            first["meta"],
+            json!({"page": 1, "per_page": 25, "total": 30})
+        );
+        let second: Value = server
+            .get("/v1/tokens?page=2", key)
+            .await
+            .json()
+            .await
+            .unwrap();
+        let walked: Vec<String> = first["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .chain(second["data"].as_array().unwrap())
+            .map(id)
+            .collect();
+        assert_eq!(walked, ids, "every token once, newest first");
+        assert!(
+            first["data"][0].get("token").is_none(),
+            "lists never show secrets"
+        );
+
+        let all: Value = server
+            .get("/v1/tokens?per_page=100", key)
+            .await
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(all["data"].as_array().unwrap().len(), 30);
+        let small: Value = server
+            .get("/v1/tokens?per_page=1&page=30", key)
+            .await
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(small["data"][0]["id"], ids[29].as_str());
+        let beyond: Value = server
+            .get("/v1/tokens?page=99999999", key)
+            .await
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(beyond["data"], json!([]));
+        assert_eq!(beyond["meta"]["total"], 30);
+
+        for query in [
+            "page=0",
+            "page=-1",
+            "per_page=0",
+            "per_page=101",
+            "page=99999999999999999999999",
+            "status=paused",
+        ] {
+            let response = server.get(&format!("/v1/tokens?{query}"), key).await;
+            assert_error(response, 422, "unprocessable_entity").await;
+        }
+        for query in ["page=abc", "per_page=1.5", "page="] {
+            let response = server.get(&format!("/v1/tokens?{query}"), key).await;
+            assert_error(response, 400, "bad_request").await;
+        }
+    }
+}
+
+both! {
+    #[tokio::test]
+    async fn status_filter_selects_each_state() {
+        let server = Server::start();
+        let key = &server.admin_key;
+        let active = server.create_token("a", &["tokens:read"]).await;
+        let revoked = server.create_token("r", &["tokens:read"]).await;
+        server
+            .delete(&format!("/v1/tokens/{}", id(&revoked)), key)
+            .await;
+        for (status, expected) in [("active", id(&active)), ("revoked", id(&revoked))] {
+            let page: Value = server
+                .get(&format!("/v1/tokens?status={status}"), key)
+                .await
+                .json()
+                .await
+                .unwrap();
+            assert_eq!(page["meta"]["total"], 1, "{status}");
+            assert_eq!(page["data"][0]["id"], expected.as_str());
+            assert_eq!(page["data"][0]["status"], status);
+        }
+        let _ = secret(&active);
+    }
+}
+
+both! {
+    #[tokio::test]
+    async fn health_scopes_and_openapi_answer() {
+        let server = Server::start();
+        let health: Value = reqwest::get(server.url("/healthz"))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(health["status"], "ok");
+        let post = reqwest::Client::new()
+            .post(server.url("/healthz"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(post.status(), 404, "no 405: the spec lists none");
+        let body: Value = post.json().await.unwrap();
+        assert_eq!(body["error"], "not_found");
+
+        let scopes: Value = server
+            .get("/v1/scopes", &server.admin_key)
+            .await
+            .json()
+            .await
+            .unwrap();
+        let names: Vec<&str> = scopes["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "tokens:read",
+                "tokens:write",
+                "tokens:rotate",
+                "tokens:revoke",
+                "audit:read",
+                "webhooks:read",
+                "webhooks:write",
+                "chat:write",
+                "usage:read"
+            ]
+        );
+        assert!(
+            scopes["data"][0]["description"]
+                .as_str()
+                .is_some_and(|d| !d.is_empty())
+        );
+        assert_eq!(scopes["meta"]["total"], 9);
+
+        let doc: Value = reqwest::get(server.url("/v1/openapi.json"))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        for (path, method) in [
+            ("/v1/tokens", "post"),
+            ("/v1/tokens", "get"),
+            ("/v1/tokens/{id}", "get"),
+            ("/v1/tokens/{id}", "delete"),
+            ("/v1/tokens/{id}/rotate", "post"),
+            ("/v1/scopes", "get"),
+            ("/v1/audit", "get"),
+        ] {
+            assert!(
+                doc["paths"][path][method].is_object(),
+                "{method} {path} missing from OpenAPI"
+            );
+        }
+        assert!(doc["paths"]["/v1/tokens"]["post"]["responses"]["201"].is_object());
+    }
 }

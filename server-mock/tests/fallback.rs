@@ -3,150 +3,162 @@
 
 mod common;
 
+use common::both;
+
 use common::upstream::{catalogue_with, chat, delta, gateway, gateway_for, sse};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-#[tokio::test]
-async fn a_failing_upstream_falls_back_before_the_first_byte() {
-    let upstream = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(503).set_body_string("overloaded"))
-        .expect(2)
-        .mount(&upstream)
-        .await;
-    let (_tmp, server) = gateway_for(&upstream);
-    let quality_first = json!({"model": "auto", "route_strategy": {"cost_weight": 0, "quality_weight": 1},
-        "messages": [{"role": "user", "content": "hi"}]});
-    let answer: Value = chat(&server, quality_first.clone())
-        .await
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(answer["platform"]["routed_model"], "local");
-    let reason = answer["platform"]["route_reason"].as_str().unwrap();
-    assert!(
-        reason.contains("fell back to local after upstream"),
-        "{reason}"
-    );
-    assert!(reason.contains("503"), "{reason}");
+both! {
+    #[tokio::test]
+    async fn a_failing_upstream_falls_back_before_the_first_byte() {
+        let upstream = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(503).set_body_string("overloaded"))
+            .expect(2)
+            .mount(&upstream)
+            .await;
+        let (_tmp, server) = gateway_for(&upstream);
+        let quality_first = json!({"model": "auto", "route_strategy": {"cost_weight": 0, "quality_weight": 1},
+            "messages": [{"role": "user", "content": "hi"}]});
+        let answer: Value = chat(&server, quality_first.clone())
+            .await
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(answer["platform"]["routed_model"], "local");
+        let reason = answer["platform"]["route_reason"].as_str().unwrap();
+        assert!(
+            reason.contains("fell back to local after upstream"),
+            "{reason}"
+        );
+        assert!(reason.contains("503"), "{reason}");
 
-    let mut streamed = quality_first;
-    streamed["stream"] = json!(true);
-    let text = chat(&server, streamed).await.text().await.unwrap();
-    assert!(text.contains("fell back to local") && text.ends_with("data: [DONE]\n\n"));
-}
-
-#[tokio::test]
-async fn when_every_candidate_fails_the_answer_is_502() {
-    let upstream = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(500))
-        .mount(&upstream)
-        .await;
-    let (_tmp, server) = gateway_for(&upstream);
-    let response = chat(
-        &server,
-        json!({"model": "upstream", "messages": [{"role": "user", "content": "hi"}]}),
-    )
-    .await;
-    assert_eq!(response.status(), StatusCode::BAD_GATEWAY);
-    let body: Value = response.json().await.unwrap();
-    assert_eq!(body["error"]["code"], "upstream_error");
-}
-
-#[tokio::test]
-async fn a_stream_that_ends_before_answering_falls_back_too() {
-    let upstream = MockServer::start().await;
-    // 200 and a well-formed but empty stream: nothing was produced, so another model may answer.
-    Mock::given(method("POST"))
-        .respond_with(
-            ResponseTemplate::new(200).set_body_raw("data: [DONE]\n\n", "text/event-stream"),
-        )
-        .expect(1)
-        .mount(&upstream)
-        .await;
-    let (_tmp, server) = gateway_for(&upstream);
-    let text = chat(
-        &server,
-        json!({"model": "auto", "stream": true,
-        "route_strategy": {"cost_weight": 0, "quality_weight": 1},
-        "messages": [{"role": "user", "content": "hi"}]}),
-    )
-    .await
-    .text()
-    .await
-    .unwrap();
-    assert!(text.contains("fell back to local after upstream"), "{text}");
-    assert!(!text.contains("\"error\""), "{text}");
-    assert!(text.ends_with("data: [DONE]\n\n"), "{text}");
-}
-
-#[tokio::test]
-async fn when_every_candidate_times_out_the_answer_is_504() {
-    let upstream = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_delay(std::time::Duration::from_secs(3)))
-        .mount(&upstream)
-        .await;
-    let tmp = tempfile::tempdir().unwrap();
-    let models = catalogue_with(
-        tmp.path(),
-        &format!("{}/v1", upstream.uri()),
-        "m",
-        "timeout_ms = 200",
-    );
-    let server = gateway(&models, "k");
-    for stream in [false, true] {
-        let response = chat(
-            &server,
-            json!({"model": "upstream", "stream": stream,
-            "messages": [{"role": "user", "content": "hi"}]}),
-        )
-        .await;
-        assert_eq!(response.status(), StatusCode::GATEWAY_TIMEOUT);
-        let body: Value = response.json().await.unwrap();
-        assert_eq!(body["error"]["code"], "upstream_timeout", "{body}");
+        let mut streamed = quality_first;
+        streamed["stream"] = json!(true);
+        let text = chat(&server, streamed).await.text().await.unwrap();
+        assert!(text.contains("fell back to local") && text.ends_with("data: [DONE]\n\n"));
     }
 }
 
-#[tokio::test]
-async fn credits_never_exceed_the_budget_even_when_the_upstream_reports_more() {
-    let upstream = MockServer::start().await;
-    let usage = json!({"prompt_tokens": 11, "completion_tokens": 100_000, "total_tokens": 100_011});
-    let mut last = delta("");
-    last["choices"][0]["finish_reason"] = json!("stop");
-    let mut usage_chunk = json!({"id": "up", "object": "chat.completion.chunk", "choices": []});
-    usage_chunk["usage"] = usage.clone();
-    Mock::given(method("POST"))
-        .and(wiremock::matchers::body_partial_json(
-            json!({"stream": true}),
-        ))
-        .respond_with(ResponseTemplate::new(200).set_body_raw(
-            sse(&[delta("far too long"), last, usage_chunk]),
-            "text/event-stream",
-        ))
-        .mount(&upstream)
+both! {
+    #[tokio::test]
+    async fn when_every_candidate_fails_the_answer_is_502() {
+        let upstream = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(500))
+            .mount(&upstream)
+            .await;
+        let (_tmp, server) = gateway_for(&upstream);
+        let response = chat(
+            &server,
+            json!({"model": "upstream", "messages": [{"role": "user", "content": "hi"}]}),
+        )
         .await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-            "id": "up", "object": "chat.completion", "created": 1, "model": "m",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": "far too long"}, "finish_reason": "stop"}],
-            "usage": usage,
-        })))
-        .mount(&upstream)
-        .await;
-    let (_tmp, server) = gateway_for(&upstream);
-    // Worst case for 10 completion tokens is well under 0.05 credits; the upstream then claims
-    // 100,000 tokens (200 credits at this price).
-    let ask = json!({"model": "upstream", "max_tokens": 10, "budget_limit": 0.05,
-        "messages": [{"role": "user", "content": "hi"}]});
-    let whole: Value = chat(&server, ask.clone()).await.json().await.unwrap();
-    assert_eq!(whole["platform"]["credits_consumed"], 0.05, "{whole}");
-    let mut streamed = ask;
-    streamed["stream"] = json!(true);
-    let text = chat(&server, streamed).await.text().await.unwrap();
-    assert!(text.contains("\"credits_consumed\":0.05"), "{text}");
+        assert_eq!(response.status(), StatusCode::BAD_GATEWAY);
+        let body: Value = response.json().await.unwrap();
+        assert_eq!(body["error"]["code"], "upstream_error");
+    }
+}
+
+both! {
+    #[tokio::test]
+    async fn a_stream_that_ends_before_answering_falls_back_too() {
+        let upstream = MockServer::start().await;
+        // 200 and a well-formed but empty stream: nothing was produced, so another model may answer.
+        Mock::given(method("POST"))
+            .respond_with(
+                ResponseTemplate::new(200).set_body_raw("data: [DONE]\n\n", "text/event-stream"),
+            )
+            .expect(1)
+            .mount(&upstream)
+            .await;
+        let (_tmp, server) = gateway_for(&upstream);
+        let text = chat(
+            &server,
+            json!({"model": "auto", "stream": true,
+            "route_strategy": {"cost_weight": 0, "quality_weight": 1},
+            "messages": [{"role": "user", "content": "hi"}]}),
+        )
+        .await
+        .text()
+        .await
+        .unwrap();
+        assert!(text.contains("fell back to local after upstream"), "{text}");
+        assert!(!text.contains("\"error\""), "{text}");
+        assert!(text.ends_with("data: [DONE]\n\n"), "{text}");
+    }
+}
+
+both! {
+    #[tokio::test]
+    async fn when_every_candidate_times_out_the_answer_is_504() {
+        let upstream = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(200).set_delay(std::time::Duration::from_secs(3)))
+            .mount(&upstream)
+            .await;
+        let tmp = tempfile::tempdir().unwrap();
+        let models = catalogue_with(
+            tmp.path(),
+            &format!("{}/v1", upstream.uri()),
+            "m",
+            "timeout_ms = 200",
+        );
+        let server = gateway(&models, "k");
+        for stream in [false, true] {
+            let response = chat(
+                &server,
+                json!({"model": "upstream", "stream": stream,
+                "messages": [{"role": "user", "content": "hi"}]}),
+            )
+            .await;
+            assert_eq!(response.status(), StatusCode::GATEWAY_TIMEOUT);
+            let body: Value = response.json().await.unwrap();
+            assert_eq!(body["error"]["code"], "upstream_timeout", "{body}");
+        }
+    }
+}
+
+both! {
+    #[tokio::test]
+    async fn credits_never_exceed_the_budget_even_when_the_upstream_reports_more() {
+        let upstream = MockServer::start().await;
+        let usage = json!({"prompt_tokens": 11, "completion_tokens": 100_000, "total_tokens": 100_011});
+        let mut last = delta("");
+        last["choices"][0]["finish_reason"] = json!("stop");
+        let mut usage_chunk = json!({"id": "up", "object": "chat.completion.chunk", "choices": []});
+        usage_chunk["usage"] = usage.clone();
+        Mock::given(method("POST"))
+            .and(wiremock::matchers::body_partial_json(
+                json!({"stream": true}),
+            ))
+            .respond_with(ResponseTemplate::new(200).set_body_raw(
+                sse(&[delta("far too long"), last, usage_chunk]),
+                "text/event-stream",
+            ))
+            .mount(&upstream)
+            .await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "id": "up", "object": "chat.completion", "created": 1, "model": "m",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": "far too long"}, "finish_reason": "stop"}],
+                "usage": usage,
+            })))
+            .mount(&upstream)
+            .await;
+        let (_tmp, server) = gateway_for(&upstream);
+        // Worst case for 10 completion tokens is well under 0.05 credits; the upstream then claims
+        // 100,000 tokens (200 credits at this price).
+        let ask = json!({"model": "upstream", "max_tokens": 10, "budget_limit": 0.05,
+            "messages": [{"role": "user", "content": "hi"}]});
+        let whole: Value = chat(&server, ask.clone()).await.json().await.unwrap();
+        assert_eq!(whole["platform"]["credits_consumed"], 0.05, "{whole}");
+        let mut streamed = ask;
+        streamed["stream"] = json!(true);
+        let text = chat(&server, streamed).await.text().await.unwrap();
+        assert!(text.contains("\"credits_consumed\":0.05"), "{text}");
+    }
 }

@@ -5,6 +5,8 @@
 
 mod common;
 
+use common::both;
+
 use std::sync::Arc;
 
 use axum::Router;
@@ -112,75 +114,81 @@ fn ask(model: &str, stream: bool) -> Value {
            "messages": [{"role": "user", "content": "hello"}]})
 }
 
-#[tokio::test]
-async fn an_upstream_behind_a_private_ca_answers_whole_and_streamed() {
-    let (ca_pem, tls) = certificates();
-    let base_url = tls_upstream(tls).await;
-    // `ca_file` is relative to the catalogue's directory.
-    let (_tmp, server) = gateway_at(&base_url, "ca_file = \"ca.pem\"", &[("ca.pem", &ca_pem)]);
+both! {
+    #[tokio::test]
+    async fn an_upstream_behind_a_private_ca_answers_whole_and_streamed() {
+        let (ca_pem, tls) = certificates();
+        let base_url = tls_upstream(tls).await;
+        // `ca_file` is relative to the catalogue's directory.
+        let (_tmp, server) = gateway_at(&base_url, "ca_file = \"ca.pem\"", &[("ca.pem", &ca_pem)]);
 
-    let response = chat(&server, ask("upstream", false)).await;
-    assert_eq!(response.status(), StatusCode::OK);
-    let whole: Value = response.json().await.unwrap();
-    assert_eq!(whole["choices"][0]["message"]["content"], "over TLS");
-    assert_eq!(whole["platform"]["routed_model"], "upstream");
-    assert_eq!(whole["usage"]["completion_tokens"], 2);
+        let response = chat(&server, ask("upstream", false)).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        let whole: Value = response.json().await.unwrap();
+        assert_eq!(whole["choices"][0]["message"]["content"], "over TLS");
+        assert_eq!(whole["platform"]["routed_model"], "upstream");
+        assert_eq!(whole["usage"]["completion_tokens"], 2);
 
-    let response = chat(&server, ask("upstream", true)).await;
-    assert_eq!(response.status(), StatusCode::OK);
-    let chunks = chunks(&response.text().await.unwrap());
-    assert_eq!(content(&chunks), "over TLS");
-    let last = chunks.last().unwrap();
-    assert_eq!(last["choices"][0]["finish_reason"], "stop");
-    assert_eq!(last["platform"]["routed_model"], "upstream");
+        let response = chat(&server, ask("upstream", true)).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        let chunks = chunks(&response.text().await.unwrap());
+        assert_eq!(content(&chunks), "over TLS");
+        let last = chunks.last().unwrap();
+        assert_eq!(last["choices"][0]["finish_reason"], "stop");
+        assert_eq!(last["platform"]["routed_model"], "upstream");
+    }
 }
 
-#[tokio::test]
-async fn a_certificate_from_an_unknown_ca_is_refused_and_the_reason_says_so() {
-    let (_, tls) = certificates();
-    let base_url = tls_upstream(tls).await;
-    let (_tmp, server) = gateway_at(&base_url, "", &[]);
+both! {
+    #[tokio::test]
+    async fn a_certificate_from_an_unknown_ca_is_refused_and_the_reason_says_so() {
+        let (_, tls) = certificates();
+        let base_url = tls_upstream(tls).await;
+        let (_tmp, server) = gateway_at(&base_url, "", &[]);
 
-    // `auto` tries the upstream (best quality) first, then falls back to the simulated model.
-    let response = chat(&server, ask("auto", false)).await;
-    assert_eq!(response.status(), StatusCode::OK);
-    let answer: Value = response.json().await.unwrap();
-    assert_eq!(answer["platform"]["routed_model"], "local");
-    let reason = answer["platform"]["route_reason"].as_str().unwrap();
-    assert!(
-        reason.contains("fell back to local after upstream (TLS certificate rejected:"),
-        "{reason}"
-    );
-
-    let message = failed(chat(&server, ask("upstream", true)).await, 502).await;
-    assert!(message.contains("TLS certificate rejected"), "{message}");
-    assert!(
-        server.logs().contains("TLS certificate rejected"),
-        "{}",
-        server.logs()
-    );
-}
-
-#[tokio::test]
-async fn refused_and_silent_upstreams_are_named_as_such() {
-    // A port that was free a moment ago refuses connections, over https and plain http alike.
-    let closed = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = closed.local_addr().unwrap().port();
-    drop(closed);
-    for scheme in ["https", "http"] {
-        let (_tmp, server) = gateway_at(&format!("{scheme}://127.0.0.1:{port}/v1"), "", &[]);
-        let message = failed(chat(&server, ask("upstream", false)).await, 502).await;
+        // `auto` tries the upstream (best quality) first, then falls back to the simulated model.
+        let response = chat(&server, ask("auto", false)).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        let answer: Value = response.json().await.unwrap();
+        assert_eq!(answer["platform"]["routed_model"], "local");
+        let reason = answer["platform"]["route_reason"].as_str().unwrap();
         assert!(
-            message.contains("upstream (connection refused"),
-            "{scheme}: {message}"
+            reason.contains("fell back to local after upstream (TLS certificate rejected:"),
+            "{reason}"
+        );
+
+        let message = failed(chat(&server, ask("upstream", true)).await, 502).await;
+        assert!(message.contains("TLS certificate rejected"), "{message}");
+        assert!(
+            server.logs().contains("TLS certificate rejected"),
+            "{}",
+            server.logs()
         );
     }
+}
 
-    // A listener that accepts and never says a word: the TLS handshake never ends.
-    let silent = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base_url = format!("https://{}/v1", silent.local_addr().unwrap());
-    let (_tmp, server) = gateway_at(&base_url, "timeout_ms = 300", &[]);
-    let message = failed(chat(&server, ask("upstream", false)).await, 504).await;
-    assert!(message.contains("upstream (timed out)"), "{message}");
-    drop(silent);
+both! {
+    #[tokio::test]
+    async fn refused_and_silent_upstreams_are_named_as_such() {
+        // A port that was free a moment ago refuses connections, over https and plain http alike.
+        let closed = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = closed.local_addr().unwrap().port();
+        drop(closed);
+        for scheme in ["https", "http"] {
+            let (_tmp, server) = gateway_at(&format!("{scheme}://127.0.0.1:{port}/v1"), "", &[]);
+            let message = failed(chat(&server, ask("upstream", false)).await, 502).await;
+            assert!(
+                message.contains("upstream (connection refused"),
+                "{scheme}: {message}"
+            );
+        }
+
+        // A listener that accepts and never says a word: the TLS handshake never ends.
+        let silent = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base_url = format!("https://{}/v1", silent.local_addr().unwrap());
+        let (_tmp, server) = gateway_at(&base_url, "timeout_ms = 300", &[]);
+        let message = failed(chat(&server, ask("upstream", false)).await, 504).await;
+        assert!(message.contains("upstream (timed out)"), "{message}");
+        drop(silent);
+    }
 }

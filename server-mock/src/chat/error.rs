@@ -111,7 +111,7 @@ pub fn openai_envelope(response: Response) -> Response {
         "unauthorized" => "authentication_error",
         "forbidden" => "permission_error",
         "rate_limited" => "rate_limit_error",
-        "internal_error" => "api_error",
+        "internal_error" | "service_unavailable" => "api_error",
         _ => "invalid_request_error",
     };
     let code = match error.error {

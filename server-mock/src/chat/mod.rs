@@ -34,7 +34,7 @@ use crate::request_id::RequestId;
 use crate::routes::Routes;
 use crate::state::AppState;
 use crate::store::{self, UsageRecord};
-use crate::usage::Ledger;
+use crate::usage::{Ledger, Recorded};
 
 /// What the gateway needs: the catalogue (with each model's way to its upstream), the ledger.
 pub struct Gateway {
@@ -45,12 +45,12 @@ pub struct Gateway {
 }
 
 impl Gateway {
-    /// A gateway over `catalogue`.
-    pub fn new(catalogue: Catalogue, sim_token_delay: Duration) -> Self {
+    /// A gateway over `catalogue` recording completions in `ledger`.
+    pub fn new(catalogue: Catalogue, sim_token_delay: Duration, ledger: Ledger) -> Self {
         Gateway {
             catalogue,
             sim_token_delay,
-            ledger: Arc::default(),
+            ledger: Arc::new(ledger),
         }
     }
 }
@@ -81,9 +81,9 @@ pub(crate) struct Accounting {
 }
 
 impl Accounting {
-    /// Records the completion in the ledger and returns its `platform` object. Credits never
-    /// exceed the budget.
-    pub fn settle(&self, prompt: u64, completion: u64) -> Platform {
+    /// Records the completion in the ledger and returns its `platform` object, and what
+    /// resolves once the record is written. Credits never exceed the budget.
+    pub fn settle(&self, prompt: u64, completion: u64) -> (Platform, Recorded) {
         let cost = self.model.cost(prompt, completion);
         let consumed = self.budget.map_or(cost, |budget| cost.min(budget));
         let reference = self
@@ -91,7 +91,7 @@ impl Accounting {
             .catalogue
             .best()
             .map_or(cost, |best| best.cost(prompt, completion));
-        self.gateway.ledger.record(UsageRecord {
+        let recorded = self.gateway.ledger.record(UsageRecord {
             id: crate::secrets::new_id("use_"),
             workspace_id: self.workspace_id.clone(),
             request_id: self.request_id.clone(),
@@ -102,12 +102,13 @@ impl Accounting {
             wallet: self.wallet.clone(),
             created_at: store::now(),
         });
-        Platform {
+        let platform = Platform {
             routed_model: self.model.id.clone(),
             route_reason: self.reason.clone(),
             credits_consumed: consumed,
             cost_saved_credits: reference.saturating_sub(consumed),
-        }
+        };
+        (platform, recorded)
     }
 }
 
@@ -164,7 +165,9 @@ async fn complete(
             Ok(answer) => {
                 let reason = failures.reason(&route.reason, model);
                 let prompt = answer.prompt_tokens.unwrap_or(estimated_prompt);
-                let platform = accounting(model, reason).settle(prompt, answer.completion_tokens);
+                let (platform, recorded) =
+                    accounting(model, reason).settle(prompt, answer.completion_tokens);
+                recorded.written().await;
                 return Json(wire::Answer {
                     id: &id,
                     object: "chat.completion",

@@ -23,6 +23,7 @@ use super::routing::Route;
 use super::wire::{self, Chunk, ChunkChoice, Delta, Usage};
 use super::{Accounting, Failures, Gateway, Platform};
 use crate::models::Model;
+use crate::usage::Recorded;
 
 /// Opens the first candidate that produces anything, then streams it to the client. A
 /// candidate that fails or ends before its first item is replaced by the next one.
@@ -64,6 +65,7 @@ pub async fn respond(
                     reported: None,
                     tail: VecDeque::new(),
                     settled: false,
+                    recorded: None,
                 };
                 let events = futures::stream::unfold(relay, |mut relay| async move {
                     let event = relay.next_event().await?;
@@ -109,6 +111,8 @@ struct Relay {
     /// What is left to send after the upstream ended: final chunk, usage, `[DONE]`.
     tail: VecDeque<String>,
     settled: bool,
+    /// Resolves once the ledger has the answer's record; the tail waits for it.
+    recorded: Option<Recorded>,
 }
 
 impl Relay {
@@ -165,6 +169,9 @@ impl Relay {
                 None => self.finish(),
             }
         }
+        if let Some(recorded) = self.recorded.take() {
+            recorded.written().await;
+        }
         self.tail.pop_front()
     }
 
@@ -213,7 +220,9 @@ impl Relay {
 
     fn settle(&mut self, prompt: u64, completion: u64) -> Platform {
         self.settled = true;
-        self.accounting.settle(prompt, completion)
+        let (platform, recorded) = self.accounting.settle(prompt, completion);
+        self.recorded = Some(recorded);
+        platform
     }
 }
 

@@ -1,12 +1,13 @@
 //! A read-through cache of credentials and tokens, so the hot path (authenticate, read a token)
-//! needs no trip to SQLite once warm.
+//! needs no trip to the database once warm.
 //!
-//! Coherence rests on two rules. After committing a transaction that changes cached rows, the
-//! writer thread drops those rows before any caller of that write is answered: once a rotation
-//! or revocation is acknowledged, no request can see the old row. (The lock is taken only after
-//! the commit, so readers never wait for an fsync.) A reader that missed stores what it read only
-//! if no such commit happened since it looked (the generation did not move), so a row read
-//! before a commit never lands after it.
+//! Coherence rests on two rules. Rows are dropped once a change to them is committed and before
+//! a request that could see the old row looks: with SQLite, the writer thread drops them after
+//! the commit and before the writer's caller is answered (the lock is taken only after the
+//! commit, so readers never wait for an fsync); with PostgreSQL, each request first syncs with
+//! the change log every instance writes to (see `postgres/sync.rs`). And a reader that missed
+//! stores what it read only if nothing was dropped since it looked (the generation did not
+//! move), so a row read before a change never lands after it.
 
 use std::collections::HashMap;
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -87,6 +88,15 @@ impl Cache {
             inner.tokens.clear();
         }
         inner.tokens.insert(token.id.clone(), token);
+    }
+
+    /// Drops everything (what changed is not known).
+    pub fn clear(&self) {
+        let mut inner = self.write();
+        inner.generation += 1;
+        inner.credentials.clear();
+        inner.digests.clear();
+        inner.tokens.clear();
     }
 
     /// Drops every cached row of these credentials or tokens; called once their change has

@@ -1,21 +1,19 @@
-//! Storage behind a small trait, so handlers never see SQL and another backend (a server
-//! database) can serve the same API. [`sqlite::SqliteStore`] is the embedded default.
+//! Storage behind a small trait, so handlers never see SQL. Two backends serve it:
+//! [`sqlite::SqliteStore`], the embedded default (one process, one data directory), and
+//! [`postgres::PostgresStore`], one database shared by any number of server instances.
 
 mod cache;
-mod engine;
-mod rows;
-mod schema;
+pub mod postgres;
+mod records;
 pub mod sqlite;
-mod usage;
-mod webhooks;
 
-pub use webhooks::{Attempt, Delivery, DeliveryOutcome, Endpoint, EventMaker, NewEvent};
+pub use records::*;
+
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-use crate::credits::Credits;
-use crate::scopes::Scope;
 use crate::secrets::{CredentialKind, SecretDigest};
 
 /// The current time at the precision storage keeps (microseconds), so a value shown in a
@@ -25,8 +23,11 @@ pub fn now() -> DateTime<Utc> {
     Utc::now().trunc_subsecs(6)
 }
 
+/// Name of the stored webhook key check (see [`Store::webhook_key_check`]).
+pub const WEBHOOK_KEY_CHECK: &str = "webhook_key_check";
+
 /// A storage failure that is not the caller's fault.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum StoreError {
     /// A token with that name is already live in the workspace.
     #[error("name already in use")]
@@ -43,205 +44,14 @@ pub enum StoreError {
     /// The backend failed (I/O, corruption, a stopped writer).
     #[error("backend: {0}")]
     Backend(String),
-}
-
-impl From<rusqlite::Error> for StoreError {
-    fn from(err: rusqlite::Error) -> Self {
-        StoreError::Backend(err.to_string())
-    }
+    /// The database cannot be reached now (connection lost or refused, or it did not answer in
+    /// time); the same request may succeed once it is back.
+    #[error("database unavailable: {0}")]
+    Unavailable(String),
 }
 
 /// `Result` with [`StoreError`].
 pub type StoreResult<T> = std::result::Result<T, StoreError>;
-
-/// A workspace: owner of tokens, keys and audit entries.
-#[derive(Debug, Clone)]
-pub struct Workspace {
-    pub id: String,
-    pub name: String,
-}
-
-/// What authentication finds for a presented secret.
-#[derive(Debug, Clone)]
-pub struct Credential {
-    /// `key_...` or `tok_...`.
-    pub id: String,
-    pub kind: CredentialKind,
-    pub workspace_id: String,
-    pub scopes: Vec<Scope>,
-    pub expires_at: Option<DateTime<Utc>>,
-    pub revoked: bool,
-    pub last_used_at: Option<DateTime<Utc>>,
-}
-
-/// A token as stored (never its secret).
-#[derive(Debug, Clone)]
-pub struct TokenRecord {
-    pub id: String,
-    pub workspace_id: String,
-    pub name: String,
-    pub scopes: Vec<Scope>,
-    pub created_at: DateTime<Utc>,
-    pub expires_at: Option<DateTime<Utc>>,
-    pub revoked_at: Option<DateTime<Utc>>,
-    pub last_used_at: Option<DateTime<Utc>>,
-    pub created_by: String,
-}
-
-/// A token's state, computed from its record at a moment.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TokenStatus {
-    Active,
-    Expired,
-    Revoked,
-}
-
-impl TokenStatus {
-    /// The wire string.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TokenStatus::Active => "active",
-            TokenStatus::Expired => "expired",
-            TokenStatus::Revoked => "revoked",
-        }
-    }
-}
-
-impl TokenRecord {
-    /// The status at `now`: revoked wins, then expiry (no job needs to run for a token to expire).
-    pub fn status(&self, now: DateTime<Utc>) -> TokenStatus {
-        if self.revoked_at.is_some() {
-            TokenStatus::Revoked
-        } else if self.expires_at.is_some_and(|at| at <= now) {
-            TokenStatus::Expired
-        } else {
-            TokenStatus::Active
-        }
-    }
-}
-
-/// A token to insert.
-#[derive(Debug)]
-pub struct NewToken {
-    pub id: String,
-    pub workspace_id: String,
-    pub name: String,
-    pub scopes: Vec<Scope>,
-    pub digest: SecretDigest,
-    pub created_at: DateTime<Utc>,
-    pub expires_at: Option<DateTime<Utc>>,
-    pub created_by: String,
-}
-
-/// An API key to insert.
-#[derive(Debug)]
-pub struct NewApiKey {
-    pub id: String,
-    pub workspace_id: String,
-    pub scopes: Vec<Scope>,
-    pub digest: SecretDigest,
-    pub created_at: DateTime<Utc>,
-}
-
-/// One audit log entry.
-#[derive(Debug, Clone)]
-pub struct AuditEntry {
-    pub id: String,
-    pub workspace_id: String,
-    pub action: String,
-    pub actor: String,
-    pub token_id: Option<String>,
-    pub request_id: Option<String>,
-    pub created_at: DateTime<Utc>,
-}
-
-impl AuditEntry {
-    /// A new entry, stamped now, for `action` by `actor` in `workspace_id`.
-    pub fn new(workspace_id: &str, action: &str, actor: &str) -> Self {
-        AuditEntry {
-            id: crate::secrets::new_id("aud_"),
-            workspace_id: workspace_id.to_string(),
-            action: action.to_string(),
-            actor: actor.to_string(),
-            token_id: None,
-            request_id: None,
-            created_at: now(),
-        }
-    }
-
-    /// Names the token the entry is about.
-    pub fn token(mut self, token_id: Option<String>) -> Self {
-        self.token_id = token_id;
-        self
-    }
-
-    /// Names the request that caused the entry.
-    pub fn request(mut self, request_id: Option<String>) -> Self {
-        self.request_id = request_id;
-        self
-    }
-}
-
-/// One completion in the credit ledger.
-#[derive(Debug, Clone)]
-pub struct UsageRecord {
-    pub id: String,
-    pub workspace_id: String,
-    pub request_id: Option<String>,
-    pub model: String,
-    pub prompt_tokens: u64,
-    pub completion_tokens: u64,
-    pub credits: Credits,
-    pub wallet: Option<String>,
-    pub created_at: DateTime<Utc>,
-}
-
-/// Ledger totals for one day (UTC) and model, or for everything.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct UsageTotals {
-    /// `YYYY-MM-DD`, empty for the grand total.
-    pub day: String,
-    /// Empty for the grand total.
-    pub model: String,
-    pub requests: u64,
-    pub prompt_tokens: u64,
-    pub completion_tokens: u64,
-    pub credits: Credits,
-}
-
-/// Which tokens a listing returns.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct TokenFilter {
-    pub status: Option<TokenStatus>,
-}
-
-/// Which audit entries a listing returns.
-#[derive(Debug, Clone, Default)]
-pub struct AuditFilter {
-    pub token_id: Option<String>,
-    pub action: Option<String>,
-}
-
-/// A page to fetch: 1-based page number and size.
-#[derive(Debug, Clone, Copy)]
-pub struct PageRequest {
-    pub page: u64,
-    pub per_page: u64,
-}
-
-impl PageRequest {
-    /// Rows to skip, saturating for absurd page numbers (which then return no rows).
-    pub fn offset(&self) -> u64 {
-        (self.page - 1).saturating_mul(self.per_page)
-    }
-}
-
-/// One page of items and the total across all pages.
-#[derive(Debug)]
-pub struct Page<T> {
-    pub items: Vec<T>,
-    pub total: u64,
-}
 
 /// What the token API needs from storage. Every mutation writes its audit entry in the same
 /// transaction, and returns only once that transaction is durable.
@@ -339,7 +149,9 @@ pub trait Store: Send + Sync + 'static {
         make_event: EventMaker,
     ) -> StoreResult<usize>;
 
-    /// Makes deliveries leased by a stopped process due at once (called when delivery starts).
+    /// Makes deliveries leased by a process that has stopped due at once (called when delivery
+    /// starts; with a shared backend, attempts of an instance that died are also taken over by
+    /// [`Store::claim_due`] without waiting for their lease to run out).
     async fn release_leases(&self) -> StoreResult<()>;
 
     /// At most `limit` deliveries due at `now` to endpoints neither deleted nor disabled,
@@ -381,6 +193,35 @@ pub trait Store: Send + Sync + 'static {
     /// Returns `false` (and changes nothing) when the store already has a workspace.
     async fn bootstrap(&self, workspace: Workspace, key: NewApiKey) -> StoreResult<bool>;
 
+    /// The webhook key check stored with the data (a value sealed with the key that seals the
+    /// endpoints' secrets): stores `proposed` when there is none yet, and returns what is stored.
+    async fn webhook_key_check(&self, proposed: Vec<u8>) -> StoreResult<Vec<u8>>;
+
+    /// Whether the database answers now (`GET /healthz`).
+    async fn health(&self) -> StoreResult<()> {
+        Ok(())
+    }
+
+    /// Whether other server instances may serve the same data. Then what one instance holds
+    /// only in memory (ledger records not yet written, request counts) is invisible to the
+    /// others, so it is written or counted in the database instead.
+    fn shared(&self) -> bool {
+        false
+    }
+
+    /// The request counter every instance shares, for a shared backend.
+    fn window_counter(&self) -> Option<Arc<dyn WindowCounter>> {
+        None
+    }
+
     /// Finishes pending writes and closes the store.
     async fn close(&self);
+}
+
+/// Counts requests per bucket and fixed window for every instance of a shared backend.
+#[async_trait]
+pub trait WindowCounter: Send + Sync + 'static {
+    /// Adds one request to `bucket` in window `window` (minutes since the epoch); returns the
+    /// window's count including it.
+    async fn add(&self, bucket: String, window: i64) -> StoreResult<u64>;
 }

@@ -2,8 +2,11 @@
 //! speaks to it with plain reqwest.
 #![allow(dead_code)]
 
+pub mod backend;
 pub mod hooks;
 pub mod upstream;
+
+pub(crate) use backend::both;
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -22,6 +25,8 @@ pub struct Server {
     pub dir: PathBuf,
     /// The admin key written on first start.
     pub admin_key: String,
+    /// The PostgreSQL database it serves from (`None`: SQLite in `dir`).
+    pub database: Option<String>,
     stdout: Arc<Mutex<String>>,
     stderr: Arc<Mutex<String>>,
     readers: Vec<std::thread::JoinHandle<()>>,
@@ -36,6 +41,9 @@ pub struct Options<'a> {
     pub env: Vec<(&'a str, &'a str)>,
     /// More `serve` arguments, e.g. `--models FILE`.
     pub args: Vec<String>,
+    /// A PostgreSQL database URL to serve from, shared with other servers [default: the test's
+    /// backend: SQLite, or a database of the data directory's own].
+    pub database: Option<String>,
 }
 
 impl Server {
@@ -52,20 +60,32 @@ impl Server {
         server
     }
 
-    /// A server on `dir` (which may already hold data).
+    /// A server on `dir` (which may already hold data), on the test's backend.
     pub fn start_in(dir: &Path, options: Options<'_>) -> Server {
+        let database = options
+            .database
+            .clone()
+            .or_else(|| match backend::current() {
+                backend::Backend::Sqlite => None,
+                backend::Backend::Postgres(databases) => Some(databases.url_for(dir)),
+            });
         let mut command = Command::new(env!("CARGO_BIN_EXE_tokctl-server"));
         command
             .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
             .arg(dir)
             .env_remove("TOKCTL_SERVER_LISTEN")
             .env_remove("TOKCTL_DATA_DIR")
+            .env_remove("TOKCTL_DATABASE_URL")
+            .env_remove("TOKCTL_WEBHOOK_KEY_FILE")
             .env("RUST_LOG", "info")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         if let Some(limit) = options.rate_limit {
             command.args(["--rate-limit", &limit.to_string()]);
+        }
+        if let Some(url) = &database {
+            command.args(["--database-url", url]);
         }
         for (key, value) in options.env {
             command.env(key, value);
@@ -94,6 +114,7 @@ impl Server {
             base,
             dir: dir.to_path_buf(),
             admin_key,
+            database,
             stdout,
             stderr,
             readers: vec![out_reader, err_reader],
@@ -190,15 +211,23 @@ impl Server {
         response.json().await.expect("json")
     }
 
-    /// Runs `tokctl-server admin ARGS...` on this server's data directory; returns stdout.
-    pub fn admin(&self, args: &[&str]) -> String {
-        let output = Command::new(env!("CARGO_BIN_EXE_tokctl-server"))
+    /// `tokctl-server admin` on this server's data (its directory, and its database).
+    pub fn admin_command(&self) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_tokctl-server"));
+        command
             .arg("admin")
             .arg("--data-dir")
             .arg(&self.dir)
-            .args(args)
-            .output()
-            .expect("run admin");
+            .env_remove("TOKCTL_DATABASE_URL");
+        if let Some(url) = &self.database {
+            command.args(["--database-url", url]);
+        }
+        command
+    }
+
+    /// Runs `tokctl-server admin ARGS...` on this server's data; returns stdout.
+    pub fn admin(&self, args: &[&str]) -> String {
+        let output = self.admin_command().args(args).output().expect("run admin");
         assert!(
             output.status.success(),
             "admin {args:?} failed: {}",
@@ -211,17 +240,24 @@ impl Server {
     }
 
     /// Moves tokens' expiry into the past, as if time had passed while the server was down:
-    /// stops the server, edits the database, and starts it again on the same data directory.
+    /// stops the server, edits its data, and starts it again on the same data.
     pub fn expire_while_stopped(&mut self, token_ids: &[&str]) {
         assert!(self.stop());
-        let db = rusqlite::Connection::open(self.dir.join("tokctl.db")).expect("open db");
+        let past = chrono::DateTime::from_timestamp(1, 0).unwrap();
         for id in token_ids {
-            let changed = db
-                .execute("UPDATE tokens SET expires_at = 1000000 WHERE id = ?1", [id])
-                .expect("update");
+            let changed = backend::execute(
+                &self.dir,
+                (
+                    "UPDATE tokens SET expires_at = 1000000 WHERE id = ?1",
+                    &[id],
+                ),
+                (
+                    "UPDATE tokens SET expires_at = $1 WHERE id = $2",
+                    &[&past, id],
+                ),
+            );
             assert_eq!(changed, 1);
         }
-        drop(db);
         let tmp = self._tmp.take();
         *self = Server::start_in(&self.dir, Options::default());
         self._tmp = tmp;

@@ -3,8 +3,8 @@
 use chrono::{DateTime, Utc};
 use rusqlite::{Connection, params};
 
+use super::super::rows::{TOKEN_COLUMNS, micros, token_from_row};
 use super::enqueue;
-use crate::store::rows::{TOKEN_COLUMNS, micros, token_from_row};
 use crate::store::{NewEvent, StoreResult, TokenRecord};
 
 /// Live tokens whose notice moment `expires_at - offset` (`?2`) has come and lies after their
@@ -30,7 +30,7 @@ pub(super) fn due_sql() -> String {
 /// For each `(label, offset)` in microseconds: every live token whose `expires_at - offset`
 /// has passed, lies after its creation, and has no notice yet gets one: the notice row and its
 /// event (made by `make_event`) are written together. Returns how many were written.
-pub(in crate::store) fn expiring(
+pub(in crate::store::sqlite) fn expiring(
     conn: &Connection,
     now: DateTime<Utc>,
     offsets: &[(String, i64)],

@@ -3,8 +3,8 @@
 use rusqlite::{Connection, Row, params};
 
 use super::rows::page_bounds;
-use super::{Page, PageRequest, StoreResult, UsageRecord, UsageTotals};
 use crate::credits::Credits;
+use crate::store::{Page, PageRequest, StoreResult, UsageRecord, UsageTotals};
 
 /// Appends ledger records.
 pub(super) fn insert(conn: &Connection, records: &[UsageRecord]) -> StoreResult<()> {

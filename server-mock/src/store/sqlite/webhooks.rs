@@ -1,4 +1,4 @@
-//! Webhook endpoints, the event outbox, deliveries and their attempts: their records and SQL.
+//! The SQL of webhook endpoints, the event outbox, deliveries and their attempts.
 
 use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, Row, params};
@@ -8,75 +8,12 @@ mod expiring;
 mod tests;
 
 use super::rows::{from_micros, micros, page_bounds};
-use super::{Page, PageRequest, StoreError, StoreResult, TokenRecord};
+use crate::store::{
+    Attempt, Delivery, DeliveryOutcome, Endpoint, NewEvent, Page, PageRequest, StoreError,
+    StoreResult,
+};
 use crate::webhooks::delivery::PER_ENDPOINT;
 
-/// A webhook endpoint (its signing secret sealed with the data directory's key).
-#[derive(Debug, Clone)]
-pub struct Endpoint {
-    pub id: String,
-    pub workspace_id: String,
-    pub url: String,
-    pub events: Vec<String>,
-    pub secret_sealed: Vec<u8>,
-    pub created_at: DateTime<Utc>,
-    /// Disabled after the receiver answered 410 Gone.
-    pub disabled: bool,
-}
-
-/// An event to deliver: its exact body bytes are stored once and signed per endpoint.
-#[derive(Debug, Clone)]
-pub struct NewEvent {
-    pub id: String,
-    pub workspace_id: String,
-    pub kind: String,
-    pub body: String,
-    pub created_at: DateTime<Utc>,
-}
-
-/// A delivery that is due, with what is needed to attempt it.
-#[derive(Debug, Clone)]
-pub struct Delivery {
-    pub id: i64,
-    pub event_id: String,
-    pub endpoint_id: String,
-    /// Attempts made so far.
-    pub attempts: u32,
-    pub url: String,
-    pub secret_sealed: Vec<u8>,
-    pub event_type: String,
-    pub body: String,
-    pub workspace_id: String,
-}
-
-/// One delivery attempt, as `GET /webhooks/:id/deliveries` shows it.
-#[derive(Debug, Clone)]
-pub struct Attempt {
-    pub endpoint_id: String,
-    pub event_id: String,
-    pub event_type: String,
-    /// 1 for the first attempt.
-    pub attempt: u32,
-    pub status_code: Option<u16>,
-    pub error: Option<String>,
-    pub duration_ms: u64,
-    pub next_retry_at: Option<DateTime<Utc>>,
-    pub created_at: DateTime<Utc>,
-}
-
-/// Builds the event for a token and a notice label.
-pub type EventMaker = std::sync::Arc<dyn Fn(&TokenRecord, &str) -> NewEvent + Send + Sync>;
-
-/// What an attempt leads to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DeliveryOutcome {
-    Delivered,
-    Retry(DateTime<Utc>),
-    /// The retry schedule is exhausted.
-    Failed,
-    /// The receiver answered 410: disable the endpoint.
-    EndpointGone,
-}
 pub(super) use expiring::expiring;
 
 const ENDPOINT_COLUMNS: &str =
@@ -374,7 +311,8 @@ pub(super) fn list_attempts(
         .prepare_cached(
             "SELECT endpoint_id, event_id, event_type, attempt, status_code, error, duration_ms,
                     next_retry_at, created_at
-             FROM webhook_attempts WHERE endpoint_id = ?1 ORDER BY id DESC LIMIT ?2 OFFSET ?3",
+             FROM webhook_attempts WHERE endpoint_id = ?1
+             ORDER BY created_at DESC, id DESC LIMIT ?2 OFFSET ?3",
         )?
         .query_map(params![endpoint_id, limit, offset], |row| {
             Ok(Attempt {

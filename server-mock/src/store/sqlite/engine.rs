@@ -10,8 +10,8 @@ use std::time::Duration;
 use rusqlite::Connection;
 use tokio::sync::oneshot;
 
-use super::cache::Cache;
-use super::{StoreError, StoreResult};
+use crate::store::cache::Cache;
+use crate::store::{StoreError, StoreResult};
 
 /// Most writes committed in one transaction.
 const MAX_GROUP: usize = 512;

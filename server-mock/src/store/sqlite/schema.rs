@@ -158,6 +158,15 @@ DROP TABLE usage_ledger;
 ALTER TABLE usage_ledger_v3 RENAME TO usage_ledger;
 CREATE INDEX usage_by_time ON usage_ledger(workspace_id, created_at);
 "#,
+    // Values the server checks at start, such as the webhook key check; attempts listed newest
+    // first by when they were made (two attempts may be recorded in the other order).
+    r#"
+CREATE TABLE settings (
+    name   TEXT PRIMARY KEY,
+    value  BLOB NOT NULL
+);
+CREATE INDEX webhook_attempts_by_time ON webhook_attempts(endpoint_id, created_at DESC, id DESC);
+"#,
 ];
 
 /// Brings the database up to the newest schema, one transaction per migration. Safe to run from

@@ -4,11 +4,11 @@ use chrono::{DateTime, Utc};
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 
-use super::{
+use crate::scopes::{format_stored, parse_stored};
+use crate::store::{
     AuditEntry, AuditFilter, NewApiKey, Page, PageRequest, StoreError, StoreResult, TokenFilter,
     TokenRecord, TokenStatus, Workspace,
 };
-use crate::scopes::{format_stored, parse_stored};
 
 pub(super) const TOKEN_COLUMNS: &str =
     "id, workspace_id, name, scopes, created_at, expires_at, revoked_at, last_used_at, created_by";

@@ -1,5 +1,11 @@
 //! The embedded default store: one SQLite file in WAL mode with `synchronous=FULL`.
 
+impl From<rusqlite::Error> for StoreError {
+    fn from(err: rusqlite::Error) -> Self {
+        StoreError::Backend(err.to_string())
+    }
+}
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -7,20 +13,25 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use rusqlite::{OptionalExtension, params};
 
+mod engine;
+mod rows;
+mod schema;
+mod usage;
+mod webhooks;
+
 use super::cache::Cache;
-use super::engine::{self, Engine};
-use super::rows::{
-    fetch_token, from_micros, insert_api_key, insert_audit, insert_workspace, is_unique_violation,
-    micros,
-};
 use super::{
     Attempt, AuditEntry, AuditFilter, Credential, Delivery, DeliveryOutcome, Endpoint, NewApiKey,
     NewEvent, NewToken, Page, PageRequest, Store, StoreError, StoreResult, TokenFilter,
-    TokenRecord, TokenStatus, UsageRecord, UsageTotals, Workspace, schema,
+    TokenRecord, TokenStatus, UsageRecord, UsageTotals, Workspace,
 };
-use super::{rows, usage, webhooks};
 use crate::scopes::{format_stored, parse_stored};
 use crate::secrets::{CredentialKind, SecretDigest};
+use engine::Engine;
+use rows::{
+    fetch_token, from_micros, insert_api_key, insert_audit, insert_workspace, is_unique_violation,
+    micros,
+};
 
 /// File name of the database inside the data directory.
 pub const DB_FILE: &str = "tokctl.db";
@@ -416,6 +427,22 @@ impl Store for SqliteStore {
                 insert_workspace(conn, &workspace)?;
                 insert_api_key(conn, &key)?;
                 Ok(true)
+            })
+            .await
+    }
+
+    async fn webhook_key_check(&self, proposed: Vec<u8>) -> StoreResult<Vec<u8>> {
+        self.engine
+            .write(Vec::new(), move |conn| {
+                conn.execute(
+                    "INSERT INTO settings (name, value) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
+                    params![super::WEBHOOK_KEY_CHECK, proposed],
+                )?;
+                Ok(conn.query_row(
+                    "SELECT value FROM settings WHERE name = ?1",
+                    params![super::WEBHOOK_KEY_CHECK],
+                    |row| row.get(0),
+                )?)
             })
             .await
     }

@@ -6,8 +6,8 @@ use rusqlite::{Connection, params};
 
 use super::expiring::{due_sql, expiring};
 use super::{claim_due, delete_endpoint, enqueue, finish, insert_endpoint};
-use crate::store::rows::micros;
-use crate::store::{Attempt, DeliveryOutcome, Endpoint, NewEvent, TokenRecord, schema};
+use crate::store::sqlite::{rows::micros, schema};
+use crate::store::{Attempt, DeliveryOutcome, Endpoint, NewEvent, TokenRecord};
 use crate::webhooks::delivery::PER_ENDPOINT;
 
 fn db() -> Connection {

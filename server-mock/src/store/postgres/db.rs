@@ -1,0 +1,238 @@
+//! Connections to PostgreSQL: the URL, two pools (request work, and the round trips many
+//! requests share), a time limit on every operation, and which failures mean "the database is
+//! unavailable" (503, try again) rather than a fault of the server (500).
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use deadpool_postgres::{
+    Manager, ManagerConfig, Object, Pool, PoolError, RecyclingMethod, Runtime,
+};
+use std::future::Future;
+use tokio_postgres::config::{Host, SslMode};
+use tokio_postgres::{Config, NoTls};
+
+use crate::store::{StoreError, StoreResult};
+
+/// Connections for request work.
+const POOL_SIZE: usize = 16;
+/// Connections for the coalesced round trips ([`super::sync`], [`super::counter`]).
+const FAST_POOL_SIZE: usize = 2;
+/// How long an idle connection to a peer that vanished stays open before TCP notices.
+const KEEPALIVE_IDLE: Duration = Duration::from_secs(5);
+
+/// A PostgreSQL URL (`postgres://user@host:port/dbname`), parsed. Its password never appears in
+/// messages: [`DatabaseUrl::target`] names only the host, port and database.
+#[derive(Clone)]
+pub struct DatabaseUrl {
+    config: Config,
+}
+
+impl FromStr for DatabaseUrl {
+    type Err = String;
+
+    fn from_str(url: &str) -> Result<Self, String> {
+        if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
+            return Err(
+                "must be a postgres:// URL, e.g. postgres://user@127.0.0.1:5432/tokctl".into(),
+            );
+        }
+        // The parser's own message may quote the URL, password and all: say only what is wrong.
+        let config = Config::from_str(url).map_err(
+            |_| "not a valid PostgreSQL URL (postgres://user:password@host:port/dbname)",
+        )?;
+        if config.get_hosts().is_empty() {
+            return Err("the URL names no host".into());
+        }
+        if config.get_ssl_mode() == SslMode::Require {
+            return Err("sslmode=require is not supported: this server connects to PostgreSQL without TLS (use a trusted network or a TLS tunnel)".into());
+        }
+        Ok(DatabaseUrl { config })
+    }
+}
+
+impl std::fmt::Debug for DatabaseUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "DatabaseUrl({})", self.target())
+    }
+}
+
+impl DatabaseUrl {
+    /// `host:port/dbname`, for messages.
+    pub fn target(&self) -> String {
+        let host = match self.config.get_hosts().first() {
+            Some(Host::Tcp(host)) => host.clone(),
+            Some(Host::Unix(path)) => path.display().to_string(),
+            None => "localhost".into(),
+        };
+        let port = self.config.get_ports().first().copied().unwrap_or(5432);
+        let db = self
+            .config
+            .get_dbname()
+            .or(self.config.get_user())
+            .unwrap_or("postgres");
+        format!("{host}:{port}/{db}")
+    }
+
+    /// The same server, another database (tests make one database each).
+    pub fn with_dbname(&self, dbname: &str) -> Self {
+        let mut config = self.config.clone();
+        config.dbname(dbname);
+        DatabaseUrl { config }
+    }
+
+    /// Settings every connection shares: time limits and keepalives, so that a database that
+    /// vanished is noticed instead of waited on for ever. A request sent and not acknowledged
+    /// within `timeout` closes its connection (`tcp_user_timeout`), as does an idle connection
+    /// whose peer stopped answering keepalives.
+    pub(super) fn connection_config(&self, timeout: Duration) -> Config {
+        let mut config = self.config.clone();
+        config
+            .connect_timeout(timeout)
+            .tcp_user_timeout(timeout)
+            .keepalives_idle(KEEPALIVE_IDLE)
+            .keepalives_interval(Duration::from_secs(2))
+            .keepalives_retries(3)
+            .application_name("tokctl-server");
+        config
+    }
+}
+
+/// The pools and the time limit of every operation.
+pub struct Db {
+    pool: Pool,
+    fast: Pool,
+    timeout: Duration,
+    target: String,
+}
+
+impl Db {
+    /// Pools over `url` (connections are made when first needed).
+    pub fn new(url: &DatabaseUrl, timeout: Duration) -> StoreResult<Self> {
+        let config = url.connection_config(timeout);
+        // Counting requests and reading the change log need no disk sync of their own.
+        let mut fast_config = config.clone();
+        let options = match config.get_options() {
+            Some(own) => format!("{own} -c synchronous_commit=off"),
+            None => "-c synchronous_commit=off".into(),
+        };
+        fast_config.options(options);
+        Ok(Db {
+            pool: pool(config, POOL_SIZE, timeout)?,
+            fast: pool(fast_config, FAST_POOL_SIZE, timeout)?,
+            timeout,
+            target: url.target(),
+        })
+    }
+
+    /// A connection for request work.
+    pub async fn get(&self) -> StoreResult<Object> {
+        self.pool.get().await.map_err(|err| self.pool_error(err))
+    }
+
+    /// A connection for the coalesced round trips (no disk sync on commit).
+    pub async fn get_fast(&self) -> StoreResult<Object> {
+        self.fast.get().await.map_err(|err| self.pool_error(err))
+    }
+
+    /// Runs `work` (which takes its connection with [`Db::get`]) within the time limit: a
+    /// database that does not answer in time is reported unavailable. A connection left half
+    /// way through an answer is closed by TCP's own limits (`tcp_user_timeout` and keepalives on
+    /// every connection) and then never handed out again.
+    pub async fn limit<T>(&self, work: impl Future<Output = StoreResult<T>>) -> StoreResult<T> {
+        tokio::time::timeout(self.timeout, work)
+            .await
+            .unwrap_or_else(|_| Err(self.silent()))
+    }
+
+    fn silent(&self) -> StoreError {
+        StoreError::Unavailable(format!(
+            "PostgreSQL at {} did not answer within {} s",
+            self.target,
+            self.timeout.as_secs_f32()
+        ))
+    }
+
+    fn pool_error(&self, err: PoolError) -> StoreError {
+        match err {
+            PoolError::Backend(err) => match StoreError::from(err) {
+                StoreError::Unavailable(cause) | StoreError::Backend(cause) => {
+                    StoreError::Unavailable(format!(
+                        "cannot connect to PostgreSQL at {}: {cause}",
+                        self.target
+                    ))
+                }
+                other => other,
+            },
+            PoolError::Timeout(_) => self.silent(),
+            other => StoreError::Unavailable(other.to_string()),
+        }
+    }
+
+    /// Closes every idle connection (the store is closing).
+    pub fn close(&self) {
+        self.pool.close();
+        self.fast.close();
+    }
+}
+
+fn pool(config: Config, size: usize, timeout: Duration) -> StoreResult<Pool> {
+    let manager = Manager::from_config(
+        config,
+        NoTls,
+        ManagerConfig {
+            recycling_method: RecyclingMethod::Fast,
+        },
+    );
+    Pool::builder(manager)
+        .max_size(size)
+        .wait_timeout(Some(timeout))
+        .create_timeout(Some(timeout))
+        .recycle_timeout(Some(timeout))
+        .runtime(Runtime::Tokio1)
+        .build()
+        .map_err(|err| StoreError::Backend(err.to_string()))
+}
+
+impl From<tokio_postgres::Error> for StoreError {
+    fn from(err: tokio_postgres::Error) -> Self {
+        let unavailable = match err.code() {
+            // Connection exceptions, a server shutting down or starting, out of connections.
+            Some(code) => {
+                let code = code.code();
+                code.starts_with("08") || code.starts_with("53") || code.starts_with("57P")
+            }
+            None => {
+                err.is_closed()
+                    || std::error::Error::source(&err).is_some_and(|s| s.is::<std::io::Error>())
+                    || err.to_string().contains("timeout")
+            }
+        };
+        let message = describe(&err);
+        match unavailable {
+            true => StoreError::Unavailable(message),
+            false => StoreError::Backend(message),
+        }
+    }
+}
+
+/// `err` and its causes on one line ("db error: FATAL: database \"x\" does not exist"); a
+/// server error's detail, on the lines after its message, is left out.
+pub fn describe(err: &tokio_postgres::Error) -> String {
+    let mut text = err.to_string();
+    let mut cause = std::error::Error::source(err);
+    while let Some(inner) = cause {
+        text.push_str(": ");
+        text.push_str(&inner.to_string());
+        cause = inner.source();
+    }
+    text.lines().next().unwrap_or_default().to_string()
+}
+
+/// Whether `err` is a unique violation of the constraint or index `name`.
+pub fn violates(err: &tokio_postgres::Error, name: &str) -> bool {
+    err.as_db_error().is_some_and(|db| {
+        *db.code() == tokio_postgres::error::SqlState::UNIQUE_VIOLATION
+            && db.constraint() == Some(name)
+    })
+}

@@ -1,0 +1,510 @@
+//! The shared backend: one PostgreSQL database behind any number of server instances.
+//!
+//! Every rule holds across instances as within one: writes are single transactions that return
+//! once PostgreSQL has made them durable; the caches of credentials and tokens stay exact
+//! through the change log (`sync.rs`); the rate limit counts in the database (`counter.rs`);
+//! webhook attempts are leased to one live instance at a time (`webhooks.rs`, `presence.rs`).
+
+mod batch;
+mod counter;
+pub mod db;
+mod presence;
+mod schema;
+mod sync;
+mod tokens;
+mod usage;
+mod webhooks;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use deadpool_postgres::GenericClient;
+use tokio::sync::OnceCell;
+use tokio::task::JoinHandle;
+use tokio_postgres::{IsolationLevel, NoTls};
+
+pub use db::DatabaseUrl;
+
+use self::batch::Batcher;
+use self::counter::Counter;
+use self::db::Db;
+use self::presence::Presence;
+use self::schema::{LOCK_SPACE, SETUP_LOCK};
+use super::cache::Cache;
+use super::{
+    Attempt, AuditEntry, AuditFilter, Credential, Delivery, DeliveryOutcome, Endpoint, EventMaker,
+    NewApiKey, NewEvent, NewToken, Page, PageRequest, Store, StoreError, StoreResult, TokenFilter,
+    TokenRecord, TokenStatus, UsageRecord, UsageTotals, WEBHOOK_KEY_CHECK, WindowCounter,
+    Workspace,
+};
+use crate::secrets::{CredentialKind, SecretDigest};
+
+/// How often old change-log entries and request counts are deleted.
+const HOUSEKEEPING_EVERY: Duration = Duration::from_secs(60);
+
+/// [`Store`] on a PostgreSQL database shared by several instances.
+pub struct PostgresStore {
+    db: Arc<Db>,
+    url: DatabaseUrl,
+    timeout: Duration,
+    cache: Arc<Cache>,
+    sync: Arc<Batcher<(), ()>>,
+    counter: Arc<Counter>,
+    /// Taken when this instance first delivers webhooks (admin commands never do).
+    presence: OnceCell<Presence>,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl PostgresStore {
+    /// Connects, applies migrations (once, whichever instance gets there first), and starts
+    /// the loops that sync the cache and count requests. `timeout` bounds every operation: a
+    /// database that does not answer within it is reported unavailable.
+    pub async fn open(url: &DatabaseUrl, timeout: Duration) -> StoreResult<Self> {
+        let unreachable = |cause: String| {
+            let cause = cause.lines().next().unwrap_or_default().to_string();
+            StoreError::Unavailable(format!(
+                "cannot connect to PostgreSQL at {}: {cause}",
+                url.target()
+            ))
+        };
+        let config = url.connection_config(timeout);
+        let connecting = config.connect(NoTls);
+        let (mut client, connection) = match tokio::time::timeout(timeout, connecting).await {
+            Ok(Ok(connected)) => connected,
+            Ok(Err(err)) => return Err(unreachable(db::describe(&err))),
+            Err(_) => return Err(unreachable(format!("no answer within {timeout:?}"))),
+        };
+        let connection = tokio::spawn(connection);
+        schema::migrate(&mut client).await?;
+        let seen: i64 = client
+            .query_one("SELECT n FROM cache_epoch", &[])
+            .await?
+            .get(0);
+        drop(client);
+        let _ = connection.await;
+
+        let db = Arc::new(Db::new(url, timeout)?);
+        let cache = Arc::new(Cache::default());
+        let sync = Arc::new(Batcher::default());
+        let counter = Arc::new(Counter {
+            batcher: Arc::new(Batcher::default()),
+        });
+        let tasks = vec![
+            tokio::spawn(sync::run(db.clone(), cache.clone(), sync.clone(), seen)),
+            tokio::spawn(counter::run(db.clone(), counter.batcher.clone())),
+            tokio::spawn(housekeeping(db.clone())),
+        ];
+        Ok(PostgresStore {
+            db,
+            url: url.clone(),
+            timeout,
+            cache,
+            sync,
+            counter,
+            presence: OnceCell::new(),
+            tasks,
+        })
+    }
+
+    /// This instance's number, marked alive from the first call on.
+    async fn me(&self) -> StoreResult<i32> {
+        let config = self.url.connection_config(self.timeout);
+        let presence = self
+            .presence
+            .get_or_try_init(|| Presence::start(config))
+            .await?;
+        Ok(presence.number)
+    }
+}
+
+/// Deletes old change-log entries and past windows' request counts; runs until aborted.
+async fn housekeeping(db: Arc<Db>) {
+    loop {
+        tokio::time::sleep(HOUSEKEEPING_EVERY).await;
+        let window = Utc::now().timestamp().div_euclid(60);
+        let pruned = db
+            .limit(async {
+                let c = db.get().await?;
+                sync::prune(&c).await?;
+                counter::prune(&c, window).await
+            })
+            .await;
+        if let Err(err) = pruned {
+            tracing::debug!(error = %err, "housekeeping skipped");
+        }
+    }
+}
+
+/// Runs `$body` with `$c` bound to a pooled connection, within the store's time limit.
+macro_rules! with_client {
+    ($store:expr, |$c:ident| $body:expr) => {
+        $store
+            .db
+            .limit(async {
+                let $c = $store.db.get().await?;
+                $body
+            })
+            .await
+    };
+}
+
+/// Runs `$body` with `$tx` bound to a transaction, committed when `$body` succeeds.
+macro_rules! in_transaction {
+    ($store:expr, |$tx:ident| $body:expr) => {
+        $store
+            .db
+            .limit(async {
+                let mut client = $store.db.get().await?;
+                let $tx = client.transaction().await?;
+                let result = $body;
+                $tx.commit().await?;
+                Ok(result)
+            })
+            .await
+    };
+}
+
+#[async_trait]
+impl Store for PostgresStore {
+    async fn find_credential(
+        &self,
+        kind: CredentialKind,
+        digest: SecretDigest,
+    ) -> StoreResult<Option<Credential>> {
+        // Every change acknowledged anywhere before this request is now out of the cache.
+        self.sync.call(()).await?;
+        if let Some(credential) = self.cache.credential(&digest.0) {
+            return Ok(Some(credential));
+        }
+        let seen = self.cache.generation();
+        let found = with_client!(self, |c| tokens::find_credential(&c, kind, &digest).await)?;
+        if let Some(credential) = &found {
+            self.cache
+                .put_credential(seen, digest.0, credential.clone());
+        }
+        Ok(found)
+    }
+
+    async fn create_token(&self, token: NewToken, audit: AuditEntry) -> StoreResult<TokenRecord> {
+        with_client!(self, |c| tokens::create_token(&c, &token, &audit).await)?;
+        Ok(TokenRecord {
+            id: token.id,
+            workspace_id: token.workspace_id,
+            name: token.name,
+            scopes: token.scopes,
+            created_at: token.created_at,
+            expires_at: token.expires_at,
+            revoked_at: None,
+            last_used_at: None,
+            created_by: token.created_by,
+        })
+    }
+
+    async fn list_tokens(
+        &self,
+        workspace_id: &str,
+        filter: TokenFilter,
+        page: PageRequest,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Page<TokenRecord>> {
+        with_client!(self, |c| tokens::list_tokens(
+            &c,
+            workspace_id,
+            filter,
+            page,
+            now
+        )
+        .await)
+    }
+
+    async fn get_token(&self, workspace_id: &str, id: &str) -> StoreResult<Option<TokenRecord>> {
+        // Fresh as of this request's sync in `find_credential`.
+        if let Some(token) = self.cache.token(workspace_id, id) {
+            return Ok(Some(token));
+        }
+        let seen = self.cache.generation();
+        let found = with_client!(self, |c| tokens::fetch_token(&c, workspace_id, id).await)?;
+        if let Some(token) = &found {
+            self.cache.put_token(seen, token.clone());
+        }
+        Ok(found)
+    }
+
+    async fn rotate_token(
+        &self,
+        workspace_id: &str,
+        id: &str,
+        digest: SecretDigest,
+        audit: AuditEntry,
+        event: NewEvent,
+    ) -> StoreResult<TokenRecord> {
+        let now = audit.created_at;
+        let ids = [id.to_string()];
+        in_transaction!(self, |tx| {
+            let sql = format!(
+                "UPDATE tokens SET secret_digest = $1
+                 WHERE id = $2 AND workspace_id = $3 AND revoked_at IS NULL
+                   AND (expires_at IS NULL OR expires_at > $4)
+                 RETURNING {}",
+                tokens::TOKEN_COLUMNS
+            );
+            let row = tx
+                .query_opt(&sql, &[&digest.0.as_slice(), &id, &workspace_id, &now])
+                .await?;
+            let Some(row) = row else {
+                let found = tokens::fetch_token(&tx, workspace_id, id).await?;
+                return Err(match found.map(|t| t.status(now)) {
+                    Some(TokenStatus::Expired) => StoreError::Expired,
+                    _ => StoreError::NotFound,
+                });
+            };
+            tokens::insert_audit(&tx, &audit).await?;
+            webhooks::enqueue(&tx, &event, None).await?;
+            sync::changed(&tx, &ids).await?;
+            tokens::token(&row)
+        })
+    }
+
+    async fn revoke_token(
+        &self,
+        workspace_id: &str,
+        id: &str,
+        audit: AuditEntry,
+    ) -> StoreResult<()> {
+        let ids = [id.to_string()];
+        in_transaction!(self, |tx| {
+            let changed = tx
+                .execute(
+                    "UPDATE tokens SET revoked_at = $1
+                     WHERE id = $2 AND workspace_id = $3 AND revoked_at IS NULL",
+                    &[&audit.created_at, &id, &workspace_id],
+                )
+                .await?;
+            if changed == 0 {
+                return Err(StoreError::NotFound);
+            }
+            tokens::insert_audit(&tx, &audit).await?;
+            sync::changed(&tx, &ids).await?
+        })
+    }
+
+    async fn record_audit(&self, entry: AuditEntry) -> StoreResult<()> {
+        with_client!(self, |c| tokens::insert_audit(&c, &entry).await)
+    }
+
+    async fn list_audit(
+        &self,
+        workspace_id: &str,
+        filter: AuditFilter,
+        page: PageRequest,
+    ) -> StoreResult<Page<AuditEntry>> {
+        with_client!(self, |c| tokens::list_audit(
+            &c,
+            workspace_id,
+            &filter,
+            page
+        )
+        .await)
+    }
+
+    async fn record_usage(&self, records: Arc<Vec<UsageRecord>>) -> StoreResult<()> {
+        with_client!(self, |c| usage::insert(&c, &records).await)
+    }
+
+    async fn usage_by_day(
+        &self,
+        workspace_id: &str,
+        page: PageRequest,
+    ) -> StoreResult<(Page<UsageTotals>, UsageTotals)> {
+        self.db
+            .limit(async {
+                let mut client = self.db.get().await?;
+                let tx = client
+                    .build_transaction()
+                    .isolation_level(IsolationLevel::RepeatableRead)
+                    .read_only(true)
+                    .start()
+                    .await?;
+                let totals = usage::by_day(&tx, workspace_id, page).await?;
+                tx.commit().await?;
+                Ok(totals)
+            })
+            .await
+    }
+
+    async fn record_last_used(&self, mut uses: Vec<(String, DateTime<Utc>)>) -> StoreResult<()> {
+        uses.sort();
+        let (ids, at): (Vec<String>, Vec<DateTime<Utc>>) = uses.into_iter().unzip();
+        in_transaction!(self, |tx| {
+            // Rows locked in id order, then the epoch: two flushes never wait on each other
+            // in a cycle.
+            tx.query(
+                "SELECT 1 FROM tokens WHERE id = ANY($1) ORDER BY id FOR UPDATE",
+                &[&ids],
+            )
+            .await?;
+            tx.execute(
+                "UPDATE tokens t SET last_used_at = GREATEST(t.last_used_at, u.at)
+                 FROM unnest($1::text[], $2::timestamptz[]) AS u(id, at) WHERE t.id = u.id",
+                &[&ids, &at],
+            )
+            .await?;
+            sync::changed(&tx, &ids).await?
+        })
+    }
+
+    async fn create_endpoint(&self, endpoint: Endpoint) -> StoreResult<()> {
+        with_client!(self, |c| webhooks::insert_endpoint(&c, &endpoint).await)
+    }
+
+    async fn list_endpoints(
+        &self,
+        workspace_id: &str,
+        page: PageRequest,
+    ) -> StoreResult<Page<Endpoint>> {
+        with_client!(self, |c| webhooks::list_endpoints(&c, workspace_id, page)
+            .await)
+    }
+
+    async fn get_endpoint(&self, workspace_id: &str, id: &str) -> StoreResult<Option<Endpoint>> {
+        with_client!(self, |c| webhooks::get_endpoint(&c, workspace_id, id).await)
+    }
+
+    async fn delete_endpoint(&self, workspace_id: &str, id: &str) -> StoreResult<()> {
+        in_transaction!(self, |tx| {
+            webhooks::delete_endpoint(&tx, workspace_id, id, super::now()).await?
+        })
+    }
+
+    async fn enqueue_for(&self, endpoint_id: &str, event: NewEvent) -> StoreResult<()> {
+        with_client!(self, |c| webhooks::enqueue(&c, &event, Some(endpoint_id))
+            .await)?;
+        Ok(())
+    }
+
+    async fn expiring_notices(
+        &self,
+        offsets: Vec<(String, chrono::Duration)>,
+        make_event: EventMaker,
+    ) -> StoreResult<usize> {
+        in_transaction!(self, |tx| {
+            webhooks::expiring(&tx, super::now(), &offsets, make_event.as_ref()).await?
+        })
+    }
+
+    async fn release_leases(&self) -> StoreResult<()> {
+        // Alive from now on, before this instance leases anything.
+        self.me().await?;
+        with_client!(self, |c| webhooks::release_leases(&c, super::now()).await)
+    }
+
+    async fn claim_due(
+        &self,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        limit: usize,
+    ) -> StoreResult<Vec<Delivery>> {
+        let me = self.me().await?;
+        in_transaction!(self, |tx| {
+            webhooks::claim_due(&tx, me, now, lease_until, limit).await?
+        })
+    }
+
+    async fn finish_attempt(
+        &self,
+        delivery_id: i64,
+        attempt: Attempt,
+        outcome: DeliveryOutcome,
+    ) -> StoreResult<()> {
+        in_transaction!(self, |tx| {
+            webhooks::finish(&tx, &attempt, delivery_id, outcome).await?
+        })
+    }
+
+    async fn list_attempts(
+        &self,
+        endpoint_id: &str,
+        page: PageRequest,
+    ) -> StoreResult<Page<Attempt>> {
+        with_client!(self, |c| webhooks::list_attempts(&c, endpoint_id, page)
+            .await)
+    }
+
+    async fn create_workspace(&self, workspace: Workspace) -> StoreResult<()> {
+        with_client!(self, |c| tokens::insert_workspace(&c, &workspace).await)
+    }
+
+    async fn workspace_by_name(&self, name: &str) -> StoreResult<Option<Workspace>> {
+        with_client!(self, |c| tokens::workspace_by_name(&c, name).await)
+    }
+
+    async fn create_api_key(&self, key: NewApiKey) -> StoreResult<()> {
+        with_client!(self, |c| tokens::insert_api_key(&c, &key).await)
+    }
+
+    async fn bootstrap(&self, workspace: Workspace, key: NewApiKey) -> StoreResult<bool> {
+        in_transaction!(self, |tx| {
+            // Instances starting together on an empty database: one creates, the others see it.
+            tx.execute(
+                "SELECT pg_advisory_xact_lock($1, $2)",
+                &[&LOCK_SPACE, &SETUP_LOCK],
+            )
+            .await?;
+            let existing: i64 = tx
+                .query_one("SELECT COUNT(*) FROM workspaces", &[])
+                .await?
+                .get(0);
+            if existing > 0 {
+                false
+            } else {
+                tokens::insert_workspace(&tx, &workspace).await?;
+                tokens::insert_api_key(&tx, &key).await?;
+                true
+            }
+        })
+    }
+
+    async fn webhook_key_check(&self, proposed: Vec<u8>) -> StoreResult<Vec<u8>> {
+        with_client!(self, |c| {
+            c.execute(
+                "INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+                &[&WEBHOOK_KEY_CHECK, &proposed],
+            )
+            .await?;
+            let row = c
+                .query_one(
+                    "SELECT value FROM settings WHERE name = $1",
+                    &[&WEBHOOK_KEY_CHECK],
+                )
+                .await?;
+            Ok(row.get(0))
+        })
+    }
+
+    async fn health(&self) -> StoreResult<()> {
+        with_client!(self, |c| {
+            c.query_one("SELECT 1", &[]).await?;
+            Ok(())
+        })
+    }
+
+    fn shared(&self) -> bool {
+        true
+    }
+
+    fn window_counter(&self) -> Option<Arc<dyn WindowCounter>> {
+        Some(self.counter.clone())
+    }
+
+    async fn close(&self) {
+        for task in &self.tasks {
+            task.abort();
+        }
+        if let Some(presence) = self.presence.get() {
+            presence.stop();
+        }
+        self.db.close();
+    }
+}

@@ -1,0 +1,211 @@
+//! The PostgreSQL schema, applied as numbered migrations at start under an advisory lock, so
+//! that instances starting together on an empty database create it once. The tables match the
+//! SQLite schema's (same names and columns; times as `timestamptz`, digests as `bytea`) plus
+//! what several instances share: the change log that keeps their caches exact, request counts,
+//! and the numbers that tell which instances are alive.
+
+use tokio_postgres::Client;
+
+use crate::store::StoreResult;
+
+/// First key of every advisory lock this server takes (`'tokc'`), so it never meets another
+/// application's locks in the same database.
+pub const LOCK_SPACE: i32 = 0x746f_6b63;
+/// Second key of the lock held while migrating and bootstrapping.
+pub const SETUP_LOCK: i32 = 0;
+/// Second key of the lock held by the instance scanning for `token.expiring` notices.
+pub const EXPIRY_LOCK: i32 = 1;
+/// First key of the locks that say an instance is alive; the second key is its number.
+pub const INSTANCE_SPACE: i32 = LOCK_SPACE + 1;
+
+/// Migrations in order; never edit one that has shipped, append a new one.
+const MIGRATIONS: &[&str] = &[r#"
+CREATE TABLE workspaces (
+    id          TEXT PRIMARY KEY,
+    name        TEXT NOT NULL UNIQUE,
+    created_at  TIMESTAMPTZ NOT NULL
+);
+CREATE TABLE api_keys (
+    id             TEXT PRIMARY KEY,
+    workspace_id   TEXT NOT NULL REFERENCES workspaces(id),
+    secret_digest  BYTEA NOT NULL UNIQUE,
+    scopes         TEXT NOT NULL,
+    created_at     TIMESTAMPTZ NOT NULL,
+    revoked_at     TIMESTAMPTZ
+);
+CREATE TABLE tokens (
+    id             TEXT PRIMARY KEY,
+    workspace_id   TEXT NOT NULL REFERENCES workspaces(id),
+    name           TEXT NOT NULL,
+    secret_digest  BYTEA NOT NULL UNIQUE,
+    scopes         TEXT NOT NULL,
+    created_at     TIMESTAMPTZ NOT NULL,
+    expires_at     TIMESTAMPTZ,
+    revoked_at     TIMESTAMPTZ,
+    last_used_at   TIMESTAMPTZ,
+    created_by     TEXT NOT NULL
+);
+CREATE UNIQUE INDEX tokens_live_name ON tokens(workspace_id, name) WHERE revoked_at IS NULL;
+CREATE INDEX tokens_newest ON tokens(workspace_id, created_at DESC, id DESC);
+CREATE INDEX tokens_expiring ON tokens(expires_at) WHERE revoked_at IS NULL AND expires_at IS NOT NULL;
+CREATE TABLE audit_log (
+    seq           BIGSERIAL PRIMARY KEY,
+    id            TEXT NOT NULL UNIQUE,
+    workspace_id  TEXT NOT NULL,
+    action        TEXT NOT NULL,
+    actor         TEXT NOT NULL,
+    token_id      TEXT,
+    request_id    TEXT,
+    created_at    TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX audit_newest ON audit_log(workspace_id, seq DESC);
+CREATE INDEX audit_by_token ON audit_log(workspace_id, token_id, seq DESC);
+CREATE TABLE usage_ledger (
+    seq                BIGSERIAL PRIMARY KEY,
+    id                 TEXT NOT NULL,
+    workspace_id       TEXT NOT NULL,
+    request_id         TEXT,
+    model              TEXT NOT NULL,
+    prompt_tokens      BIGINT NOT NULL,
+    completion_tokens  BIGINT NOT NULL,
+    nanocredits        BIGINT NOT NULL,
+    wallet             TEXT,
+    created_at         TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX usage_by_time ON usage_ledger(workspace_id, created_at);
+CREATE TABLE webhook_endpoints (
+    id             TEXT PRIMARY KEY,
+    workspace_id   TEXT NOT NULL,
+    url            TEXT NOT NULL,
+    events         TEXT NOT NULL,
+    secret_sealed  BYTEA NOT NULL,
+    created_at     TIMESTAMPTZ NOT NULL,
+    disabled_at    TIMESTAMPTZ,
+    deleted_at     TIMESTAMPTZ
+);
+CREATE INDEX webhook_endpoints_by_workspace ON webhook_endpoints(workspace_id, created_at DESC);
+CREATE TABLE webhook_events (
+    id            TEXT PRIMARY KEY,
+    workspace_id  TEXT NOT NULL,
+    type          TEXT NOT NULL,
+    body          TEXT NOT NULL,
+    created_at    TIMESTAMPTZ NOT NULL
+);
+-- leased_by: the number of the instance attempting the delivery now (see presence.rs);
+-- next_attempt_at is then when that lease runs out.
+CREATE TABLE webhook_deliveries (
+    id               BIGSERIAL PRIMARY KEY,
+    event_id         TEXT NOT NULL REFERENCES webhook_events(id),
+    endpoint_id      TEXT NOT NULL REFERENCES webhook_endpoints(id),
+    state            TEXT NOT NULL,
+    attempts         INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at  TIMESTAMPTZ NOT NULL,
+    leased_by        INTEGER,
+    UNIQUE (event_id, endpoint_id)
+);
+CREATE INDEX webhook_deliveries_pending ON webhook_deliveries(endpoint_id, next_attempt_at)
+    WHERE state = 'pending';
+CREATE TABLE webhook_attempts (
+    id             BIGSERIAL PRIMARY KEY,
+    endpoint_id    TEXT NOT NULL,
+    event_id       TEXT NOT NULL,
+    event_type     TEXT NOT NULL,
+    attempt        INTEGER NOT NULL,
+    status_code    INTEGER,
+    error          TEXT,
+    duration_ms    BIGINT NOT NULL,
+    next_retry_at  TIMESTAMPTZ,
+    created_at     TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX webhook_attempts_by_endpoint ON webhook_attempts(endpoint_id, created_at DESC, id DESC);
+CREATE TABLE webhook_expiry_notices (
+    token_id  TEXT NOT NULL,
+    notice    TEXT NOT NULL,
+    PRIMARY KEY (token_id, notice)
+);
+CREATE TABLE settings (
+    name   TEXT PRIMARY KEY,
+    value  BYTEA NOT NULL
+);
+-- Changes to rows that instances cache (credentials, tokens): each transaction that makes one
+-- takes the next epoch under the one row's lock, so epochs become visible in order (sync.rs).
+CREATE TABLE cache_epoch (n BIGINT NOT NULL);
+INSERT INTO cache_epoch VALUES (0);
+CREATE TABLE cache_invalidations (
+    epoch       BIGINT PRIMARY KEY,
+    ids         TEXT[] NOT NULL,
+    created_at  TIMESTAMPTZ NOT NULL DEFAULT now()
+);
+-- Requests per bucket (workspace or client address) and one-minute window, all instances.
+CREATE TABLE rate_windows (
+    bucket        TEXT NOT NULL,
+    window_start  BIGINT NOT NULL,
+    used          BIGINT NOT NULL,
+    PRIMARY KEY (bucket, window_start)
+);
+CREATE SEQUENCE instance_numbers AS INTEGER CYCLE;
+"#];
+
+/// Brings the database up to the newest schema. Instances that start together wait for each
+/// other on an advisory lock; each migration runs in its own transaction.
+pub async fn migrate(client: &mut Client) -> StoreResult<()> {
+    client
+        .execute(
+            "SELECT pg_advisory_lock($1, $2)",
+            &[&LOCK_SPACE, &SETUP_LOCK],
+        )
+        .await?;
+    let applied = apply(client).await;
+    let unlocked = client
+        .execute(
+            "SELECT pg_advisory_unlock($1, $2)",
+            &[&LOCK_SPACE, &SETUP_LOCK],
+        )
+        .await;
+    applied?;
+    unlocked?;
+    Ok(())
+}
+
+async fn apply(client: &mut Client) -> StoreResult<()> {
+    let tracked: bool = client
+        .query_one("SELECT to_regclass('schema_migrations') IS NOT NULL", &[])
+        .await?
+        .get(0);
+    if !tracked {
+        client
+            .batch_execute(
+                "CREATE TABLE schema_migrations (
+                     version     INTEGER PRIMARY KEY,
+                     applied_at  TIMESTAMPTZ NOT NULL DEFAULT now()
+                 )",
+            )
+            .await?;
+    }
+    let current: i32 = client
+        .query_one(
+            "SELECT COALESCE(MAX(version), 0) FROM schema_migrations",
+            &[],
+        )
+        .await?
+        .get(0);
+    if current as usize > MIGRATIONS.len() {
+        return Err(crate::store::StoreError::Backend(format!(
+            "the database's schema (version {current}) is newer than this server's ({}); upgrade the server",
+            MIGRATIONS.len()
+        )));
+    }
+    for (index, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
+        let version = index as i32 + 1;
+        let tx = client.transaction().await?;
+        tx.batch_execute(sql).await?;
+        tx.execute(
+            "INSERT INTO schema_migrations (version) VALUES ($1)",
+            &[&version],
+        )
+        .await?;
+        tx.commit().await?;
+        tracing::info!(version, "applied PostgreSQL migration");
+    }
+    Ok(())
+}

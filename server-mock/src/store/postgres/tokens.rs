@@ -1,0 +1,283 @@
+//! The PostgreSQL SQL of tokens, API keys, workspaces and the audit log.
+
+use chrono::{DateTime, Utc};
+use deadpool_postgres::GenericClient;
+use tokio_postgres::Row;
+use tokio_postgres::types::ToSql;
+
+use super::db::violates;
+use crate::scopes::{format_stored, parse_stored};
+use crate::secrets::{CredentialKind, SecretDigest};
+use crate::store::{
+    AuditEntry, AuditFilter, Credential, NewApiKey, NewToken, Page, PageRequest, StoreError,
+    StoreResult, TokenFilter, TokenRecord, TokenStatus, Workspace,
+};
+
+pub(super) const TOKEN_COLUMNS: &str =
+    "id, workspace_id, name, scopes, created_at, expires_at, revoked_at, last_used_at, created_by";
+
+pub(super) fn token(row: &Row) -> TokenRecord {
+    TokenRecord {
+        id: row.get(0),
+        workspace_id: row.get(1),
+        name: row.get(2),
+        scopes: parse_stored(row.get(3)),
+        created_at: row.get(4),
+        expires_at: row.get(5),
+        revoked_at: row.get(6),
+        last_used_at: row.get(7),
+        created_by: row.get(8),
+    }
+}
+
+/// The credential whose secret has `digest`, compared in constant time.
+pub(super) async fn find_credential(
+    c: &impl GenericClient,
+    kind: CredentialKind,
+    digest: &SecretDigest,
+) -> StoreResult<Option<Credential>> {
+    let sql = match kind {
+        CredentialKind::Token => {
+            "SELECT id, workspace_id, scopes, expires_at, revoked_at IS NOT NULL, last_used_at,
+                    secret_digest
+             FROM tokens WHERE secret_digest = $1"
+        }
+        CredentialKind::ApiKey => {
+            "SELECT id, workspace_id, scopes, NULL::timestamptz, revoked_at IS NOT NULL,
+                    NULL::timestamptz, secret_digest
+             FROM api_keys WHERE secret_digest = $1"
+        }
+    };
+    let row = c
+        .query_opt(&c.prepare_cached(sql).await?, &[&digest.0.as_slice()])
+        .await?;
+    Ok(row
+        .filter(|row| digest.matches(row.get::<_, &[u8]>(6)))
+        .map(|row| Credential {
+            id: row.get(0),
+            kind,
+            workspace_id: row.get(1),
+            scopes: parse_stored(row.get(2)),
+            expires_at: row.get(3),
+            revoked: row.get(4),
+            last_used_at: row.get(5),
+        }))
+}
+
+/// Inserts a token and its audit entry in one statement; [`StoreError::NameTaken`] when a live
+/// token of the workspace has its name.
+pub(super) async fn create_token(
+    c: &impl GenericClient,
+    token: &NewToken,
+    audit: &AuditEntry,
+) -> StoreResult<()> {
+    let sql = "WITH token AS (
+                   INSERT INTO tokens (id, workspace_id, name, secret_digest, scopes, created_at,
+                                       expires_at, created_by)
+                   VALUES ($1, $2, $3, $4, $5, $6, $7, $8))
+               INSERT INTO audit_log (id, workspace_id, action, actor, token_id, request_id,
+                                      created_at)
+               VALUES ($9, $10, $11, $12, $13, $14, $15)";
+    let scopes = format_stored(&token.scopes);
+    let digest = token.digest.0.as_slice();
+    let mut params: Vec<&(dyn ToSql + Sync)> = vec![
+        &token.id,
+        &token.workspace_id,
+        &token.name,
+        &digest,
+        &scopes,
+        &token.created_at,
+        &token.expires_at,
+        &token.created_by,
+    ];
+    params.extend(audit_params(audit));
+    match c.execute(&c.prepare_cached(sql).await?, &params).await {
+        Err(err) if violates(&err, "tokens_live_name") => Err(StoreError::NameTaken),
+        other => other.map(|_| ()).map_err(Into::into),
+    }
+}
+
+fn audit_params(entry: &AuditEntry) -> [&(dyn ToSql + Sync); 7] {
+    [
+        &entry.id,
+        &entry.workspace_id,
+        &entry.action,
+        &entry.actor,
+        &entry.token_id,
+        &entry.request_id,
+        &entry.created_at,
+    ]
+}
+
+pub(super) async fn insert_audit(c: &impl GenericClient, entry: &AuditEntry) -> StoreResult<()> {
+    let sql = "INSERT INTO audit_log (id, workspace_id, action, actor, token_id, request_id,
+                                      created_at)
+               VALUES ($1, $2, $3, $4, $5, $6, $7)";
+    c.execute(&c.prepare_cached(sql).await?, &audit_params(entry))
+        .await?;
+    Ok(())
+}
+
+pub(super) async fn fetch_token(
+    c: &impl GenericClient,
+    workspace_id: &str,
+    id: &str,
+) -> StoreResult<Option<TokenRecord>> {
+    let sql = format!("SELECT {TOKEN_COLUMNS} FROM tokens WHERE id = $1 AND workspace_id = $2");
+    let row = c
+        .query_opt(&c.prepare_cached(&sql).await?, &[&id, &workspace_id])
+        .await?;
+    Ok(row.as_ref().map(token))
+}
+
+/// The condition of a status filter (on `$2`, now, when it takes it).
+fn status_condition(status: Option<TokenStatus>) -> &'static str {
+    match status {
+        None => "",
+        Some(TokenStatus::Active) => {
+            " AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)"
+        }
+        Some(TokenStatus::Expired) => " AND revoked_at IS NULL AND expires_at <= $2",
+        Some(TokenStatus::Revoked) => " AND revoked_at IS NOT NULL",
+    }
+}
+
+/// One page of the workspace's tokens, newest first: the page and its total in one statement
+/// (one snapshot), or a count alone past the last page.
+pub(super) async fn list_tokens(
+    c: &impl GenericClient,
+    workspace_id: &str,
+    filter: TokenFilter,
+    page: PageRequest,
+    now: DateTime<Utc>,
+) -> StoreResult<Page<TokenRecord>> {
+    let condition = status_condition(filter.status);
+    let (limit, offset) = limits(page);
+    let mut params: Vec<&(dyn ToSql + Sync)> = vec![&workspace_id];
+    let takes_now = condition.contains("$2");
+    if takes_now {
+        params.push(&now);
+    }
+    let next = params.len() + 1;
+    let sql = format!(
+        "SELECT {TOKEN_COLUMNS}, COUNT(*) OVER () FROM tokens WHERE workspace_id = $1{condition}
+         ORDER BY created_at DESC, id DESC LIMIT ${next} OFFSET ${}",
+        next + 1
+    );
+    params.extend([&limit as &(dyn ToSql + Sync), &offset]);
+    let rows = c.query(&c.prepare_cached(&sql).await?, &params).await?;
+    let total = match rows.first() {
+        Some(row) => row.get::<_, i64>(9),
+        None => {
+            params.truncate(params.len() - 2);
+            let sql = format!("SELECT COUNT(*) FROM tokens WHERE workspace_id = $1{condition}");
+            c.query_one(&c.prepare_cached(&sql).await?, &params)
+                .await?
+                .get(0)
+        }
+    };
+    Ok(Page {
+        items: rows.iter().map(token).collect(),
+        total: total as u64,
+    })
+}
+
+/// `LIMIT` and `OFFSET` of a page (an absurd page number reads past the end).
+pub(super) fn limits(page: PageRequest) -> (i64, i64) {
+    let offset = i64::try_from(page.offset()).unwrap_or(i64::MAX);
+    (page.per_page as i64, offset)
+}
+
+/// One page of the workspace's audit log, newest first.
+pub(super) async fn list_audit(
+    c: &impl GenericClient,
+    workspace_id: &str,
+    filter: &AuditFilter,
+    page: PageRequest,
+) -> StoreResult<Page<AuditEntry>> {
+    // NULL filters match everything.
+    let condition = "workspace_id = $1 AND ($2::text IS NULL OR token_id = $2)
+                     AND ($3::text IS NULL OR action = $3)";
+    let (limit, offset) = limits(page);
+    let sql = format!(
+        "SELECT id, workspace_id, action, actor, token_id, request_id, created_at, COUNT(*) OVER ()
+         FROM audit_log WHERE {condition} ORDER BY seq DESC LIMIT $4 OFFSET $5"
+    );
+    let params: [&(dyn ToSql + Sync); 5] = [
+        &workspace_id,
+        &filter.token_id,
+        &filter.action,
+        &limit,
+        &offset,
+    ];
+    let rows = c.query(&c.prepare_cached(&sql).await?, &params).await?;
+    let total = match rows.first() {
+        Some(row) => row.get::<_, i64>(7),
+        None => {
+            let sql = format!("SELECT COUNT(*) FROM audit_log WHERE {condition}");
+            c.query_one(&c.prepare_cached(&sql).await?, &params[..3])
+                .await?
+                .get(0)
+        }
+    };
+    let items = rows
+        .iter()
+        .map(|row| AuditEntry {
+            id: row.get(0),
+            workspace_id: row.get(1),
+            action: row.get(2),
+            actor: row.get(3),
+            token_id: row.get(4),
+            request_id: row.get(5),
+            created_at: row.get(6),
+        })
+        .collect();
+    Ok(Page {
+        items,
+        total: total as u64,
+    })
+}
+
+pub(super) async fn insert_workspace(
+    c: &impl GenericClient,
+    workspace: &Workspace,
+) -> StoreResult<()> {
+    let sql = "INSERT INTO workspaces (id, name, created_at) VALUES ($1, $2, $3)";
+    let now = Utc::now();
+    match c
+        .execute(sql, &[&workspace.id, &workspace.name, &now])
+        .await
+    {
+        Err(err) if violates(&err, "workspaces_name_key") => Err(StoreError::WorkspaceExists),
+        other => other.map(|_| ()).map_err(Into::into),
+    }
+}
+
+pub(super) async fn insert_api_key(c: &impl GenericClient, key: &NewApiKey) -> StoreResult<()> {
+    c.execute(
+        "INSERT INTO api_keys (id, workspace_id, secret_digest, scopes, created_at)
+         VALUES ($1, $2, $3, $4, $5)",
+        &[
+            &key.id,
+            &key.workspace_id,
+            &key.digest.0.as_slice(),
+            &format_stored(&key.scopes),
+            &key.created_at,
+        ],
+    )
+    .await?;
+    Ok(())
+}
+
+pub(super) async fn workspace_by_name(
+    c: &impl GenericClient,
+    name: &str,
+) -> StoreResult<Option<Workspace>> {
+    let row = c
+        .query_opt("SELECT id, name FROM workspaces WHERE name = $1", &[&name])
+        .await?;
+    Ok(row.map(|row| Workspace {
+        id: row.get(0),
+        name: row.get(1),
+    }))
+}

@@ -1,0 +1,106 @@
+//! The PostgreSQL SQL of the credit ledger.
+
+use deadpool_postgres::GenericClient;
+use tokio_postgres::Row;
+
+use super::tokens::limits;
+use crate::credits::Credits;
+use crate::store::{Page, PageRequest, StoreResult, UsageRecord, UsageTotals};
+
+/// Appends ledger records, all in one statement.
+pub(super) async fn insert(c: &impl GenericClient, records: &[UsageRecord]) -> StoreResult<()> {
+    let column = |f: fn(&UsageRecord) -> Option<String>| records.iter().map(f).collect::<Vec<_>>();
+    let ids = column(|r| Some(r.id.clone()));
+    let workspaces = column(|r| Some(r.workspace_id.clone()));
+    let requests = column(|r| r.request_id.clone());
+    let models = column(|r| Some(r.model.clone()));
+    let wallets = column(|r| r.wallet.clone());
+    let prompt: Vec<i64> = records.iter().map(|r| r.prompt_tokens as i64).collect();
+    let completion: Vec<i64> = records.iter().map(|r| r.completion_tokens as i64).collect();
+    // Nano-credits as a 64-bit integer (amounts past 9.2 billion credits are capped).
+    let nanos: Vec<i64> = records
+        .iter()
+        .map(|r| i64::try_from(r.credits.nanos()).unwrap_or(i64::MAX))
+        .collect();
+    let created: Vec<_> = records.iter().map(|r| r.created_at).collect();
+    let sql = "INSERT INTO usage_ledger (id, workspace_id, request_id, model, prompt_tokens,
+                   completion_tokens, nanocredits, wallet, created_at)
+               SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[],
+                   $6::int8[], $7::int8[], $8::text[], $9::timestamptz[])";
+    c.execute(
+        &c.prepare_cached(sql).await?,
+        &[
+            &ids,
+            &workspaces,
+            &requests,
+            &models,
+            &prompt,
+            &completion,
+            &nanos,
+            &wallets,
+            &created,
+        ],
+    )
+    .await?;
+    Ok(())
+}
+
+fn totals(row: &Row) -> UsageTotals {
+    UsageTotals {
+        day: row.get(0),
+        model: row.get(1),
+        requests: row.get::<_, i64>(2) as u64,
+        prompt_tokens: row.get::<_, i64>(3) as u64,
+        completion_tokens: row.get::<_, i64>(4) as u64,
+        credits: Credits::from_nanos(u64::try_from(row.get::<_, i64>(5)).unwrap_or(0)),
+    }
+}
+
+/// The UTC day of a ledger row, as `YYYY-MM-DD`.
+const DAY: &str = "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')";
+
+/// One page of totals by UTC day and model, newest day first, and the grand total. `c` is a
+/// repeatable-read transaction, so the three reads agree.
+pub(super) async fn by_day(
+    c: &impl GenericClient,
+    workspace_id: &str,
+    page: PageRequest,
+) -> StoreResult<(Page<UsageTotals>, UsageTotals)> {
+    let grand = c
+        .query_one(
+            "SELECT '', '', COUNT(*), COALESCE(SUM(prompt_tokens), 0)::int8,
+                    COALESCE(SUM(completion_tokens), 0)::int8, COALESCE(SUM(nanocredits), 0)::int8
+             FROM usage_ledger WHERE workspace_id = $1",
+            &[&workspace_id],
+        )
+        .await?;
+    let groups: i64 = c
+        .query_one(
+            &format!(
+                "SELECT COUNT(*) FROM (SELECT 1 FROM usage_ledger WHERE workspace_id = $1
+                 GROUP BY {DAY}, model) g"
+            ),
+            &[&workspace_id],
+        )
+        .await?
+        .get(0);
+    let (limit, offset) = limits(page);
+    let rows = c
+        .query(
+            &format!(
+                "SELECT {DAY} AS day, model, COUNT(*), SUM(prompt_tokens)::int8,
+                        SUM(completion_tokens)::int8, SUM(nanocredits)::int8
+                 FROM usage_ledger WHERE workspace_id = $1
+                 GROUP BY day, model ORDER BY day DESC, model LIMIT $2 OFFSET $3"
+            ),
+            &[&workspace_id, &limit, &offset],
+        )
+        .await?;
+    Ok((
+        Page {
+            items: rows.iter().map(totals).collect(),
+            total: groups as u64,
+        },
+        totals(&grand),
+    ))
+}

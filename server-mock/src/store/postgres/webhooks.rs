@@ -1,0 +1,429 @@
+//! The PostgreSQL SQL of webhook endpoints, the event outbox, deliveries and their attempts.
+//!
+//! Several instances deliver from one outbox. A claim locks the endpoint rows it takes from
+//! (`FOR UPDATE SKIP LOCKED`), so one instance at a time leases an endpoint's deliveries and
+//! the per-endpoint cap holds across instances; a lease names the instance holding it, and a
+//! lease whose instance is no longer alive (its presence lock is gone, see `presence.rs`) is
+//! due again at once, so the attempts of an instance that died are taken over.
+
+use chrono::{DateTime, Utc};
+use deadpool_postgres::GenericClient;
+use tokio_postgres::Row;
+
+use super::schema::{EXPIRY_LOCK, INSTANCE_SPACE, LOCK_SPACE};
+use super::tokens::{TOKEN_COLUMNS, limits, token};
+use crate::store::{
+    Attempt, Delivery, DeliveryOutcome, Endpoint, NewEvent, Page, PageRequest, StoreError,
+    StoreResult, TokenRecord,
+};
+use crate::webhooks::delivery::PER_ENDPOINT;
+
+/// The numbers of the instances alive now: each holds its presence lock.
+fn alive() -> String {
+    format!(
+        "SELECT objid::int4 FROM pg_locks
+         WHERE locktype = 'advisory' AND classid = {INSTANCE_SPACE} AND objsubid = 2 AND granted
+           AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+    )
+}
+
+const ENDPOINT_COLUMNS: &str =
+    "id, workspace_id, url, events, secret_sealed, created_at, disabled_at IS NOT NULL";
+
+fn endpoint(row: &Row) -> Endpoint {
+    Endpoint {
+        id: row.get(0),
+        workspace_id: row.get(1),
+        url: row.get(2),
+        events: row
+            .get::<_, &str>(3)
+            .split_whitespace()
+            .map(str::to_string)
+            .collect(),
+        secret_sealed: row.get(4),
+        created_at: row.get(5),
+        disabled: row.get(6),
+    }
+}
+
+pub(super) async fn insert_endpoint(c: &impl GenericClient, e: &Endpoint) -> StoreResult<()> {
+    c.execute(
+        "INSERT INTO webhook_endpoints (id, workspace_id, url, events, secret_sealed, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6)",
+        &[
+            &e.id,
+            &e.workspace_id,
+            &e.url,
+            &e.events.join(" "),
+            &e.secret_sealed,
+            &e.created_at,
+        ],
+    )
+    .await?;
+    Ok(())
+}
+
+pub(super) async fn list_endpoints(
+    c: &impl GenericClient,
+    workspace_id: &str,
+    page: PageRequest,
+) -> StoreResult<Page<Endpoint>> {
+    let (limit, offset) = limits(page);
+    let sql = format!(
+        "SELECT {ENDPOINT_COLUMNS}, COUNT(*) OVER () FROM webhook_endpoints
+         WHERE workspace_id = $1 AND deleted_at IS NULL
+         ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3"
+    );
+    let rows = c
+        .query(
+            &c.prepare_cached(&sql).await?,
+            &[&workspace_id, &limit, &offset],
+        )
+        .await?;
+    let total = match rows.first() {
+        Some(row) => row.get::<_, i64>(7),
+        None => c
+            .query_one(
+                "SELECT COUNT(*) FROM webhook_endpoints WHERE workspace_id = $1 AND deleted_at IS NULL",
+                &[&workspace_id],
+            )
+            .await?
+            .get(0),
+    };
+    Ok(Page {
+        items: rows.iter().map(endpoint).collect(),
+        total: total as u64,
+    })
+}
+
+pub(super) async fn get_endpoint(
+    c: &impl GenericClient,
+    workspace_id: &str,
+    id: &str,
+) -> StoreResult<Option<Endpoint>> {
+    let sql = format!(
+        "SELECT {ENDPOINT_COLUMNS} FROM webhook_endpoints
+         WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL"
+    );
+    let row = c
+        .query_opt(&c.prepare_cached(&sql).await?, &[&id, &workspace_id])
+        .await?;
+    Ok(row.as_ref().map(endpoint))
+}
+
+/// Soft-deletes an endpoint and abandons its pending deliveries (in the caller's transaction).
+pub(super) async fn delete_endpoint(
+    c: &impl GenericClient,
+    workspace_id: &str,
+    id: &str,
+    now: DateTime<Utc>,
+) -> StoreResult<()> {
+    let changed = c
+        .execute(
+            "UPDATE webhook_endpoints SET deleted_at = $1
+             WHERE id = $2 AND workspace_id = $3 AND deleted_at IS NULL",
+            &[&now, &id, &workspace_id],
+        )
+        .await?;
+    if changed == 0 {
+        return Err(StoreError::NotFound);
+    }
+    c.execute(
+        "UPDATE webhook_deliveries SET state = 'abandoned', leased_by = NULL
+         WHERE endpoint_id = $1 AND state = 'pending'",
+        &[&id],
+    )
+    .await?;
+    Ok(())
+}
+
+/// Writes an event and a pending delivery for every live endpoint of the workspace that
+/// subscribes to its type (or only for `only`), in one statement; nothing when no endpoint
+/// would receive it. Returns how many deliveries were queued.
+pub(super) async fn enqueue(
+    c: &impl GenericClient,
+    event: &NewEvent,
+    only: Option<&str>,
+) -> StoreResult<u64> {
+    let sql = "WITH receivers AS (
+                   SELECT id FROM webhook_endpoints
+                   WHERE workspace_id = $1 AND deleted_at IS NULL AND disabled_at IS NULL
+                     AND ($2::text IS NULL OR id = $2)
+                     AND ($2::text IS NOT NULL OR $3 = ANY(string_to_array(events, ' ')))),
+               event AS (
+                   INSERT INTO webhook_events (id, workspace_id, type, body, created_at)
+                   SELECT $4, $1, $3, $5, $6 WHERE EXISTS (SELECT 1 FROM receivers)
+                   RETURNING id)
+               INSERT INTO webhook_deliveries (event_id, endpoint_id, state, next_attempt_at)
+               SELECT event.id, receivers.id, 'pending', $6 FROM event, receivers";
+    Ok(c.execute(
+        &c.prepare_cached(sql).await?,
+        &[
+            &event.workspace_id,
+            &only,
+            &event.kind,
+            &event.id,
+            &event.body,
+            &event.created_at,
+        ],
+    )
+    .await?)
+}
+
+/// Due deliveries of live endpoints, oldest due first, at most `limit`, leased by instance
+/// `me` until `lease_until`; an endpoint never has more than [`PER_ENDPOINT`] deliveries leased
+/// by live instances at once. `c` is a transaction: the endpoint rows stay locked until it ends.
+pub(super) async fn claim_due(
+    c: &impl GenericClient,
+    me: i32,
+    now: DateTime<Utc>,
+    lease_until: DateTime<Utc>,
+    limit: usize,
+) -> StoreResult<Vec<Delivery>> {
+    let alive = alive();
+    let due = format!(
+        "d.state = 'pending' AND (d.next_attempt_at <= $2 OR d.leased_by NOT IN ({alive}))"
+    );
+    let endpoints = c
+        .query(
+            &format!(
+                "SELECT e.id, e.url, e.secret_sealed FROM webhook_endpoints e
+                 WHERE e.deleted_at IS NULL AND e.disabled_at IS NULL
+                   AND EXISTS (SELECT 1 FROM webhook_deliveries d
+                               WHERE d.endpoint_id = e.id AND {})
+                 ORDER BY e.id FOR UPDATE OF e SKIP LOCKED",
+                due.replace("$2", "$1")
+            ),
+            &[&now],
+        )
+        .await?;
+    let busy_sql = format!(
+        "SELECT COUNT(*) FROM webhook_deliveries
+         WHERE endpoint_id = $1 AND state = 'pending' AND next_attempt_at > $2
+           AND leased_by IN ({alive})"
+    );
+    let pick_sql = format!(
+        "SELECT d.id, d.event_id, d.attempts, d.next_attempt_at, v.type, v.body, v.workspace_id
+         FROM webhook_deliveries d JOIN webhook_events v ON v.id = d.event_id
+         WHERE d.endpoint_id = $1 AND {due}
+         ORDER BY d.next_attempt_at, d.id LIMIT $3"
+    );
+    let mut picked: Vec<(DateTime<Utc>, Delivery)> = Vec::new();
+    for e in &endpoints {
+        let endpoint_id: String = e.get(0);
+        let busy: i64 = c.query_one(&busy_sql, &[&endpoint_id, &now]).await?.get(0);
+        let room = PER_ENDPOINT
+            .saturating_sub(usize::try_from(busy).unwrap_or(usize::MAX))
+            .min(limit);
+        if room == 0 {
+            continue;
+        }
+        let rows = c
+            .query(&pick_sql, &[&endpoint_id, &now, &(room as i64)])
+            .await?;
+        for row in rows {
+            picked.push((
+                row.get(3),
+                Delivery {
+                    id: row.get(0),
+                    event_id: row.get(1),
+                    endpoint_id: endpoint_id.clone(),
+                    attempts: row.get::<_, i32>(2) as u32,
+                    url: e.get(1),
+                    secret_sealed: e.get(2),
+                    event_type: row.get(4),
+                    body: row.get(5),
+                    workspace_id: row.get(6),
+                },
+            ));
+        }
+    }
+    picked.sort_by_key(|(at, delivery)| (*at, delivery.id));
+    picked.truncate(limit);
+    let ids: Vec<i64> = picked.iter().map(|(_, d)| d.id).collect();
+    if !ids.is_empty() {
+        c.execute(
+            "UPDATE webhook_deliveries SET leased_by = $1, next_attempt_at = $2 WHERE id = ANY($3)",
+            &[&me, &lease_until, &ids],
+        )
+        .await?;
+    }
+    Ok(picked.into_iter().map(|(_, delivery)| delivery).collect())
+}
+
+/// Makes deliveries leased by instances that are no longer alive due now.
+pub(super) async fn release_leases(c: &impl GenericClient, now: DateTime<Utc>) -> StoreResult<()> {
+    c.execute(
+        &format!(
+            "UPDATE webhook_deliveries SET leased_by = NULL, next_attempt_at = $1
+             WHERE state = 'pending' AND leased_by NOT IN ({})",
+            alive()
+        ),
+        &[&now],
+    )
+    .await?;
+    Ok(())
+}
+
+/// Records an attempt and what follows from it (in the caller's transaction). A delivery that
+/// stopped being pending while its attempt was in flight stays stopped.
+pub(super) async fn finish(
+    c: &impl GenericClient,
+    attempt: &Attempt,
+    delivery_id: i64,
+    outcome: DeliveryOutcome,
+) -> StoreResult<()> {
+    let (state, next) = match outcome {
+        DeliveryOutcome::Delivered => ("delivered", None),
+        DeliveryOutcome::Retry(at) => ("pending", Some(at)),
+        DeliveryOutcome::Failed | DeliveryOutcome::EndpointGone => ("failed", None),
+    };
+    let still_pending = c
+        .execute(
+            "UPDATE webhook_deliveries SET state = $1, attempts = attempts + 1, leased_by = NULL,
+                 next_attempt_at = COALESCE($2, next_attempt_at)
+             WHERE id = $3 AND state = 'pending'",
+            &[&state, &next, &delivery_id],
+        )
+        .await?
+        > 0;
+    c.execute(
+        "INSERT INTO webhook_attempts (endpoint_id, event_id, event_type, attempt, status_code,
+             error, duration_ms, next_retry_at, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        &[
+            &attempt.endpoint_id,
+            &attempt.event_id,
+            &attempt.event_type,
+            &(attempt.attempt as i32),
+            &attempt.status_code.map(i32::from),
+            &attempt.error,
+            &(attempt.duration_ms as i64),
+            &attempt.next_retry_at.filter(|_| still_pending),
+            &attempt.created_at,
+        ],
+    )
+    .await?;
+    if outcome == DeliveryOutcome::EndpointGone {
+        c.execute(
+            "UPDATE webhook_endpoints SET disabled_at = $1 WHERE id = $2 AND disabled_at IS NULL",
+            &[&attempt.created_at, &attempt.endpoint_id],
+        )
+        .await?;
+        c.execute(
+            "UPDATE webhook_deliveries SET state = 'abandoned', leased_by = NULL
+             WHERE endpoint_id = $1 AND state = 'pending'",
+            &[&attempt.endpoint_id],
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+pub(super) async fn list_attempts(
+    c: &impl GenericClient,
+    endpoint_id: &str,
+    page: PageRequest,
+) -> StoreResult<Page<Attempt>> {
+    let (limit, offset) = limits(page);
+    let rows = c
+        .query(
+            "SELECT endpoint_id, event_id, event_type, attempt, status_code, error, duration_ms,
+                    next_retry_at, created_at, COUNT(*) OVER ()
+             FROM webhook_attempts WHERE endpoint_id = $1
+             ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3",
+            &[&endpoint_id, &limit, &offset],
+        )
+        .await?;
+    let total = match rows.first() {
+        Some(row) => row.get::<_, i64>(9),
+        None => c
+            .query_one(
+                "SELECT COUNT(*) FROM webhook_attempts WHERE endpoint_id = $1",
+                &[&endpoint_id],
+            )
+            .await?
+            .get(0),
+    };
+    let items = rows
+        .iter()
+        .map(|row| Attempt {
+            endpoint_id: row.get(0),
+            event_id: row.get(1),
+            event_type: row.get(2),
+            attempt: row.get::<_, i32>(3) as u32,
+            status_code: row.get::<_, Option<i32>>(4).map(|s| s as u16),
+            error: row.get(5),
+            duration_ms: row.get::<_, i64>(6) as u64,
+            next_retry_at: row.get(7),
+            created_at: row.get(8),
+        })
+        .collect();
+    Ok(Page {
+        items,
+        total: total as u64,
+    })
+}
+
+/// For each `(label, offset)`: every live token whose `expires_at - offset` has passed, lies
+/// after its creation, and has no notice yet gets one, with its event. One instance scans at a
+/// time (the others skip their turn), and a notice row is written once whatever happens, so
+/// each notice fires once across instances. `c` is a transaction.
+pub(super) async fn expiring(
+    c: &impl GenericClient,
+    now: DateTime<Utc>,
+    offsets: &[(String, chrono::Duration)],
+    make_event: &(dyn Fn(&TokenRecord, &str) -> NewEvent + Send + Sync),
+) -> StoreResult<usize> {
+    let ours: bool = c
+        .query_one(
+            "SELECT pg_try_advisory_xact_lock($1, $2)",
+            &[&LOCK_SPACE, &EXPIRY_LOCK],
+        )
+        .await?
+        .get(0);
+    if !ours {
+        return Ok(0);
+    }
+    let columns = TOKEN_COLUMNS
+        .split(", ")
+        .map(|c| format!("t.{c}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let due_sql = format!(
+        "SELECT {columns} FROM tokens t
+         WHERE t.revoked_at IS NULL AND t.expires_at IS NOT NULL
+           AND t.expires_at > $1 AND t.expires_at <= $2
+           AND t.expires_at - $3::int8 * interval '1 microsecond' > t.created_at
+           AND NOT EXISTS (SELECT 1 FROM webhook_expiry_notices n
+                           WHERE n.token_id = t.id AND n.notice = $4)"
+    );
+    let mut written = 0;
+    for (label, offset) in offsets {
+        let micros = offset.num_microseconds().unwrap_or(i64::MAX);
+        let until = now
+            .checked_add_signed(*offset)
+            .unwrap_or(DateTime::<Utc>::MAX_UTC);
+        let due = c
+            .query(
+                &c.prepare_cached(&due_sql).await?,
+                &[&now, &until, &micros, label],
+            )
+            .await?;
+        for row in &due {
+            let token = token(row);
+            let inserted = c
+                .execute(
+                    "INSERT INTO webhook_expiry_notices (token_id, notice) VALUES ($1, $2)
+                     ON CONFLICT DO NOTHING",
+                    &[&token.id, label],
+                )
+                .await?;
+            if inserted == 1 {
+                enqueue(c, &make_event(&token, label), None).await?;
+                written += 1;
+            }
+        }
+    }
+    Ok(written)
+}
