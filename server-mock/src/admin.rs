@@ -48,6 +48,10 @@ pub async fn first_start(store: &Arc<dyn Store>, data_dir: &Path) -> anyhow::Res
         saved?;
     } else if key_path.exists() {
         tracing::info!("admin API key is in {}", key_path.display());
+    } else if store.shared() {
+        tracing::info!(
+            "the database is set up; its first admin key was printed by the instance that set it up (make another with `tokctl-server admin create-key --workspace {DEFAULT_WORKSPACE}`)"
+        );
     } else {
         tracing::info!(
             "{} is gone; make a key with `tokctl-server admin create-key --workspace {DEFAULT_WORKSPACE}`",

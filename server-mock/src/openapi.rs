@@ -141,6 +141,7 @@ static DOCUMENT: LazyLock<Value> = LazyLock::new(|| {
     let mut document = serde_json::to_value(ApiDoc::openapi()).unwrap_or_else(|_| json!({}));
     crate::chat::schema::describe(&mut document);
     links(&mut document);
+    unavailable(&mut document);
     rate_limit_headers(&mut document);
     document
 });
@@ -203,6 +204,37 @@ fn links(document: &mut Value) {
     }
 }
 
+/// A 503 on every operation under `/v1`: any of them may meet a shared database that cannot be
+/// reached. In OpenAI's envelope on the OpenAI-compatible paths, as every error there.
+fn unavailable(document: &mut Value) {
+    let Some(paths) = document["paths"].as_object_mut() else {
+        return;
+    };
+    for (path, item) in paths.iter_mut() {
+        if !path.starts_with("/v1/") {
+            continue;
+        }
+        let schema = match crate::chat::error::is_openai_path(path) {
+            true => "#/components/schemas/OpenAiError",
+            false => "#/components/schemas/ErrorBody",
+        };
+        let response = json!({
+            "description": "The database cannot be reached (instances sharing a PostgreSQL database); retry after `Retry-After` seconds",
+            "headers": {"Retry-After": {"description": "Seconds to wait before retrying", "schema": {"type": "integer", "minimum": 0}}},
+            "content": {"application/json": {"schema": {"$ref": schema}}}
+        });
+        for operation in item
+            .as_object_mut()
+            .into_iter()
+            .flat_map(|o| o.values_mut())
+        {
+            if let Some(responses) = operation["responses"].as_object_mut() {
+                responses.entry("503").or_insert_with(|| response.clone());
+            }
+        }
+    }
+}
+
 /// `X-RateLimit-*` on every response under `/v1`, `Retry-After` on its 429s.
 fn rate_limit_headers(document: &mut Value) {
     let integer = |description: &str| json!({"description": description, "schema": {"type": "integer", "minimum": 0}});
@@ -227,7 +259,7 @@ fn rate_limit_headers(document: &mut Value) {
             };
             for (status, response) in responses.iter_mut() {
                 let mut all = headers.clone();
-                if status == "429" {
+                if status == "429" || status == "503" {
                     all["Retry-After"] = integer("Seconds until the window resets");
                 }
                 let own = response["headers"].as_object().cloned().unwrap_or_default();
@@ -279,6 +311,31 @@ mod tests {
         );
         let extra: Vec<_> = documented.iter().filter(|d| !routed.contains(d)).collect();
         assert!(extra.is_empty(), "documented but not routed: {extra:?}");
+    }
+
+    #[test]
+    fn every_v1_operation_documents_the_503_of_an_unreachable_database() {
+        let document = document();
+        let mut checked = 0;
+        for (path, item) in document["paths"].as_object().unwrap() {
+            for operation in item.as_object().unwrap().values() {
+                let response = &operation["responses"]["503"];
+                if !path.starts_with("/v1/") {
+                    continue;
+                }
+                let target = response["content"]["application/json"]["schema"]["$ref"]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("{path} has no 503"));
+                let name = target.trim_start_matches("#/components/schemas/");
+                assert!(
+                    document["components"]["schemas"][name].is_object(),
+                    "{target}"
+                );
+                assert!(response["headers"]["Retry-After"].is_object(), "{path}");
+                checked += 1;
+            }
+        }
+        assert!(checked >= 16, "{checked}");
     }
 
     /// `pattern`, whole-string, as the document's readers apply it.

@@ -32,6 +32,7 @@ tokio::task_local! {
 }
 
 /// Declares a test that runs on both backends: `$name::sqlite` and `$name::postgres`.
+#[allow(unused_macros)]
 macro_rules! both {
     ($(#[$attr:meta])* async fn $name:ident() $body:block) => {
         mod $name {
@@ -50,7 +51,21 @@ macro_rules! both {
         }
     };
 }
+#[allow(unused_imports)]
 pub(crate) use both;
+
+/// Declares a test of what only a shared database has (several instances): PostgreSQL only.
+#[allow(unused_macros)]
+macro_rules! postgres {
+    ($(#[$attr:meta])* async fn $name:ident() $body:block) => {
+        $(#[$attr])*
+        async fn $name() {
+            crate::common::backend::on_postgres(async move $body).await
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use postgres;
 
 /// Runs a test body on SQLite.
 pub async fn on_sqlite(body: impl Future<Output = ()>) {
@@ -96,6 +111,19 @@ pub fn postgres_server() -> Option<String> {
 /// The backend of the running test (SQLite outside a [`both!`] test).
 pub fn current() -> Backend {
     BACKEND.try_with(Clone::clone).unwrap_or(Backend::Sqlite)
+}
+
+/// A new database of the running PostgreSQL test, for servers started with
+/// `Options::database` (dropped with the test).
+pub fn new_database() -> String {
+    let Backend::Postgres(databases) = current() else {
+        panic!("new_database outside a PostgreSQL test");
+    };
+    let key = std::env::temp_dir().join(format!(
+        "tokctl-shared-{}",
+        databases.made.lock().unwrap().len()
+    ));
+    databases.url_for(&key)
 }
 
 /// The databases a PostgreSQL test made, one per data directory; dropped with the test.
@@ -297,4 +325,21 @@ pub fn stored_text(dir: &Path) -> Option<String> {
     .join()
     .unwrap();
     Some(text)
+}
+
+/// A count (the first column of the first row of `sql`) in the PostgreSQL database at `url`.
+pub fn count_at(url: &str, sql: &str) -> i64 {
+    let (url, sql) = (url.to_string(), sql.to_string());
+    std::thread::spawn(move || {
+        block_on(async move {
+            connect(&url)
+                .await
+                .query_one(&sql, &[])
+                .await
+                .unwrap()
+                .get(0)
+        })
+    })
+    .join()
+    .unwrap()
 }

@@ -6,7 +6,8 @@ pub mod backend;
 pub mod hooks;
 pub mod upstream;
 
-pub(crate) use backend::both;
+#[allow(unused_imports)]
+pub(crate) use backend::{both, postgres};
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -105,10 +106,10 @@ impl Server {
                 );
             }
         };
+        // Empty when another instance bootstrapped the database (see `Server::another`).
         let admin_key = std::fs::read_to_string(dir.join("admin.key"))
-            .expect("admin.key")
-            .trim()
-            .to_string();
+            .map(|key| key.trim().to_string())
+            .unwrap_or_default();
         Server {
             child,
             base,
@@ -121,6 +122,19 @@ impl Server {
             _tmp: None,
             client: reqwest::Client::new(),
         }
+    }
+
+    /// Another instance serving this server's PostgreSQL database, as a load balancer would
+    /// have beside it: its own data directory, the same webhook key, the same admin key.
+    pub fn another(&self, mut options: Options<'_>) -> Server {
+        options.database = Some(self.database.clone().expect("a server on PostgreSQL"));
+        let key = self.dir.join("webhook.key");
+        options
+            .args
+            .extend(["--webhook-key-file".into(), key.display().to_string()]);
+        let mut server = Server::start_with(options);
+        server.admin_key = self.admin_key.clone();
+        server
     }
 
     /// Stops with SIGTERM and waits, output included; returns whether the exit was clean.
@@ -335,4 +349,28 @@ pub fn secret(token: &Value) -> String {
 /// The id of a token object.
 pub fn id(token: &Value) -> String {
     token["id"].as_str().expect("token id").to_string()
+}
+
+/// Runs `command` to its exit, which must come within `limit` (a server that should have
+/// refused to start would otherwise serve for ever): kills it and fails the test if not.
+pub fn exit_of(command: &mut Command, limit: Duration) -> std::process::Output {
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let deadline = std::time::Instant::now() + limit;
+    while child.try_wait().expect("wait").is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let output = child.wait_with_output().expect("output");
+            panic!(
+                "still running after {limit:?}; stderr:\n{}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("output")
 }

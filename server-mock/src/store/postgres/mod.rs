@@ -395,9 +395,10 @@ impl Store for PostgresStore {
     }
 
     async fn release_leases(&self) -> StoreResult<()> {
+        with_client!(self, |c| webhooks::release_leases(&c, super::now()).await)?;
         // Alive from now on, before this instance leases anything.
         self.me().await?;
-        with_client!(self, |c| webhooks::release_leases(&c, super::now()).await)
+        Ok(())
     }
 
     async fn claim_due(
