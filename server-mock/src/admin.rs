@@ -2,7 +2,7 @@
 //! They work while a server runs on the same directory: it reads credentials from storage.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
@@ -102,6 +102,35 @@ pub async fn create_key(
     let (key, secret) = new_key(&found.id, scopes);
     store.create_api_key(key).await?;
     Ok(secret)
+}
+
+/// Copies the SQLite data in `data_dir` into the empty PostgreSQL `database` (see
+/// [`crate::store::copy`]) and says what was copied and how to serve it. `key_file` is the
+/// webhook key the data directory's secrets are sealed with (default `DIR/webhook.key`).
+pub async fn copy_to_postgres(
+    data_dir: &Path,
+    database: &crate::Database,
+    key_file: Option<PathBuf>,
+) -> anyhow::Result<()> {
+    let key_file = key_file.unwrap_or_else(|| data_dir.join(crate::webhooks::seal::KEY_FILE));
+    let sealer = crate::webhooks::seal::Sealer::load(&key_file)?;
+    let copied =
+        crate::store::copy::to_postgres(data_dir, &database.url, database.timeout, &sealer).await?;
+    println!(
+        "Copied {} into PostgreSQL at {}:",
+        data_dir.display(),
+        database.url.target()
+    );
+    for (table, rows) in copied {
+        println!("  {table:<24} {rows:>10} rows");
+    }
+    println!();
+    println!("Serve it from every instance with the same URL and this webhook key:");
+    println!(
+        "  tokctl-server serve --database-url URL --webhook-key-file {}",
+        key_file.display()
+    );
+    Ok(())
 }
 
 fn new_key(workspace_id: &str, scopes: Vec<Scope>) -> (NewApiKey, Secret) {

@@ -165,6 +165,15 @@ enum AdminAction {
         /// Workspace name.
         name: String,
     },
+    /// Copy this data directory's SQLite database into an empty PostgreSQL database
+    /// (--database-url): workspaces, keys, tokens, audit, webhooks with their sealed secrets,
+    /// pending deliveries, the credit ledger. Stop the server on the directory first.
+    CopyToPostgres {
+        /// The webhook key the directory's secrets are sealed with [default: webhook.key in
+        /// the data directory]; give every instance this same key.
+        #[arg(long, env = "TOKCTL_WEBHOOK_KEY_FILE")]
+        webhook_key_file: Option<PathBuf>,
+    },
     /// Print a new API key for a workspace.
     CreateKey {
         /// Workspace name.
@@ -222,21 +231,39 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             data,
             database,
             action,
-        }) => {
-            let store = open_store(data.resolve()?, database.resolve().as_ref()).await?;
-            let secret = match action {
-                AdminAction::CreateWorkspace { name } => {
-                    admin::create_workspace(&store, &name).await
-                }
-                AdminAction::CreateKey { workspace, scopes } => {
-                    admin::create_key(&store, &workspace, &scopes).await
-                }
-            };
-            store.close().await;
-            println!("{}", secret?.expose());
-            Ok(())
-        }
+        }) => run_admin(data.resolve()?, database.resolve(), action).await,
     }
+}
+
+async fn run_admin(
+    data_dir: PathBuf,
+    database: Option<Database>,
+    action: AdminAction,
+) -> anyhow::Result<()> {
+    let (workspace, scopes, new_workspace) = match action {
+        AdminAction::CopyToPostgres { webhook_key_file } => {
+            let Some(database) = database else {
+                use clap::CommandFactory;
+                Cli::command()
+                    .error(
+                        clap::error::ErrorKind::MissingRequiredArgument,
+                        "copy-to-postgres needs --database-url (or TOKCTL_DATABASE_URL)",
+                    )
+                    .exit();
+            };
+            return admin::copy_to_postgres(&data_dir, &database, webhook_key_file).await;
+        }
+        AdminAction::CreateWorkspace { name } => (name, Vec::new(), true),
+        AdminAction::CreateKey { workspace, scopes } => (workspace, scopes, false),
+    };
+    let store = open_store(data_dir, database.as_ref()).await?;
+    let secret = match new_workspace {
+        true => admin::create_workspace(&store, &workspace).await,
+        false => admin::create_key(&store, &workspace, &scopes).await,
+    };
+    store.close().await;
+    println!("{}", secret?.expose());
+    Ok(())
 }
 
 async fn run_serve(args: ServeArgs) -> anyhow::Result<()> {

@@ -3,6 +3,7 @@
 //! [`postgres::PostgresStore`], one database shared by any number of server instances.
 
 mod cache;
+pub mod copy;
 pub mod postgres;
 mod records;
 pub mod sqlite;

@@ -28,22 +28,36 @@ impl Sealer {
     /// Instances creating it at once end up with one key: it is written aside and linked into
     /// place, which fails for all but the first.
     pub fn load_or_create(path: &Path) -> anyhow::Result<Self> {
-        let key = match std::fs::read(path) {
-            Ok(key) => key,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => create(path)?,
-            Err(err) => anyhow::bail!("cannot read the webhook key {}: {err}", path.display()),
-        };
+        if !path.exists() {
+            create(path)?;
+        }
+        Sealer::load(path)
+    }
+
+    /// Loads the key at `path`, which must exist.
+    pub fn load(path: &Path) -> anyhow::Result<Self> {
+        let key = std::fs::read(path)
+            .with_context(|| format!("cannot read the webhook key {}", path.display()))?;
         let cipher = XChaCha20Poly1305::new_from_slice(&key)
             .map_err(|_| anyhow::anyhow!("{} must hold 32 bytes", path.display()))?;
         Ok(Sealer { cipher })
     }
 
+    /// The key check to store with data sealed by this key (see [`Sealer::check`]).
+    pub fn key_check(&self) -> anyhow::Result<Vec<u8>> {
+        self.seal_bytes(KEY_CHECK)
+    }
+
+    /// Whether `stored` is a key check made with this key.
+    pub fn opens_check(&self, stored: &[u8]) -> bool {
+        self.open(stored).as_deref() == Some(KEY_CHECK)
+    }
+
     /// Refuses to go on when this key is not the one the stored secrets are sealed with (the
     /// first instance to start stores its key check; every later one must match it).
     pub async fn check(&self, store: &dyn Store, path: &Path) -> anyhow::Result<()> {
-        let proposed = self.seal_bytes(KEY_CHECK)?;
-        let stored = store.webhook_key_check(proposed).await?;
-        if self.open(&stored).as_deref() != Some(KEY_CHECK) {
+        let stored = store.webhook_key_check(self.key_check()?).await?;
+        if !self.opens_check(&stored) {
             anyhow::bail!(
                 "the webhook key in {} is not the key the stored webhook secrets are sealed with; \
                  start every instance sharing this database with the same --webhook-key-file",

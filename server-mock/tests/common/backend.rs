@@ -67,8 +67,8 @@ macro_rules! postgres {
 #[allow(unused_imports)]
 pub(crate) use postgres;
 
-/// Runs a test body on SQLite.
-pub async fn on_sqlite(body: impl Future<Output = ()>) {
+/// Runs a test body (or part of one) on SQLite.
+pub async fn on_sqlite<T>(body: impl Future<Output = T>) -> T {
     BACKEND.scope(Backend::Sqlite, body).await
 }
 

@@ -4,6 +4,7 @@
 
 pub mod backend;
 pub mod hooks;
+pub mod proxy;
 pub mod upstream;
 
 #[allow(unused_imports)]

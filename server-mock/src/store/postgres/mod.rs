@@ -62,22 +62,7 @@ impl PostgresStore {
     /// the loops that sync the cache and count requests. `timeout` bounds every operation: a
     /// database that does not answer within it is reported unavailable.
     pub async fn open(url: &DatabaseUrl, timeout: Duration) -> StoreResult<Self> {
-        let unreachable = |cause: String| {
-            let cause = cause.lines().next().unwrap_or_default().to_string();
-            StoreError::Unavailable(format!(
-                "cannot connect to PostgreSQL at {}: {cause}",
-                url.target()
-            ))
-        };
-        let config = url.connection_config(timeout);
-        let connecting = config.connect(NoTls);
-        let (mut client, connection) = match tokio::time::timeout(timeout, connecting).await {
-            Ok(Ok(connected)) => connected,
-            Ok(Err(err)) => return Err(unreachable(db::describe(&err))),
-            Err(_) => return Err(unreachable(format!("no answer within {timeout:?}"))),
-        };
-        let connection = tokio::spawn(connection);
-        schema::migrate(&mut client).await?;
+        let (client, connection) = connect_migrated(url, timeout).await?;
         let seen: i64 = client
             .query_one("SELECT n FROM cache_epoch", &[])
             .await?
@@ -117,6 +102,32 @@ impl PostgresStore {
             .await?;
         Ok(presence.number)
     }
+}
+
+/// A connection of its own to `url`, once the schema is up to date; its connection task ends
+/// when the client is dropped.
+pub async fn connect_migrated(
+    url: &DatabaseUrl,
+    timeout: Duration,
+) -> StoreResult<(tokio_postgres::Client, JoinHandle<()>)> {
+    let unreachable = |cause: String| {
+        StoreError::Unavailable(format!(
+            "cannot connect to PostgreSQL at {}: {cause}",
+            url.target()
+        ))
+    };
+    let config = url.connection_config(timeout);
+    let connecting = config.connect(NoTls);
+    let (mut client, connection) = match tokio::time::timeout(timeout, connecting).await {
+        Ok(Ok(connected)) => connected,
+        Ok(Err(err)) => return Err(unreachable(db::describe(&err))),
+        Err(_) => return Err(unreachable(format!("no answer within {timeout:?}"))),
+    };
+    let connection = tokio::spawn(async move {
+        let _ = connection.await;
+    });
+    schema::migrate(&mut client).await?;
+    Ok((client, connection))
 }
 
 /// Deletes old change-log entries and past windows' request counts; runs until aborted.

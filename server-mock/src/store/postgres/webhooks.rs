@@ -181,8 +181,10 @@ pub(super) async fn claim_due(
     limit: usize,
 ) -> StoreResult<Vec<Delivery>> {
     let alive = alive();
+    // (`NOT IN` an empty set holds even for NULL: unleased rows are ruled out first.)
     let due = format!(
-        "d.state = 'pending' AND (d.next_attempt_at <= $2 OR d.leased_by NOT IN ({alive}))"
+        "d.state = 'pending' AND (d.next_attempt_at <= $2
+                                  OR (d.leased_by IS NOT NULL AND d.leased_by NOT IN ({alive})))"
     );
     let endpoints = c
         .query(
@@ -256,7 +258,7 @@ pub(super) async fn release_leases(c: &impl GenericClient, now: DateTime<Utc>) -
     c.execute(
         &format!(
             "UPDATE webhook_deliveries SET leased_by = NULL, next_attempt_at = $1
-             WHERE state = 'pending' AND leased_by NOT IN ({})",
+             WHERE state = 'pending' AND leased_by IS NOT NULL AND leased_by NOT IN ({})",
             alive()
         ),
         &[&now],

@@ -42,6 +42,18 @@ pub struct SqliteStore {
     cache: Arc<Cache>,
 }
 
+/// A connection to `DIR/tokctl.db`, migrated (to read it whole, as `admin copy-to-postgres`
+/// does); `None` when the directory holds no database.
+pub fn open_migrated(data_dir: &Path) -> StoreResult<Option<rusqlite::Connection>> {
+    let path = data_dir.join(DB_FILE);
+    if !path.exists() {
+        return Ok(None);
+    }
+    let mut conn = engine::open(&path)?;
+    schema::migrate(&mut conn)?;
+    Ok(Some(conn))
+}
+
 impl SqliteStore {
     /// Opens (creating if needed) `DIR/tokctl.db` and applies migrations.
     pub fn open(data_dir: &Path) -> StoreResult<Self> {

@@ -1,0 +1,269 @@
+//! PostgreSQL lost and found. At start: one line naming the host, exit code 1. While serving
+//! (a proxy between server and database cuts every connection, or stalls them): each request
+//! is answered 503 in its shape within the database time limit, `/healthz` says so, service
+//! resumes by itself when the database is back, and no acknowledged write is lost.
+
+mod common;
+
+use std::net::{SocketAddr, TcpListener};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::hooks::eventually;
+use common::proxy::Proxy;
+use common::{Options, Server, exit_of, postgres};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+/// `tokctl-server serve` on `url`, run to its exit (it must refuse to start).
+fn serve_on(url: &str) -> std::process::Output {
+    let tmp = tempfile::tempdir().unwrap();
+    exit_of(
+        std::process::Command::new(env!("CARGO_BIN_EXE_tokctl-server"))
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--database-timeout",
+                "1s",
+            ])
+            .arg("--data-dir")
+            .arg(tmp.path().join("data"))
+            .args(["--database-url", url])
+            .env_remove("TOKCTL_DATABASE_URL"),
+        Duration::from_secs(20),
+    )
+}
+
+#[test]
+fn postgres_unreachable_at_start_is_one_line_naming_the_host_and_exit_code_1() {
+    // Refused: nothing listens on the port.
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    // Silent: a listener that never answers.
+    let silent = TcpListener::bind("127.0.0.1:0").unwrap();
+    let silent_port = silent.local_addr().unwrap().port();
+    for (port, cause) in [(port, "Connection refused"), (silent_port, "no answer")] {
+        let output = serve_on(&format!(
+            "postgres://tokctl:hunter2@127.0.0.1:{port}/tokctl"
+        ));
+        assert_eq!(output.status.code(), Some(1));
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        let expected =
+            format!("tokctl-server: cannot connect to PostgreSQL at 127.0.0.1:{port}/tokctl: ");
+        assert!(stderr.starts_with(&expected), "{stderr}");
+        assert!(stderr.contains(cause), "{stderr}");
+        assert!(
+            !stderr.contains("hunter2") && !stderr.contains("panicked"),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn a_bad_database_url_is_a_usage_error_that_never_repeats_the_password() {
+    for url in [
+        "mysql://root:hunter2@127.0.0.1/tokctl",
+        "postgres://tokctl:hunter2@[::1/tokctl",
+        "postgres://tokctl:hunter2@127.0.0.1/tokctl?sslmode=require",
+    ] {
+        let output = serve_on(url);
+        assert_eq!(output.status.code(), Some(2), "{url}");
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(
+            stderr.starts_with("error: invalid --database-url: "),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("hunter2"), "{stderr}");
+    }
+}
+
+/// Where `TOKCTL_TEST_DATABASE_URL`'s PostgreSQL listens.
+fn postgres_addr() -> SocketAddr {
+    let url = url::Url::parse(&std::env::var(common::backend::URL_VAR).unwrap()).unwrap();
+    let host = url.host_str().unwrap_or("127.0.0.1");
+    let host = if host == "localhost" {
+        "127.0.0.1"
+    } else {
+        host
+    };
+    format!("{host}:{}", url.port().unwrap_or(5432))
+        .parse()
+        .unwrap()
+}
+
+/// `url` reached through `proxy`.
+fn through(proxy: &Proxy, url: &str) -> String {
+    let mut url = url::Url::parse(url).unwrap();
+    url.set_host(Some("127.0.0.1")).unwrap();
+    url.set_port(Some(proxy.addr.port())).unwrap();
+    url.to_string()
+}
+
+/// A server on a new database reached through `proxy`, giving up on it after 2 s.
+fn behind(proxy: &Proxy) -> Server {
+    Server::start_with(Options {
+        database: Some(through(proxy, &common::backend::new_database())),
+        rate_limit: Some(1_000_000),
+        args: vec![
+            "--database-timeout".into(),
+            "2s".into(),
+            "--sim-token-delay-ms".into(),
+            "0".into(),
+        ],
+        ..Default::default()
+    })
+}
+
+/// Asserts what a client sees while the database is unavailable: 503 in each API's shape,
+/// within the 2 s limit and a margin, and `/healthz` saying so.
+async fn unavailable(server: &Server) {
+    let started = Instant::now();
+    let response = server.get("/v1/tokens", &server.admin_key).await;
+    assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(response.headers()["retry-after"], "1");
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(
+        (body["error"].as_str(), body["status"].as_u64()),
+        (Some("service_unavailable"), Some(503)),
+        "{body}"
+    );
+
+    let ask = json!({"model": "auto", "messages": [{"role": "user", "content": "hi"}]});
+    let response = server
+        .post("/v1/chat/completions", &server.admin_key, &ask)
+        .await;
+    assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["error"]["type"], "api_error", "{body}");
+    assert_eq!(body["error"]["code"], "service_unavailable", "{body}");
+
+    let health = reqwest::get(server.url("/healthz")).await.unwrap();
+    assert_eq!(health.status(), StatusCode::SERVICE_UNAVAILABLE);
+    let body: Value = health.json().await.unwrap();
+    assert_eq!(body["status"], "unavailable", "{body}");
+}
+
+/// Waits until the server answers again, by itself.
+async fn resumed(server: &Server) {
+    eventually("service to resume", || async {
+        let status = server.get("/v1/tokens", &server.admin_key).await.status();
+        (status == StatusCode::OK).then_some(())
+    })
+    .await;
+    let health: Value = reqwest::get(server.url("/healthz"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(health["status"], "ok", "{health}");
+}
+
+/// Creates tokens until stopped, noting the name of every create the server acknowledged.
+fn writer(
+    server: &Server,
+    stop: Arc<AtomicBool>,
+) -> (Arc<Mutex<Vec<String>>>, tokio::task::JoinHandle<()>) {
+    let acknowledged: Arc<Mutex<Vec<String>>> = Arc::default();
+    let (noted, url, key) = (
+        acknowledged.clone(),
+        server.url("/v1/tokens"),
+        server.admin_key.clone(),
+    );
+    let task = tokio::spawn(async move {
+        let client = reqwest::Client::new();
+        for n in 0.. {
+            if stop.load(Ordering::Relaxed) {
+                return;
+            }
+            let name = format!("write-{n}");
+            let sent = client
+                .post(&url)
+                .bearer_auth(&key)
+                .json(&json!({"name": name, "scopes": ["tokens:read"]}))
+                .send()
+                .await;
+            if sent.is_ok_and(|r| r.status() == StatusCode::CREATED) {
+                noted.lock().unwrap().push(name);
+            }
+        }
+    });
+    (acknowledged, task)
+}
+
+/// The names of every token the server lists.
+async fn listed_names(server: &Server) -> std::collections::HashSet<String> {
+    let mut names = std::collections::HashSet::new();
+    for page in 1.. {
+        let listed: Value = server
+            .get(
+                &format!("/v1/tokens?per_page=100&page={page}"),
+                &server.admin_key,
+            )
+            .await
+            .json()
+            .await
+            .unwrap();
+        let data = listed["data"].as_array().unwrap();
+        if data.is_empty() {
+            return names;
+        }
+        names.extend(data.iter().map(|t| t["name"].as_str().unwrap().to_string()));
+    }
+    names
+}
+
+postgres! {
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_database_lost_while_serving_is_a_503_then_service_resumes_with_every_write_kept() {
+        let proxy = Proxy::start(postgres_addr()).await;
+        let server = behind(&proxy);
+        let stop = Arc::new(AtomicBool::new(false));
+        let (acknowledged, task) = writer(&server, stop.clone());
+        eventually("writes to be acknowledged", || async {
+            (acknowledged.lock().unwrap().len() >= 20).then_some(())
+        })
+        .await;
+
+        // Every connection to the database closed, new ones refused.
+        proxy.cut();
+        unavailable(&server).await;
+        let before = acknowledged.lock().unwrap().len();
+        proxy.restore().await;
+        resumed(&server).await;
+        eventually("writes to be acknowledged again", || async {
+            (acknowledged.lock().unwrap().len() >= before + 20).then_some(())
+        })
+        .await;
+
+        // Connections open, nothing passing: a partition. Requests still end, in time.
+        proxy.stall();
+        unavailable(&server).await;
+        let before = acknowledged.lock().unwrap().len();
+        proxy.restore().await;
+        resumed(&server).await;
+        eventually("writes to be acknowledged again", || async {
+            (acknowledged.lock().unwrap().len() >= before + 20).then_some(())
+        })
+        .await;
+
+        stop.store(true, Ordering::Relaxed);
+        task.await.unwrap();
+        let stored = listed_names(&server).await;
+        let acknowledged = acknowledged.lock().unwrap().clone();
+        let lost: Vec<&String> = acknowledged.iter().filter(|n| !stored.contains(*n)).collect();
+        assert!(lost.is_empty(), "acknowledged but lost: {lost:?}");
+        assert!(acknowledged.len() >= 60, "{}", acknowledged.len());
+    }
+}
