@@ -1,23 +1,48 @@
 #!/usr/bin/env bash
 # Benchmark (not a test): authenticated GET /v1/tokens/:id against a bare axum handler, and
 # durable POST /v1/tokens per second, measured in one run on this machine with wrk.
-# Usage: bench/run.sh [SECONDS] [CONNECTIONS]
+#
+# BACKEND=postgres measures the same reads and creates on PostgreSQL too, next to SQLite's in
+# the same run: a fresh database on the server of $TOKCTL_BENCH_DATABASE_URL (default the local
+# postgres://postgres@127.0.0.1:5432/postgres), dropped afterwards. INSTANCES=2 serves it from
+# two instances, each measurement's connections split between them (two wrk at once).
+#
+# BASELINE=path/to/an/older/tokctl-server measures that build's SQLite reads and creates in the
+# same run too, in ROUNDS (default 3) of one run of each build, the order alternating from round
+# to round (this machine's speed drifts within a run), and prints each round's ratios of this
+# build to it and their medians.
+#
+# Usage: [BACKEND=postgres [INSTANCES=2]] [BASELINE=BIN] bench/run.sh [SECONDS] [CONNECTIONS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
 conns=${2:-32}
+backend=${BACKEND:-sqlite}
+instances=${INSTANCES:-1}
+admin_url=${TOKCTL_BENCH_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres}
 
+case "$backend" in sqlite | postgres) ;; *) echo "BACKEND is sqlite or postgres" >&2; exit 2 ;; esac
+case "$instances" in 1 | 2) ;; *) echo "INSTANCES is 1 or 2" >&2; exit 2 ;; esac
 if ! command -v wrk >/dev/null; then
   echo "installing wrk (Debian package)" >&2
   if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq wrk >/dev/null
   else sudo apt-get update -qq && sudo apt-get install -y -qq wrk >/dev/null; fi
 fi
 command -v curl >/dev/null || { echo "curl is required" >&2; exit 1; }
+if [ "$backend" = postgres ]; then
+  command -v psql >/dev/null || { echo "psql is required to make the benchmark's database" >&2; exit 1; }
+fi
 
 cargo build --release --quiet -p tokctl-server --bin tokctl-server --example bare
 work=$(mktemp -d)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+database=""
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  if [ -n "$database" ]; then psql -q "$admin_url" -c "DROP DATABASE IF EXISTS $database WITH (FORCE)" || true; fi
+  rm -rf "$work"
+}
 trap cleanup EXIT
 
 # Waits for "listening on http://ADDR" in a log file and prints ADDR.
@@ -37,32 +62,123 @@ rps() {
   awk '/Requests\/sec/ {print $2}' <<<"$out"
 }
 
-./target/release/examples/bare 127.0.0.1:0 >"$work/bare.log" 2>&1 & pids+=($!)
-bare=$(wait_addr "$work/bare.log")
-./target/release/tokctl-server serve --listen 127.0.0.1:0 --data-dir "$work/data" \
-  --rate-limit 1000000000 >"$work/server.out" 2>"$work/server.log" & pids+=($!)
-server=$(wait_addr "$work/server.log")
-key=$(cat "$work/data/admin.key")
-token_id=$(curl -sf -X POST "http://$server/v1/tokens" -H "Authorization: Bearer $key" \
-  -H 'Content-Type: application/json' -d '{"name":"bench-read","scopes":["tokens:read"]}' |
-  grep -o '"id":"tok_[0-9a-z]*"' | cut -d'"' -f4)
+# Runs wrk against every address in $targets at once, the connections split between them, and
+# prints the sum of their requests/s. Arguments: wrk options (without -c), then the path.
+rps_all() {
+  local path=${*: -1} opts=("${@:1:$#-1}") n=0 each sum=0
+  read -ra addrs <<<"$targets"
+  each=$((conns / ${#addrs[@]}))
+  for addr in "${addrs[@]}"; do
+    # Each wrk its own token names (create.lua), or two would create the same ones.
+    BENCH_PREFIX="${BENCH_PREFIX:-bench}-$n" rps "${opts[@]}" -c"$each" "http://$addr$path" >"$work/rps.$n" &
+    n=$((n + 1))
+  done
+  wait
+  for i in $(seq 0 $((n - 1))); do sum=$(awk -v a="$sum" -v b="$(cat "$work/rps.$i")" 'BEGIN {print a + b}'); done
+  echo "$sum"
+}
+
+# Starts a server on the data directory $1 with the arguments after it and adds its address to
+# $targets (not in a subshell: its pid must reach $pids).
+start_server() {
+  local dir=$1
+  shift
+  ${server_bin:-./target/release/tokctl-server} serve --listen 127.0.0.1:0 --data-dir "$dir" \
+    --rate-limit 1000000000 "$@" >"$dir.out" 2>"$dir.log" & pids+=($!)
+  targets="${targets:+$targets }$(wait_addr "$dir.log")"
+}
+
+# Measures the servers in $targets (admin key $1): prints "READS CREATES TOTAL".
+measure() {
+  local key=$1 first token_id reads creates total
+  read -r first _ <<<"$targets"
+  token_id=$(curl -sf -X POST "http://$first/v1/tokens" -H "Authorization: Bearer $key" \
+    -H 'Content-Type: application/json' -d '{"name":"bench-read","scopes":["tokens:read"]}' |
+    grep -o '"id":"tok_[0-9a-z]*"' | cut -d'"' -f4)
+  # Warm once so that measured runs start equal.
+  rps_all -t1 -d2s -H "Authorization: Bearer $key" "/v1/tokens/$token_id" >/dev/null
+  reads=$(rps_all -t1 -d"${secs}s" -H "Authorization: Bearer $key" "/v1/tokens/$token_id")
+  creates=$(BENCH_KEY=$key BENCH_PREFIX="run$$-$RANDOM" rps_all -t1 -d"${secs}s" -s bench/create.lua "")
+  total=$(curl -sf "http://$first/v1/tokens?per_page=1" -H "Authorization: Bearer $key" |
+    grep -o '"total":[0-9]*' | cut -d: -f2)
+  echo "$reads $creates $total"
+}
+
+stop_servers() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  pids=()
+}
 
 echo "machine: $(nproc) cores; wrk -t1 -c$conns -d${secs}s per run" >&2
-# Warm both servers once so that the measured runs start equal.
-wrk -t1 -c"$conns" -d2s "http://$bare/v1/tokens/$token_id" >/dev/null
-wrk -t1 -c"$conns" -d2s -H "Authorization: Bearer $key" "http://$server/v1/tokens/$token_id" >/dev/null
+./target/release/examples/bare 127.0.0.1:0 >"$work/bare.log" 2>&1 & bare_pid=$!
+bare=$(wait_addr "$work/bare.log")
+wrk -t1 -c"$conns" -d2s "http://$bare/v1/tokens/tok_0123456789abcdefghijklmn" >/dev/null
+bare_rps=$(rps -t1 -c"$conns" -d"${secs}s" "http://$bare/v1/tokens/tok_0123456789abcdefghijklmn")
+kill "$bare_pid"
 
-bare_rps=$(rps -t1 -c"$conns" -d"${secs}s" "http://$bare/v1/tokens/$token_id")
-read_rps=$(rps -t1 -c"$conns" -d"${secs}s" -H "Authorization: Bearer $key" \
-  "http://$server/v1/tokens/$token_id")
-create_rps=$(BENCH_KEY=$key BENCH_PREFIX="run$$" rps -t1 -c"$conns" -d"${secs}s" \
-  -s bench/create.lua "http://$server")
-created=$(curl -sf "http://$server/v1/tokens?per_page=1" -H "Authorization: Bearer $key" |
-  grep -o '"total":[0-9]*' | cut -d: -f2)
+targets=""
+start_server "$work/sqlite"
+read -r sqlite_reads sqlite_creates sqlite_total < <(measure "$(cat "$work/sqlite/admin.key")")
+stop_servers
 
-ratio=$(awk -v a="$read_rps" -v b="$bare_rps" 'BEGIN {printf "%.1f", 100 * a / b}')
-printf '%-48s %12s\n' "bare axum handler, GET (req/s)" "$bare_rps"
-printf '%-48s %12s\n' "tokctl-server authenticated GET /v1/tokens/:id" "$read_rps"
-printf '%-48s %11s%%\n' "  ratio to bare (target >= 50 %)" "$ratio"
-printf '%-48s %12s\n' "tokctl-server durable POST /v1/tokens (req/s)" "$create_rps"
-printf '%-48s %12s\n' "  tokens in the database after the run" "$created"
+# One SQLite measurement of build $1 on a fresh data directory $2: prints "READS CREATES".
+sqlite_round() {
+  targets=""
+  server_bin=$1 start_server "$2"
+  read -r reads creates _ < <(measure "$(cat "$2/admin.key")")
+  stop_servers
+  echo "$reads $creates"
+}
+
+if [ -n "${BASELINE:-}" ]; then
+  : >"$work/rounds"
+  for round in $(seq 1 "${ROUNDS:-3}"); do
+    if [ $((round % 2)) = 1 ]; then
+      read -r b_reads b_creates < <(sqlite_round "$BASELINE" "$work/base$round")
+      read -r n_reads n_creates < <(sqlite_round ./target/release/tokctl-server "$work/new$round")
+    else
+      read -r n_reads n_creates < <(sqlite_round ./target/release/tokctl-server "$work/new$round")
+      read -r b_reads b_creates < <(sqlite_round "$BASELINE" "$work/base$round")
+    fi
+    echo "$round $n_reads $b_reads $n_creates $b_creates" >>"$work/rounds"
+  done
+fi
+
+ratio=$(awk -v a="$sqlite_reads" -v b="$bare_rps" 'BEGIN {printf "%.1f", 100 * a / b}')
+printf '%-56s %12s\n' "bare axum handler, GET (req/s)" "$bare_rps"
+printf '%-56s %12s\n' "SQLite: authenticated GET /v1/tokens/:id (req/s)" "$sqlite_reads"
+printf '%-56s %11s%%\n' "  ratio to bare (target >= 50 %)" "$ratio"
+printf '%-56s %12s\n' "SQLite: durable POST /v1/tokens (req/s)" "$sqlite_creates"
+printf '%-56s %12s\n' "  tokens in the database after the run" "$sqlite_total"
+if [ -n "${BASELINE:-}" ]; then
+  echo "SQLite, this build against the baseline build, round by round (req/s):"
+  printf '  %-6s %10s %10s %7s %10s %10s %7s\n' round reads base ratio creates base ratio
+  awk '{printf "  %-6s %10.0f %10.0f %6.1f%% %10.0f %10.0f %6.1f%%\n", $1, $2, $3, 100*$2/$3, $4, $5, 100*$4/$5}' "$work/rounds"
+  median() { sort -n | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
+  printf '%-56s %11s%%\n' "  median ratio, reads" \
+    "$(awk '{printf "%.1f\n", 100*$2/$3}' "$work/rounds" | median)"
+  printf '%-56s %11s%%\n' "  median ratio, creates" \
+    "$(awk '{printf "%.1f\n", 100*$4/$5}' "$work/rounds" | median)"
+fi
+
+if [ "$backend" = postgres ]; then
+  database=tokctl_bench_$$
+  psql -q "$admin_url" -c "CREATE DATABASE $database"
+  url=$(sed -E "s|/[^/?]*(\\?.*)?$|/$database\\1|" <<<"$admin_url")
+  targets=""
+  start_server "$work/pg1" --database-url "$url"
+  key=$(cat "$work/pg1/admin.key")
+  if [ "$instances" = 2 ]; then
+    start_server "$work/pg2" --database-url "$url" --webhook-key-file "$work/pg1/webhook.key"
+  fi
+  read -r pg_reads pg_creates pg_total < <(measure "$key")
+  stop_servers
+  label="PostgreSQL, $instances instance"
+  [ "$instances" = 1 ] || label="${label}s"
+  ratio=$(awk -v a="$pg_reads" -v b="$sqlite_reads" 'BEGIN {printf "%.1f", 100 * a / b}')
+  printf '%-56s %12s\n' "$label: authenticated GET (req/s)" "$pg_reads"
+  printf '%-56s %11s%%\n' "  ratio to SQLite reads (target >= 40 %)" "$ratio"
+  printf '%-56s %12s\n' "$label: durable POST /v1/tokens (req/s, target >= 2000)" "$pg_creates"
+  printf '%-56s %12s\n' "  tokens in the database after the run" "$pg_total"
+fi

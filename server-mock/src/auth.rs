@@ -17,7 +17,7 @@ use crate::error::ApiError;
 use crate::rate_limit::Bucket;
 use crate::request_id::RequestId;
 use crate::scopes::Scope;
-use crate::secrets::{SecretDigest, classify, is_token_id};
+use crate::secrets::{CredentialKind, SecretDigest, classify, is_token_id};
 use crate::state::AppState;
 use crate::store::{self, AuditEntry, Credential};
 
@@ -52,11 +52,18 @@ impl Denied {
 /// What the auth layer found, for the extractor.
 type Outcome = Result<Principal, Denied>;
 
-/// The usable credential presented, or why there is none.
+/// A credential presented in a well-formed `Authorization` header and found in storage.
+struct Presented {
+    kind: CredentialKind,
+    digest: SecretDigest,
+    credential: Credential,
+}
+
+/// The credential presented, or why there is none usable.
 async fn resolve(
     state: &AppState,
     headers: &HeaderMap,
-) -> Result<Result<Credential, Denied>, ApiError> {
+) -> Result<Result<Presented, Denied>, ApiError> {
     let presented = headers
         .get(AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -66,13 +73,35 @@ async fn resolve(
     let Some((secret, kind)) = presented.and_then(|s| classify(s).map(|kind| (s, kind))) else {
         return Ok(Err(Denied::invalid()));
     };
-    let Some(credential) = state
-        .store
-        .find_credential(kind, SecretDigest::of(secret))
-        .await?
-    else {
+    let digest = SecretDigest::of(secret);
+    let Some(credential) = state.store.find_credential(kind, digest).await? else {
         return Ok(Err(Denied::invalid()));
     };
+    Ok(usable(credential).map(|credential| Presented {
+        kind,
+        digest,
+        credential,
+    }))
+}
+
+/// The credential once the request is counted, as storage now knows it (see
+/// `Store::confirm_credential`), or why it is no longer usable.
+async fn confirm(
+    state: &AppState,
+    presented: Presented,
+) -> Result<Result<Credential, Denied>, ApiError> {
+    let confirmed = state
+        .store
+        .confirm_credential(presented.kind, presented.digest, presented.credential)
+        .await?;
+    Ok(match confirmed {
+        Some(credential) => usable(credential),
+        None => Err(Denied::invalid()),
+    })
+}
+
+/// `credential` if it may be used now: neither revoked nor expired.
+fn usable(credential: Credential) -> Result<Credential, Denied> {
     let now = store::now();
     let denied = |message| Denied {
         message,
@@ -80,12 +109,12 @@ async fn resolve(
         workspace_id: Some(credential.workspace_id.clone()),
     };
     if credential.revoked {
-        return Ok(Err(denied("Missing or invalid API key")));
+        return Err(denied("Missing or invalid API key"));
     }
     if credential.expires_at.is_some_and(|at| at <= now) {
-        return Ok(Err(denied("Token has expired")));
+        return Err(denied("Token has expired"));
     }
-    Ok(Ok(credential))
+    Ok(credential)
 }
 
 fn principal(credential: Credential) -> Principal {
@@ -109,12 +138,26 @@ pub async fn layer(State(state): State<AppState>, mut request: Request, next: Ne
         Err(err) => return err.into_response(),
     };
     let bucket = match &resolved {
-        Ok(credential) => Bucket::Workspace(credential.workspace_id.clone()),
+        Ok(presented) => Bucket::Workspace(presented.credential.workspace_id.clone()),
         Err(_) => Bucket::Address(client_address(&request)),
     };
     let decision = match state.limiter.check(bucket, Utc::now().timestamp()).await {
         Ok(decision) => decision,
         Err(err) => return ApiError::from(err).into_response(),
+    };
+    // A credential changed while the request was counted is refused now; it was counted against
+    // its workspace, which can only refuse a later request early, never admit one too many.
+    let resolved = match resolved {
+        Ok(presented) if decision.allowed => match confirm(&state, presented).await {
+            Ok(confirmed) => confirmed,
+            Err(err) => {
+                let mut response = err.into_response();
+                decision.write_headers(response.headers_mut());
+                return response;
+            }
+        },
+        Ok(presented) => Ok(presented.credential),
+        Err(denied) => Err(denied),
     };
     let mut response = if decision.allowed {
         // Only a request that is let through counts as a use of its credential.

@@ -58,12 +58,26 @@ pub type StoreResult<T> = std::result::Result<T, StoreError>;
 /// transaction, and returns only once that transaction is durable.
 #[async_trait]
 pub trait Store: Send + Sync + 'static {
-    /// Finds the credential whose secret has this digest.
+    /// Finds the credential whose secret has this digest. A shared backend may answer from a
+    /// cache that is brought up to date only when the request is counted
+    /// ([`WindowCounter::add`]): whoever counts a request calls [`Store::confirm_credential`]
+    /// after counting, and only then trusts the credential (or reads tokens).
     async fn find_credential(
         &self,
         kind: CredentialKind,
         digest: SecretDigest,
     ) -> StoreResult<Option<Credential>>;
+
+    /// The credential `find_credential` found, as it stands once the request was counted:
+    /// unchanged, changed (revoked), or gone (its secret replaced: `None`).
+    async fn confirm_credential(
+        &self,
+        _kind: CredentialKind,
+        _digest: SecretDigest,
+        found: Credential,
+    ) -> StoreResult<Option<Credential>> {
+        Ok(Some(found))
+    }
 
     /// Inserts a token; [`StoreError::NameTaken`] when a live token has its name.
     async fn create_token(&self, token: NewToken, audit: AuditEntry) -> StoreResult<TokenRecord>;
@@ -223,6 +237,7 @@ pub trait Store: Send + Sync + 'static {
 #[async_trait]
 pub trait WindowCounter: Send + Sync + 'static {
     /// Adds one request to `bucket` in window `window` (minutes since the epoch); returns the
-    /// window's count including it.
+    /// window's count including it. Before answering, the store has caught up with every
+    /// change acknowledged (by any instance) before the call.
     async fn add(&self, bucket: String, window: i64) -> StoreResult<u64>;
 }

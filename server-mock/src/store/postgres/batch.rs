@@ -53,10 +53,3 @@ impl<I, O> Batcher<I, O> {
         self.queue.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
-
-/// Sends `result` to every waiter of a round trip that had one answer for all.
-pub fn answer_all<I, O: Clone>(batch: Vec<Waiter<I, O>>, result: StoreResult<O>) {
-    for (_, tx) in batch {
-        let _ = tx.send(result.clone());
-    }
-}

@@ -3,6 +3,9 @@
 //! of a round trip and returns the new count, from which every request learns its own place in
 //! the window. The count is exact across instances: the row's lock orders the upserts, so no
 //! two requests anywhere get the same place.
+//!
+//! The same round trip reads the change log (`sync.rs`, sent with the upsert, answered with
+//! it), and the cache is brought up to date before any request of the round trip is answered.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -13,6 +16,7 @@ use tokio::sync::oneshot;
 
 use super::batch::Batcher;
 use super::db::Db;
+use super::sync::Changes;
 use crate::store::{StoreResult, WindowCounter};
 
 /// A bucket and a window.
@@ -30,8 +34,8 @@ impl WindowCounter for Counter {
     }
 }
 
-/// Counts queued requests; runs until aborted.
-pub(super) async fn run(db: Arc<Db>, batcher: Arc<Batcher<Key, u64>>) {
+/// Counts queued requests and brings `changes` up to date; runs until aborted.
+pub(super) async fn run(db: Arc<Db>, batcher: Arc<Batcher<Key, u64>>, changes: Arc<Changes>) {
     loop {
         let waiters = batcher.next().await;
         // By key, in key order (rows are locked in one order everywhere, so two instances'
@@ -43,7 +47,9 @@ pub(super) async fn run(db: Arc<Db>, batcher: Arc<Batcher<Key, u64>>) {
         let result = db
             .limit(async {
                 let c = db.get_fast().await?;
-                add(&c, &groups).await
+                // Both statements go out together: one round trip.
+                let (counts, ()) = tokio::try_join!(add(&c, &groups), changes.catch_up(&c))?;
+                Ok(counts)
             })
             .await;
         match result {

@@ -32,6 +32,7 @@ use self::counter::Counter;
 use self::db::Db;
 use self::presence::Presence;
 use self::schema::{LOCK_SPACE, SETUP_LOCK};
+use self::sync::Changes;
 use super::cache::Cache;
 use super::{
     Attempt, AuditEntry, AuditFilter, Credential, Delivery, DeliveryOutcome, Endpoint, EventMaker,
@@ -50,7 +51,6 @@ pub struct PostgresStore {
     url: DatabaseUrl,
     timeout: Duration,
     cache: Arc<Cache>,
-    sync: Arc<Batcher<(), ()>>,
     counter: Arc<Counter>,
     /// Taken when this instance first delivers webhooks (admin commands never do).
     presence: OnceCell<Presence>,
@@ -59,7 +59,7 @@ pub struct PostgresStore {
 
 impl PostgresStore {
     /// Connects, applies migrations (once, whichever instance gets there first), and starts
-    /// the loops that sync the cache and count requests. `timeout` bounds every operation: a
+    /// the loop that counts requests and keeps the cache up to date. `timeout` bounds every operation: a
     /// database that does not answer within it is reported unavailable.
     pub async fn open(url: &DatabaseUrl, timeout: Duration) -> StoreResult<Self> {
         let (client, connection) = connect_migrated(url, timeout).await?;
@@ -72,13 +72,12 @@ impl PostgresStore {
 
         let db = Arc::new(Db::new(url, timeout)?);
         let cache = Arc::new(Cache::default());
-        let sync = Arc::new(Batcher::default());
+        let changes = Arc::new(Changes::new(cache.clone(), seen));
         let counter = Arc::new(Counter {
             batcher: Arc::new(Batcher::default()),
         });
         let tasks = vec![
-            tokio::spawn(sync::run(db.clone(), cache.clone(), sync.clone(), seen)),
-            tokio::spawn(counter::run(db.clone(), counter.batcher.clone())),
+            tokio::spawn(counter::run(db.clone(), counter.batcher.clone(), changes)),
             tokio::spawn(housekeeping(db.clone())),
         ];
         Ok(PostgresStore {
@@ -86,7 +85,6 @@ impl PostgresStore {
             url: url.clone(),
             timeout,
             cache,
-            sync,
             counter,
             presence: OnceCell::new(),
             tasks,
@@ -177,18 +175,13 @@ macro_rules! in_transaction {
     };
 }
 
-#[async_trait]
-impl Store for PostgresStore {
-    async fn find_credential(
+impl PostgresStore {
+    /// The credential with `digest`, from the database (and kept in the cache).
+    async fn read_credential(
         &self,
         kind: CredentialKind,
         digest: SecretDigest,
     ) -> StoreResult<Option<Credential>> {
-        // Every change acknowledged anywhere before this request is now out of the cache.
-        self.sync.call(()).await?;
-        if let Some(credential) = self.cache.credential(&digest.0) {
-            return Ok(Some(credential));
-        }
         let seen = self.cache.generation();
         let found = with_client!(self, |c| tokens::find_credential(&c, kind, &digest).await)?;
         if let Some(credential) = &found {
@@ -196,6 +189,36 @@ impl Store for PostgresStore {
                 .put_credential(seen, digest.0, credential.clone());
         }
         Ok(found)
+    }
+}
+
+#[async_trait]
+impl Store for PostgresStore {
+    async fn find_credential(
+        &self,
+        kind: CredentialKind,
+        digest: SecretDigest,
+    ) -> StoreResult<Option<Credential>> {
+        // A hit may be stale until the request's count reads the change log; the count is
+        // followed by `confirm_credential`.
+        if let Some(credential) = self.cache.credential(&digest.0) {
+            return Ok(Some(credential));
+        }
+        self.read_credential(kind, digest).await
+    }
+
+    async fn confirm_credential(
+        &self,
+        kind: CredentialKind,
+        digest: SecretDigest,
+        _found: Credential,
+    ) -> StoreResult<Option<Credential>> {
+        // The count has dropped whatever changed before the request arrived: still cached is
+        // still current; gone means changed, and the database says how.
+        if let Some(credential) = self.cache.credential(&digest.0) {
+            return Ok(Some(credential));
+        }
+        self.read_credential(kind, digest).await
     }
 
     async fn create_token(&self, token: NewToken, audit: AuditEntry) -> StoreResult<TokenRecord> {
@@ -231,7 +254,7 @@ impl Store for PostgresStore {
     }
 
     async fn get_token(&self, workspace_id: &str, id: &str) -> StoreResult<Option<TokenRecord>> {
-        // Fresh as of this request's sync in `find_credential`.
+        // Fresh as of the change log read by this request's count.
         if let Some(token) = self.cache.token(workspace_id, id) {
             return Ok(Some(token));
         }

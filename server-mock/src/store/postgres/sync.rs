@@ -6,28 +6,27 @@
 //! epoch locks that one row until commit, so epochs commit in order: a reader that sees epoch
 //! `n` sees every epoch before it.
 //!
-//! Before a request authenticates, the instance *syncs*: it waits for one read of the log that
-//! started after the request arrived, and drops every cached row changed since its last read.
-//! A change acknowledged by any instance before the request arrived is therefore committed
-//! before that read, seen by it, and gone from the cache before the request looks: a secret
-//! rotated or revoked through instance A is refused by instance B on the next request. Reads
-//! are coalesced ([`Batcher`]): one round trip serves every request that arrived while the
-//! previous one was in flight, and it returns no rows unless something changed.
+//! Each request's count (`counter.rs`) reads the log in the same round trip, and the instance
+//! drops every cached row the log names before the count answers. That read starts after the
+//! request arrived, so a change acknowledged by any instance before then is committed before
+//! it, seen by it, and gone from the cache before the request's credential is confirmed
+//! ([`crate::store::Store::confirm_credential`]) or its handler reads a token: a secret
+//! rotated or revoked through instance A is refused by instance B on the next request. One
+//! round trip serves every request that arrived while the previous one was in flight, and the
+//! read returns no rows unless something changed.
 //!
-//! A cached row read from the database before a change and stored after the sync that saw it
-//! would undo that sync; the cache refuses it, because the sync moved its generation.
+//! A cached row read from the database before a change and stored after the read that saw it
+//! would undo that read; the cache refuses it, because dropping rows moved its generation.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use deadpool_postgres::GenericClient;
 
-use super::batch::{Batcher, answer_all};
-use super::db::Db;
 use crate::store::StoreResult;
 use crate::store::cache::Cache;
 
-/// How long change-log entries are kept. An instance that has not synced for longer (idle)
-/// cannot tell what it missed, so it drops its whole cache on its next sync.
+/// How long change-log entries are kept. An instance that has not read the log for longer
+/// (idle) cannot tell what it missed, so it drops its whole cache on its next read.
 pub const KEEP_CHANGES: &str = "10 minutes";
 
 /// Appends `ids` to the change log, in the caller's transaction (after its other changes, so
@@ -39,56 +38,61 @@ pub(super) async fn changed(c: &impl GenericClient, ids: &[String]) -> StoreResu
     Ok(())
 }
 
-/// Syncs callers with the change log (see the module docs); runs until aborted.
-pub(super) async fn run(
-    db: Arc<Db>,
+/// This instance's cache and the newest epoch applied to it.
+pub struct Changes {
     cache: Arc<Cache>,
-    batcher: Arc<Batcher<(), ()>>,
-    mut seen: i64,
-) {
-    loop {
-        let waiters = batcher.next().await;
-        let result = db
-            .limit(async {
-                let c = db.get_fast().await?;
-                catch_up(&c, &cache, &mut seen).await
-            })
-            .await;
-        answer_all(waiters, result);
-    }
+    seen: Mutex<i64>,
 }
 
-/// Reads the log past `seen` and drops what it names from `cache` (everything, if entries
-/// were pruned meanwhile or the database went back in time).
-async fn catch_up(c: &impl GenericClient, cache: &Cache, seen: &mut i64) -> StoreResult<()> {
-    let sql = "SELECT e.n, i.epoch, i.ids FROM cache_epoch e
-               LEFT JOIN cache_invalidations i ON i.epoch > $1 ORDER BY i.epoch";
-    let rows = c.query(&c.prepare_cached(sql).await?, &[&*seen]).await?;
-    let Some(newest) = rows.first().map(|row| row.get::<_, i64>(0)) else {
-        return Ok(());
-    };
-    if newest == *seen {
-        return Ok(());
-    }
-    let mut next = *seen + 1;
-    let mut ids: Vec<String> = Vec::new();
-    for row in &rows {
-        if let Some(epoch) = row.get::<_, Option<i64>>(1) {
-            if epoch != next {
-                break;
-            }
-            ids.extend(row.get::<_, Vec<String>>(2));
-            next = epoch + 1;
+impl Changes {
+    /// `cache`, up to date with the log as of epoch `seen`.
+    pub fn new(cache: Arc<Cache>, seen: i64) -> Self {
+        Changes {
+            cache,
+            seen: Mutex::new(seen),
         }
     }
-    if newest < *seen || next != newest + 1 {
-        tracing::info!("the change log moved past what this instance last read; cache dropped");
-        cache.clear();
-    } else {
-        cache.invalidate(&ids);
+
+    fn seen(&self) -> std::sync::MutexGuard<'_, i64> {
+        self.seen.lock().unwrap_or_else(|e| e.into_inner())
     }
-    *seen = newest;
-    Ok(())
+
+    /// Reads the log past the newest epoch applied and drops what it names from the cache
+    /// (everything, if entries were pruned meanwhile or the database went back in time). Safe
+    /// to run from several round trips at once: dropping a row twice is harmless.
+    pub async fn catch_up(&self, c: &impl GenericClient) -> StoreResult<()> {
+        let from = *self.seen();
+        let sql = "SELECT e.n, i.epoch, i.ids FROM cache_epoch e
+                   LEFT JOIN cache_invalidations i ON i.epoch > $1 ORDER BY i.epoch";
+        let rows = c.query(&c.prepare_cached(sql).await?, &[&from]).await?;
+        let Some(newest) = rows.first().map(|row| row.get::<_, i64>(0)) else {
+            return Ok(());
+        };
+        if newest == from {
+            return Ok(());
+        }
+        let mut next = from + 1;
+        let mut ids: Vec<String> = Vec::new();
+        for row in &rows {
+            if let Some(epoch) = row.get::<_, Option<i64>>(1) {
+                if epoch != next {
+                    break;
+                }
+                ids.extend(row.get::<_, Vec<String>>(2));
+                next = epoch + 1;
+            }
+        }
+        let mut seen = self.seen();
+        if newest < from || next != newest + 1 {
+            tracing::info!("the change log moved past what this instance last read; cache dropped");
+            self.cache.clear();
+            *seen = newest;
+        } else if newest > *seen {
+            self.cache.invalidate(&ids);
+            *seen = newest;
+        }
+        Ok(())
+    }
 }
 
 /// Deletes change-log entries older than [`KEEP_CHANGES`].
