@@ -86,6 +86,23 @@ pub struct NewToken {
     pub created_by: String,
 }
 
+impl NewToken {
+    /// The token as stored once inserted (never used, never revoked).
+    pub fn into_record(self) -> TokenRecord {
+        TokenRecord {
+            id: self.id,
+            workspace_id: self.workspace_id,
+            name: self.name,
+            scopes: self.scopes,
+            created_at: self.created_at,
+            expires_at: self.expires_at,
+            revoked_at: None,
+            last_used_at: None,
+            created_by: self.created_by,
+        }
+    }
+}
+
 /// An API key to insert.
 #[derive(Debug)]
 pub struct NewApiKey {

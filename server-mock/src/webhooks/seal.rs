@@ -93,9 +93,9 @@ impl Sealer {
     }
 }
 
-/// Writes a new random key to `path` unless another process got there first; returns the key
-/// in the file.
-fn create(path: &Path) -> anyhow::Result<Vec<u8>> {
+/// Writes a new random key to `path` unless another process got there first (then its key
+/// stays).
+fn create(path: &Path) -> anyhow::Result<()> {
     let mut key = vec![0u8; 32];
     getrandom::fill(&mut key).map_err(|e| anyhow::anyhow!("random source: {e}"))?;
     let aside = path.with_extension(format!("new-{}", std::process::id()));
@@ -103,10 +103,10 @@ fn create(path: &Path) -> anyhow::Result<Vec<u8>> {
     let linked = std::fs::hard_link(&aside, path);
     let _ = std::fs::remove_file(&aside);
     match linked {
-        Ok(()) => Ok(key),
-        Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => std::fs::read(path)
-            .with_context(|| format!("cannot read the webhook key {}", path.display())),
-        Err(err) => Err(err).with_context(|| format!("cannot create {}", path.display())),
+        Err(err) if err.kind() != std::io::ErrorKind::AlreadyExists => {
+            Err(err).with_context(|| format!("cannot create {}", path.display()))
+        }
+        _ => Ok(()),
     }
 }
 

@@ -177,17 +177,25 @@ pub fn with_database(server: &str, name: &str) -> String {
     url.to_string()
 }
 
-/// Runs one statement on the server at URL `server` (in its own database), on a thread with
-/// its own runtime so it can be called from anywhere.
+/// Runs one statement on the server at URL `server` (in its own database).
 fn run_on(server: &str, sql: &str) {
-    let (server, sql) = (server.to_string(), sql.to_string());
-    std::thread::spawn(move || {
-        block_on(async move {
-            connect(&server).await.batch_execute(&sql).await.unwrap();
-        })
+    in_database(server, async |client| {
+        client.batch_execute(sql).await.unwrap()
     })
-    .join()
-    .expect("database statement")
+}
+
+/// Runs `work` with a client of the database at `url`, on a thread with its own runtime, so it
+/// can be called from anywhere (an async test, a `Drop`).
+fn in_database<T: Send>(
+    url: &str,
+    work: impl AsyncFnOnce(tokio_postgres::Client) -> T + Send,
+) -> T {
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| block_on(async { work(connect(url).await).await }))
+            .join()
+            .expect("database work")
+    })
 }
 
 fn block_on<F: Future>(future: F) -> F::Output {
@@ -219,23 +227,9 @@ pub fn execute(
             let db = rusqlite::Connection::open(dir.join("tokctl.db")).unwrap();
             db.execute(sqlite.0, sqlite.1).unwrap() as u64
         }
-        Backend::Postgres(databases) => {
-            let url = databases.url_for(dir);
-            std::thread::scope(|scope| {
-                scope
-                    .spawn(|| {
-                        block_on(async {
-                            connect(&url)
-                                .await
-                                .execute(postgres.0, postgres.1)
-                                .await
-                                .unwrap()
-                        })
-                    })
-                    .join()
-                    .unwrap()
-            })
-        }
+        Backend::Postgres(databases) => in_database(&databases.url_for(dir), async |client| {
+            client.execute(postgres.0, postgres.1).await.unwrap()
+        }),
     }
 }
 
@@ -268,24 +262,10 @@ where
                 .optional()
                 .unwrap()
         }
-        Backend::Postgres(databases) => {
-            let url = databases.url_for(dir);
-            std::thread::scope(|scope| {
-                scope
-                    .spawn(|| {
-                        block_on(async {
-                            connect(&url)
-                                .await
-                                .query_opt(postgres.0, postgres.1)
-                                .await
-                                .unwrap()
-                                .map(|row| row.get(0))
-                        })
-                    })
-                    .join()
-                    .unwrap()
-            })
-        }
+        Backend::Postgres(databases) => in_database(&databases.url_for(dir), async |client| {
+            let row = client.query_opt(postgres.0, postgres.1).await.unwrap();
+            row.map(|row| row.get(0))
+        }),
     }
 }
 
@@ -295,51 +275,35 @@ pub fn stored_text(dir: &Path) -> Option<String> {
     let Backend::Postgres(databases) = current() else {
         return None;
     };
-    let url = databases.url_for(dir);
-    let text = std::thread::spawn(move || {
-        block_on(async move {
-            let client = connect(&url).await;
-            let tables = client
-                .query(
-                    "SELECT table_name::text FROM information_schema.tables
-                     WHERE table_schema = 'public'",
-                    &[],
-                )
+    let text = in_database(&databases.url_for(dir), async |client| {
+        let tables = client
+            .query(
+                "SELECT table_name::text FROM information_schema.tables
+                 WHERE table_schema = 'public'",
+                &[],
+            )
+            .await
+            .unwrap();
+        let mut text = String::new();
+        for table in tables {
+            let name: String = table.get(0);
+            for row in client
+                .query(&format!("SELECT t::text FROM \"{name}\" t"), &[])
                 .await
-                .unwrap();
-            let mut text = String::new();
-            for table in tables {
-                let name: String = table.get(0);
-                for row in client
-                    .query(&format!("SELECT t::text FROM \"{name}\" t"), &[])
-                    .await
-                    .unwrap()
-                {
-                    text.push_str(row.get(0));
-                    text.push('\n');
-                }
+                .unwrap()
+            {
+                text.push_str(row.get(0));
+                text.push('\n');
             }
-            text
-        })
-    })
-    .join()
-    .unwrap();
+        }
+        text
+    });
     Some(text)
 }
 
 /// A count (the first column of the first row of `sql`) in the PostgreSQL database at `url`.
 pub fn count_at(url: &str, sql: &str) -> i64 {
-    let (url, sql) = (url.to_string(), sql.to_string());
-    std::thread::spawn(move || {
-        block_on(async move {
-            connect(&url)
-                .await
-                .query_one(&sql, &[])
-                .await
-                .unwrap()
-                .get(0)
-        })
+    in_database(url, async |client| {
+        client.query_one(sql, &[]).await.unwrap().get(0)
     })
-    .join()
-    .unwrap()
 }

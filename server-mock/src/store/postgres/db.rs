@@ -14,6 +14,35 @@ use tokio_postgres::{Config, NoTls};
 
 use crate::store::{StoreError, StoreResult};
 
+/// Runs `$body` with `$c` bound to a pooled connection, within the store's time limit.
+macro_rules! with_client {
+    ($store:expr, |$c:ident| $body:expr) => {
+        $store
+            .db
+            .limit(async {
+                let $c = $store.db.get().await?;
+                $body
+            })
+            .await
+    };
+}
+
+/// Runs `$body` with `$tx` bound to a transaction, committed when `$body` succeeds.
+macro_rules! in_transaction {
+    ($store:expr, |$tx:ident| $body:expr) => {
+        $store
+            .db
+            .limit(async {
+                let mut client = $store.db.get().await?;
+                let $tx = client.transaction().await?;
+                let result = $body;
+                $tx.commit().await?;
+                Ok(result)
+            })
+            .await
+    };
+}
+
 /// Connections for request work.
 const POOL_SIZE: usize = 16;
 /// Connections for the coalesced round trips ([`super::sync`], [`super::counter`]).

@@ -7,6 +7,7 @@
 
 mod batch;
 mod counter;
+#[macro_use]
 pub mod db;
 mod presence;
 mod schema;
@@ -23,22 +24,20 @@ use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
 use tokio::sync::OnceCell;
 use tokio::task::JoinHandle;
-use tokio_postgres::{IsolationLevel, NoTls};
 
 pub use db::DatabaseUrl;
+pub use schema::connect_migrated;
 
 use self::batch::Batcher;
 use self::counter::Counter;
 use self::db::Db;
 use self::presence::Presence;
-use self::schema::{LOCK_SPACE, SETUP_LOCK};
 use self::sync::Changes;
 use super::cache::Cache;
 use super::{
     Attempt, AuditEntry, AuditFilter, Credential, Delivery, DeliveryOutcome, Endpoint, EventMaker,
-    NewApiKey, NewEvent, NewToken, Page, PageRequest, Store, StoreError, StoreResult, TokenFilter,
-    TokenRecord, TokenStatus, UsageRecord, UsageTotals, WEBHOOK_KEY_CHECK, WindowCounter,
-    Workspace,
+    NewApiKey, NewEvent, NewToken, Page, PageRequest, Store, StoreResult, TokenFilter, TokenRecord,
+    UsageRecord, UsageTotals, WEBHOOK_KEY_CHECK, WindowCounter, Workspace,
 };
 use crate::secrets::{CredentialKind, SecretDigest};
 
@@ -102,32 +101,6 @@ impl PostgresStore {
     }
 }
 
-/// A connection of its own to `url`, once the schema is up to date; its connection task ends
-/// when the client is dropped.
-pub async fn connect_migrated(
-    url: &DatabaseUrl,
-    timeout: Duration,
-) -> StoreResult<(tokio_postgres::Client, JoinHandle<()>)> {
-    let unreachable = |cause: String| {
-        StoreError::Unavailable(format!(
-            "cannot connect to PostgreSQL at {}: {cause}",
-            url.target()
-        ))
-    };
-    let config = url.connection_config(timeout);
-    let connecting = config.connect(NoTls);
-    let (mut client, connection) = match tokio::time::timeout(timeout, connecting).await {
-        Ok(Ok(connected)) => connected,
-        Ok(Err(err)) => return Err(unreachable(db::describe(&err))),
-        Err(_) => return Err(unreachable(format!("no answer within {timeout:?}"))),
-    };
-    let connection = tokio::spawn(async move {
-        let _ = connection.await;
-    });
-    schema::migrate(&mut client).await?;
-    Ok((client, connection))
-}
-
 /// Deletes old change-log entries and past windows' request counts; runs until aborted.
 async fn housekeeping(db: Arc<Db>) {
     loop {
@@ -144,35 +117,6 @@ async fn housekeeping(db: Arc<Db>) {
             tracing::debug!(error = %err, "housekeeping skipped");
         }
     }
-}
-
-/// Runs `$body` with `$c` bound to a pooled connection, within the store's time limit.
-macro_rules! with_client {
-    ($store:expr, |$c:ident| $body:expr) => {
-        $store
-            .db
-            .limit(async {
-                let $c = $store.db.get().await?;
-                $body
-            })
-            .await
-    };
-}
-
-/// Runs `$body` with `$tx` bound to a transaction, committed when `$body` succeeds.
-macro_rules! in_transaction {
-    ($store:expr, |$tx:ident| $body:expr) => {
-        $store
-            .db
-            .limit(async {
-                let mut client = $store.db.get().await?;
-                let $tx = client.transaction().await?;
-                let result = $body;
-                $tx.commit().await?;
-                Ok(result)
-            })
-            .await
-    };
 }
 
 impl PostgresStore {
@@ -223,17 +167,7 @@ impl Store for PostgresStore {
 
     async fn create_token(&self, token: NewToken, audit: AuditEntry) -> StoreResult<TokenRecord> {
         with_client!(self, |c| tokens::create_token(&c, &token, &audit).await)?;
-        Ok(TokenRecord {
-            id: token.id,
-            workspace_id: token.workspace_id,
-            name: token.name,
-            scopes: token.scopes,
-            created_at: token.created_at,
-            expires_at: token.expires_at,
-            revoked_at: None,
-            last_used_at: None,
-            created_by: token.created_by,
-        })
+        Ok(token.into_record())
     }
 
     async fn list_tokens(
@@ -274,30 +208,8 @@ impl Store for PostgresStore {
         audit: AuditEntry,
         event: NewEvent,
     ) -> StoreResult<TokenRecord> {
-        let now = audit.created_at;
-        let ids = [id.to_string()];
         in_transaction!(self, |tx| {
-            let sql = format!(
-                "UPDATE tokens SET secret_digest = $1
-                 WHERE id = $2 AND workspace_id = $3 AND revoked_at IS NULL
-                   AND (expires_at IS NULL OR expires_at > $4)
-                 RETURNING {}",
-                tokens::TOKEN_COLUMNS
-            );
-            let row = tx
-                .query_opt(&sql, &[&digest.0.as_slice(), &id, &workspace_id, &now])
-                .await?;
-            let Some(row) = row else {
-                let found = tokens::fetch_token(&tx, workspace_id, id).await?;
-                return Err(match found.map(|t| t.status(now)) {
-                    Some(TokenStatus::Expired) => StoreError::Expired,
-                    _ => StoreError::NotFound,
-                });
-            };
-            tokens::insert_audit(&tx, &audit).await?;
-            webhooks::enqueue(&tx, &event, None).await?;
-            sync::changed(&tx, &ids).await?;
-            tokens::token(&row)
+            tokens::rotate(&tx, workspace_id, id, &digest, &audit, &event).await?
         })
     }
 
@@ -307,20 +219,8 @@ impl Store for PostgresStore {
         id: &str,
         audit: AuditEntry,
     ) -> StoreResult<()> {
-        let ids = [id.to_string()];
         in_transaction!(self, |tx| {
-            let changed = tx
-                .execute(
-                    "UPDATE tokens SET revoked_at = $1
-                     WHERE id = $2 AND workspace_id = $3 AND revoked_at IS NULL",
-                    &[&audit.created_at, &id, &workspace_id],
-                )
-                .await?;
-            if changed == 0 {
-                return Err(StoreError::NotFound);
-            }
-            tokens::insert_audit(&tx, &audit).await?;
-            sync::changed(&tx, &ids).await?
+            tokens::revoke(&tx, workspace_id, id, &audit).await?
         })
     }
 
@@ -352,41 +252,11 @@ impl Store for PostgresStore {
         workspace_id: &str,
         page: PageRequest,
     ) -> StoreResult<(Page<UsageTotals>, UsageTotals)> {
-        self.db
-            .limit(async {
-                let mut client = self.db.get().await?;
-                let tx = client
-                    .build_transaction()
-                    .isolation_level(IsolationLevel::RepeatableRead)
-                    .read_only(true)
-                    .start()
-                    .await?;
-                let totals = usage::by_day(&tx, workspace_id, page).await?;
-                tx.commit().await?;
-                Ok(totals)
-            })
-            .await
+        with_client!(self, |c| usage::by_day(c, workspace_id, page).await)
     }
 
-    async fn record_last_used(&self, mut uses: Vec<(String, DateTime<Utc>)>) -> StoreResult<()> {
-        uses.sort();
-        let (ids, at): (Vec<String>, Vec<DateTime<Utc>>) = uses.into_iter().unzip();
-        in_transaction!(self, |tx| {
-            // Rows locked in id order, then the epoch: two flushes never wait on each other
-            // in a cycle.
-            tx.query(
-                "SELECT 1 FROM tokens WHERE id = ANY($1) ORDER BY id FOR UPDATE",
-                &[&ids],
-            )
-            .await?;
-            tx.execute(
-                "UPDATE tokens t SET last_used_at = GREATEST(t.last_used_at, u.at)
-                 FROM unnest($1::text[], $2::timestamptz[]) AS u(id, at) WHERE t.id = u.id",
-                &[&ids, &at],
-            )
-            .await?;
-            sync::changed(&tx, &ids).await?
-        })
+    async fn record_last_used(&self, uses: Vec<(String, DateTime<Utc>)>) -> StoreResult<()> {
+        in_transaction!(self, |tx| tokens::record_uses(&tx, uses).await?)
     }
 
     async fn create_endpoint(&self, endpoint: Endpoint) -> StoreResult<()> {
@@ -480,25 +350,7 @@ impl Store for PostgresStore {
     }
 
     async fn bootstrap(&self, workspace: Workspace, key: NewApiKey) -> StoreResult<bool> {
-        in_transaction!(self, |tx| {
-            // Instances starting together on an empty database: one creates, the others see it.
-            tx.execute(
-                "SELECT pg_advisory_xact_lock($1, $2)",
-                &[&LOCK_SPACE, &SETUP_LOCK],
-            )
-            .await?;
-            let existing: i64 = tx
-                .query_one("SELECT COUNT(*) FROM workspaces", &[])
-                .await?
-                .get(0);
-            if existing > 0 {
-                false
-            } else {
-                tokens::insert_workspace(&tx, &workspace).await?;
-                tokens::insert_api_key(&tx, &key).await?;
-                true
-            }
-        })
+        in_transaction!(self, |tx| tokens::bootstrap(&tx, &workspace, &key).await?)
     }
 
     async fn webhook_key_check(&self, proposed: Vec<u8>) -> StoreResult<Vec<u8>> {

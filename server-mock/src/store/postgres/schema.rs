@@ -4,9 +4,13 @@
 //! what several instances share: the change log that keeps their caches exact, request counts,
 //! and the numbers that tell which instances are alive.
 
-use tokio_postgres::Client;
+use std::time::Duration;
 
-use crate::store::StoreResult;
+use tokio::task::JoinHandle;
+use tokio_postgres::{Client, NoTls};
+
+use super::db::{self, DatabaseUrl};
+use crate::store::{StoreError, StoreResult};
 
 /// First key of every advisory lock this server takes (`'tokc'`), so it never meets another
 /// application's locks in the same database.
@@ -208,4 +212,30 @@ async fn apply(client: &mut Client) -> StoreResult<()> {
         tracing::info!(version, "applied PostgreSQL migration");
     }
     Ok(())
+}
+
+/// A connection of its own to `url`, once the schema is up to date; its connection task ends
+/// when the client is dropped.
+pub async fn connect_migrated(
+    url: &DatabaseUrl,
+    timeout: Duration,
+) -> StoreResult<(tokio_postgres::Client, JoinHandle<()>)> {
+    let unreachable = |cause: String| {
+        StoreError::Unavailable(format!(
+            "cannot connect to PostgreSQL at {}: {cause}",
+            url.target()
+        ))
+    };
+    let config = url.connection_config(timeout);
+    let connecting = config.connect(NoTls);
+    let (mut client, connection) = match tokio::time::timeout(timeout, connecting).await {
+        Ok(Ok(connected)) => connected,
+        Ok(Err(err)) => return Err(unreachable(db::describe(&err))),
+        Err(_) => return Err(unreachable(format!("no answer within {timeout:?}"))),
+    };
+    let connection = tokio::spawn(async move {
+        let _ = connection.await;
+    });
+    migrate(&mut client).await?;
+    Ok((client, connection))
 }

@@ -6,11 +6,13 @@ use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
 use super::db::violates;
+use super::schema::{LOCK_SPACE, SETUP_LOCK};
+use super::{sync, webhooks};
 use crate::scopes::{format_stored, parse_stored};
 use crate::secrets::{CredentialKind, SecretDigest};
 use crate::store::{
-    AuditEntry, AuditFilter, Credential, NewApiKey, NewToken, Page, PageRequest, StoreError,
-    StoreResult, TokenFilter, TokenRecord, TokenStatus, Workspace,
+    AuditEntry, AuditFilter, Credential, NewApiKey, NewEvent, NewToken, Page, PageRequest,
+    StoreError, StoreResult, TokenFilter, TokenRecord, TokenStatus, Workspace,
 };
 
 pub(super) const TOKEN_COLUMNS: &str =
@@ -280,4 +282,107 @@ pub(super) async fn workspace_by_name(
         id: row.get(0),
         name: row.get(1),
     }))
+}
+
+/// Replaces an active token's secret, with its audit entry, its event and its change-log
+/// entry, in the caller's transaction. [`StoreError::NotFound`] when unknown or revoked,
+/// [`StoreError::Expired`] when expired.
+pub(super) async fn rotate(
+    c: &impl GenericClient,
+    workspace_id: &str,
+    id: &str,
+    digest: &SecretDigest,
+    audit: &AuditEntry,
+    event: &NewEvent,
+) -> StoreResult<TokenRecord> {
+    let now = audit.created_at;
+    let sql = format!(
+        "UPDATE tokens SET secret_digest = $1
+         WHERE id = $2 AND workspace_id = $3 AND revoked_at IS NULL
+           AND (expires_at IS NULL OR expires_at > $4)
+         RETURNING {TOKEN_COLUMNS}"
+    );
+    let row = c
+        .query_opt(&sql, &[&digest.0.as_slice(), &id, &workspace_id, &now])
+        .await?;
+    let Some(row) = row else {
+        let found = fetch_token(c, workspace_id, id).await?;
+        return Err(match found.map(|t| t.status(now)) {
+            Some(TokenStatus::Expired) => StoreError::Expired,
+            _ => StoreError::NotFound,
+        });
+    };
+    insert_audit(c, audit).await?;
+    webhooks::enqueue(c, event, None).await?;
+    sync::changed(c, &[id.to_string()]).await?;
+    Ok(token(&row))
+}
+
+/// Revokes an active or expired token, with its audit and change-log entries, in the caller's
+/// transaction; [`StoreError::NotFound`] when unknown or already revoked.
+pub(super) async fn revoke(
+    c: &impl GenericClient,
+    workspace_id: &str,
+    id: &str,
+    audit: &AuditEntry,
+) -> StoreResult<()> {
+    let changed = c
+        .execute(
+            "UPDATE tokens SET revoked_at = $1
+             WHERE id = $2 AND workspace_id = $3 AND revoked_at IS NULL",
+            &[&audit.created_at, &id, &workspace_id],
+        )
+        .await?;
+    if changed == 0 {
+        return Err(StoreError::NotFound);
+    }
+    insert_audit(c, audit).await?;
+    sync::changed(c, &[id.to_string()]).await
+}
+
+/// Records when tokens were last used, in the caller's transaction. Rows are locked in id
+/// order, then the epoch: two instances' flushes never wait on each other in a cycle.
+pub(super) async fn record_uses(
+    c: &impl GenericClient,
+    mut uses: Vec<(String, DateTime<Utc>)>,
+) -> StoreResult<()> {
+    uses.sort();
+    let (ids, at): (Vec<String>, Vec<DateTime<Utc>>) = uses.into_iter().unzip();
+    c.query(
+        "SELECT 1 FROM tokens WHERE id = ANY($1) ORDER BY id FOR UPDATE",
+        &[&ids],
+    )
+    .await?;
+    c.execute(
+        "UPDATE tokens t SET last_used_at = GREATEST(t.last_used_at, u.at)
+         FROM unnest($1::text[], $2::timestamptz[]) AS u(id, at) WHERE t.id = u.id",
+        &[&ids, &at],
+    )
+    .await?;
+    sync::changed(c, &ids).await
+}
+
+/// On an empty database, creates `workspace` and `key` (in the caller's transaction); `false`
+/// when there is a workspace already. Instances starting together wait for each other here: one
+/// creates, the others see it.
+pub(super) async fn bootstrap(
+    c: &impl GenericClient,
+    workspace: &Workspace,
+    key: &NewApiKey,
+) -> StoreResult<bool> {
+    c.execute(
+        "SELECT pg_advisory_xact_lock($1, $2)",
+        &[&LOCK_SPACE, &SETUP_LOCK],
+    )
+    .await?;
+    let existing: i64 = c
+        .query_one("SELECT COUNT(*) FROM workspaces", &[])
+        .await?
+        .get(0);
+    if existing > 0 {
+        return Ok(false);
+    }
+    insert_workspace(c, workspace).await?;
+    insert_api_key(c, key).await?;
+    Ok(true)
 }

@@ -59,13 +59,19 @@ fn totals(row: &Row) -> UsageTotals {
 /// The UTC day of a ledger row, as `YYYY-MM-DD`.
 const DAY: &str = "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')";
 
-/// One page of totals by UTC day and model, newest day first, and the grand total. `c` is a
-/// repeatable-read transaction, so the three reads agree.
+/// One page of totals by UTC day and model, newest day first, and the grand total, read in one
+/// repeatable-read transaction so that the three reads agree.
 pub(super) async fn by_day(
-    c: &impl GenericClient,
+    mut client: deadpool_postgres::Object,
     workspace_id: &str,
     page: PageRequest,
 ) -> StoreResult<(Page<UsageTotals>, UsageTotals)> {
+    let c = client
+        .build_transaction()
+        .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
+        .read_only(true)
+        .start()
+        .await?;
     let grand = c
         .query_one(
             "SELECT '', '', COUNT(*), COALESCE(SUM(prompt_tokens), 0)::int8,
@@ -96,6 +102,7 @@ pub(super) async fn by_day(
             &[&workspace_id, &limit, &offset],
         )
         .await?;
+    c.commit().await?;
     Ok((
         Page {
             items: rows.iter().map(totals).collect(),

@@ -10,11 +10,15 @@ use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
 
-use super::schema::{EXPIRY_LOCK, INSTANCE_SPACE, LOCK_SPACE};
-use super::tokens::{TOKEN_COLUMNS, limits, token};
+mod expiring;
+
+pub(super) use expiring::expiring;
+
+use super::schema::INSTANCE_SPACE;
+use super::tokens::limits;
 use crate::store::{
     Attempt, Delivery, DeliveryOutcome, Endpoint, NewEvent, Page, PageRequest, StoreError,
-    StoreResult, TokenRecord,
+    StoreResult,
 };
 use crate::webhooks::delivery::PER_ENDPOINT;
 
@@ -365,67 +369,4 @@ pub(super) async fn list_attempts(
         items,
         total: total as u64,
     })
-}
-
-/// For each `(label, offset)`: every live token whose `expires_at - offset` has passed, lies
-/// after its creation, and has no notice yet gets one, with its event. One instance scans at a
-/// time (the others skip their turn), and a notice row is written once whatever happens, so
-/// each notice fires once across instances. `c` is a transaction.
-pub(super) async fn expiring(
-    c: &impl GenericClient,
-    now: DateTime<Utc>,
-    offsets: &[(String, chrono::Duration)],
-    make_event: &(dyn Fn(&TokenRecord, &str) -> NewEvent + Send + Sync),
-) -> StoreResult<usize> {
-    let ours: bool = c
-        .query_one(
-            "SELECT pg_try_advisory_xact_lock($1, $2)",
-            &[&LOCK_SPACE, &EXPIRY_LOCK],
-        )
-        .await?
-        .get(0);
-    if !ours {
-        return Ok(0);
-    }
-    let columns = TOKEN_COLUMNS
-        .split(", ")
-        .map(|c| format!("t.{c}"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let due_sql = format!(
-        "SELECT {columns} FROM tokens t
-         WHERE t.revoked_at IS NULL AND t.expires_at IS NOT NULL
-           AND t.expires_at > $1 AND t.expires_at <= $2
-           AND t.expires_at - $3::int8 * interval '1 microsecond' > t.created_at
-           AND NOT EXISTS (SELECT 1 FROM webhook_expiry_notices n
-                           WHERE n.token_id = t.id AND n.notice = $4)"
-    );
-    let mut written = 0;
-    for (label, offset) in offsets {
-        let micros = offset.num_microseconds().unwrap_or(i64::MAX);
-        let until = now
-            .checked_add_signed(*offset)
-            .unwrap_or(DateTime::<Utc>::MAX_UTC);
-        let due = c
-            .query(
-                &c.prepare_cached(&due_sql).await?,
-                &[&now, &until, &micros, label],
-            )
-            .await?;
-        for row in &due {
-            let token = token(row);
-            let inserted = c
-                .execute(
-                    "INSERT INTO webhook_expiry_notices (token_id, notice) VALUES ($1, $2)
-                     ON CONFLICT DO NOTHING",
-                    &[&token.id, label],
-                )
-                .await?;
-            if inserted == 1 {
-                enqueue(c, &make_event(&token, label), None).await?;
-                written += 1;
-            }
-        }
-    }
-    Ok(written)
 }

@@ -25,13 +25,9 @@ use super::{
     NewEvent, NewToken, Page, PageRequest, Store, StoreError, StoreResult, TokenFilter,
     TokenRecord, TokenStatus, UsageRecord, UsageTotals, Workspace,
 };
-use crate::scopes::{format_stored, parse_stored};
 use crate::secrets::{CredentialKind, SecretDigest};
 use engine::Engine;
-use rows::{
-    fetch_token, from_micros, insert_api_key, insert_audit, insert_workspace, is_unique_violation,
-    micros,
-};
+use rows::{fetch_token, insert_api_key, insert_audit, insert_workspace, micros};
 
 /// File name of the database inside the data directory.
 pub const DB_FILE: &str = "tokctl.db";
@@ -81,39 +77,7 @@ impl Store for SqliteStore {
         let seen = self.cache.generation();
         let found = self
             .engine
-            .read(move |conn| {
-                let sql = match kind {
-                    CredentialKind::Token => {
-                        "SELECT id, workspace_id, scopes, expires_at, revoked_at, last_used_at, secret_digest
-                         FROM tokens WHERE secret_digest = ?1"
-                    }
-                    CredentialKind::ApiKey => {
-                        "SELECT id, workspace_id, scopes, NULL, revoked_at, NULL, secret_digest
-                         FROM api_keys WHERE secret_digest = ?1"
-                    }
-                };
-                let found = conn
-                    .prepare_cached(sql)?
-                    .query_row(params![digest.0.as_slice()], |row| {
-                        let stored: Vec<u8> = row.get(6)?;
-                        Ok((
-                            Credential {
-                                id: row.get(0)?,
-                                kind,
-                                workspace_id: row.get(1)?,
-                                scopes: parse_stored(&row.get::<_, String>(2)?),
-                                expires_at: row.get::<_, Option<i64>>(3)?.map(from_micros),
-                                revoked: row.get::<_, Option<i64>>(4)?.is_some(),
-                                last_used_at: row.get::<_, Option<i64>>(5)?.map(from_micros),
-                            },
-                            stored,
-                        ))
-                    })
-                    .optional()?;
-                Ok(found
-                    .filter(|(_, stored)| digest.matches(stored))
-                    .map(|(credential, _)| credential))
-            })
+            .read(move |conn| rows::find_credential(conn, kind, &digest))
             .await?;
         if let Some(credential) = &found {
             self.cache
@@ -125,37 +89,7 @@ impl Store for SqliteStore {
     async fn create_token(&self, token: NewToken, audit: AuditEntry) -> StoreResult<TokenRecord> {
         self.engine
             .write(Vec::new(), move |conn| {
-                conn.prepare_cached(
-                    "INSERT INTO tokens (id, workspace_id, name, secret_digest, scopes, created_at,
-                                         expires_at, created_by)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                )?
-                .execute(params![
-                    token.id,
-                    token.workspace_id,
-                    token.name,
-                    token.digest.0.as_slice(),
-                    format_stored(&token.scopes),
-                    micros(token.created_at),
-                    token.expires_at.map(micros),
-                    token.created_by
-                ])
-                .map_err(|err| match is_unique_violation(&err) {
-                    true => StoreError::NameTaken,
-                    false => err.into(),
-                })?;
-                insert_audit(conn, &audit)?;
-                Ok(TokenRecord {
-                    id: token.id,
-                    workspace_id: token.workspace_id,
-                    name: token.name,
-                    scopes: token.scopes,
-                    created_at: token.created_at,
-                    expires_at: token.expires_at,
-                    revoked_at: None,
-                    last_used_at: None,
-                    created_by: token.created_by,
-                })
+                rows::create_token(conn, token, &audit)
             })
             .await
     }

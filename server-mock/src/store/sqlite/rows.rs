@@ -5,9 +5,10 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 
 use crate::scopes::{format_stored, parse_stored};
+use crate::secrets::{CredentialKind, SecretDigest};
 use crate::store::{
-    AuditEntry, AuditFilter, NewApiKey, Page, PageRequest, StoreError, StoreResult, TokenFilter,
-    TokenRecord, TokenStatus, Workspace,
+    AuditEntry, AuditFilter, Credential, NewApiKey, NewToken, Page, PageRequest, StoreError,
+    StoreResult, TokenFilter, TokenRecord, TokenStatus, Workspace,
 };
 
 pub(super) const TOKEN_COLUMNS: &str =
@@ -197,4 +198,73 @@ pub(super) fn list_audit(
         )?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(Page { items, total })
+}
+
+/// The credential whose secret has `digest`, compared in constant time.
+pub(super) fn find_credential(
+    conn: &Connection,
+    kind: CredentialKind,
+    digest: &SecretDigest,
+) -> StoreResult<Option<Credential>> {
+    let sql = match kind {
+        CredentialKind::Token => {
+            "SELECT id, workspace_id, scopes, expires_at, revoked_at, last_used_at, secret_digest
+             FROM tokens WHERE secret_digest = ?1"
+        }
+        CredentialKind::ApiKey => {
+            "SELECT id, workspace_id, scopes, NULL, revoked_at, NULL, secret_digest
+             FROM api_keys WHERE secret_digest = ?1"
+        }
+    };
+    let found = conn
+        .prepare_cached(sql)?
+        .query_row(params![digest.0.as_slice()], |row| {
+            let stored: Vec<u8> = row.get(6)?;
+            Ok((
+                Credential {
+                    id: row.get(0)?,
+                    kind,
+                    workspace_id: row.get(1)?,
+                    scopes: parse_stored(&row.get::<_, String>(2)?),
+                    expires_at: row.get::<_, Option<i64>>(3)?.map(from_micros),
+                    revoked: row.get::<_, Option<i64>>(4)?.is_some(),
+                    last_used_at: row.get::<_, Option<i64>>(5)?.map(from_micros),
+                },
+                stored,
+            ))
+        })
+        .optional()?;
+    Ok(found
+        .filter(|(_, stored)| digest.matches(stored))
+        .map(|(credential, _)| credential))
+}
+
+/// Inserts a token and its audit entry; [`StoreError::NameTaken`] when a live token of the
+/// workspace has its name.
+pub(super) fn create_token(
+    conn: &Connection,
+    token: NewToken,
+    audit: &AuditEntry,
+) -> StoreResult<TokenRecord> {
+    conn.prepare_cached(
+        "INSERT INTO tokens (id, workspace_id, name, secret_digest, scopes, created_at,
+                             expires_at, created_by)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    )?
+    .execute(params![
+        token.id,
+        token.workspace_id,
+        token.name,
+        token.digest.0.as_slice(),
+        format_stored(&token.scopes),
+        micros(token.created_at),
+        token.expires_at.map(micros),
+        token.created_by
+    ])
+    .map_err(|err| match is_unique_violation(&err) {
+        true => StoreError::NameTaken,
+        false => err.into(),
+    })?;
+    insert_audit(conn, audit)?;
+    Ok(token.into_record())
 }
