@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use common::hooks::{
-    attempts, eventually, fast_retries, free_addr, holding_receiver, next, receiver, subscribe,
-    verify,
+    attempts, eventually, fast_retries, free_addr, holding_receiver, next, receiver, send_test,
+    subscribe, verify,
 };
 use common::{Options, Server, chat_json, id, postgres, secret};
 use futures::future::join_all;
@@ -162,20 +162,6 @@ postgres! {
             assert_eq!(statuses.iter().filter(|s| **s == 409).count(), 7, "{statuses:?}");
         }
     }
-}
-
-/// Queues a `webhook.test` event for `endpoint_id` through `server`; returns its id.
-async fn send_test(server: &Server, endpoint_id: &str) -> String {
-    let response = server
-        .post(
-            &format!("/v1/webhooks/{endpoint_id}/test"),
-            &server.admin_key,
-            &json!({}),
-        )
-        .await;
-    assert_eq!(response.status(), StatusCode::ACCEPTED);
-    let queued: Value = response.json().await.unwrap();
-    queued["id"].as_str().unwrap().to_string()
 }
 
 postgres! {

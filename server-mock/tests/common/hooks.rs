@@ -202,3 +202,17 @@ pub fn verify(secret: &str, received: &Received) -> Value {
     );
     body
 }
+
+/// Queues a `webhook.test` event for `endpoint_id` through `server`; returns its id.
+pub async fn send_test(server: &Server, endpoint_id: &str) -> String {
+    let response = server
+        .post(
+            &format!("/v1/webhooks/{endpoint_id}/test"),
+            &server.admin_key,
+            &json!({}),
+        )
+        .await;
+    assert_eq!(response.status(), StatusCode::ACCEPTED);
+    let queued: Value = response.json().await.unwrap();
+    queued["id"].as_str().unwrap().to_string()
+}

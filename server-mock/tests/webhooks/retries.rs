@@ -6,25 +6,13 @@ use serde_json::{Value, json};
 
 use crate::common::both;
 use crate::common::hooks::{
-    attempts, eventually, fast_retries, free_addr, holding_receiver, next, receiver, subscribe,
+    attempts, eventually, fast_retries, free_addr, holding_receiver, next, receiver, send_test,
+    subscribe,
 };
 use crate::common::{Options, Server, assert_error};
 
 fn time(value: &Value) -> DateTime<FixedOffset> {
     DateTime::parse_from_rfc3339(value.as_str().expect("a timestamp")).unwrap()
-}
-
-async fn send_test(server: &Server, endpoint_id: &str) -> String {
-    let response = server
-        .post(
-            &format!("/v1/webhooks/{endpoint_id}/test"),
-            &server.admin_key,
-            &json!({}),
-        )
-        .await;
-    assert_eq!(response.status(), StatusCode::ACCEPTED);
-    let queued: Value = response.json().await.unwrap();
-    queued["id"].as_str().unwrap().to_string()
 }
 
 /// The delivery row's state, read from the server's data.
