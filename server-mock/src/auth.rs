@@ -145,17 +145,20 @@ pub async fn layer(State(state): State<AppState>, mut request: Request, next: Ne
         Ok(decision) => decision,
         Err(err) => return ApiError::from(err).into_response(),
     };
-    // A credential changed while the request was counted is refused now; it was counted against
+    // On a shared backend the credential may have come from a cache the count has just brought
+    // up to date: it is confirmed now. One changed meanwhile is refused; it was counted against
     // its workspace, which can only refuse a later request early, never admit one too many.
     let resolved = match resolved {
-        Ok(presented) if decision.allowed => match confirm(&state, presented).await {
-            Ok(confirmed) => confirmed,
-            Err(err) => {
-                let mut response = err.into_response();
-                decision.write_headers(response.headers_mut());
-                return response;
+        Ok(presented) if decision.allowed && state.store.shared() => {
+            match confirm(&state, presented).await {
+                Ok(confirmed) => confirmed,
+                Err(err) => {
+                    let mut response = err.into_response();
+                    decision.write_headers(response.headers_mut());
+                    return response;
+                }
             }
-        },
+        }
         Ok(presented) => Ok(presented.credential),
         Err(denied) => Err(denied),
     };

@@ -10,9 +10,10 @@
 //! move), so a row read before a change never lands after it.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use super::{Credential, TokenRecord};
+use super::{Credential, StoreResult, TokenRecord};
 
 /// Most entries kept per map; past it the map starts over.
 const MAX_ENTRIES: usize = 100_000;
@@ -34,7 +35,7 @@ struct Inner {
 
 /// A point in the cache's history, taken before reading storage on a miss.
 #[derive(Clone, Copy)]
-pub struct Generation(u64);
+struct Generation(u64);
 
 impl Cache {
     fn read(&self) -> RwLockReadGuard<'_, Inner> {
@@ -46,12 +47,12 @@ impl Cache {
     }
 
     /// The cached credential with this digest.
-    pub fn credential(&self, digest: &[u8; 32]) -> Option<Credential> {
+    fn credential(&self, digest: &[u8; 32]) -> Option<Credential> {
         self.read().credentials.get(digest).cloned()
     }
 
     /// The cached token `id` of `workspace_id`.
-    pub fn token(&self, workspace_id: &str, id: &str) -> Option<TokenRecord> {
+    fn token(&self, workspace_id: &str, id: &str) -> Option<TokenRecord> {
         self.read()
             .tokens
             .get(id)
@@ -59,13 +60,50 @@ impl Cache {
             .cloned()
     }
 
+    /// The cached credential with `digest`, else what `read` finds, kept unless rows were
+    /// dropped while it read (`read` starts only once the cache's generation is noted).
+    pub async fn credential_or(
+        &self,
+        digest: [u8; 32],
+        read: impl Future<Output = StoreResult<Option<Credential>>>,
+    ) -> StoreResult<Option<Credential>> {
+        if let Some(credential) = self.credential(&digest) {
+            return Ok(Some(credential));
+        }
+        let seen = self.generation();
+        let found = read.await?;
+        if let Some(credential) = &found {
+            self.put_credential(seen, digest, credential.clone());
+        }
+        Ok(found)
+    }
+
+    /// The cached token `id` of `workspace_id`, else what `read` finds, kept as
+    /// [`Cache::credential_or`] keeps a credential.
+    pub async fn token_or(
+        &self,
+        workspace_id: &str,
+        id: &str,
+        read: impl Future<Output = StoreResult<Option<TokenRecord>>>,
+    ) -> StoreResult<Option<TokenRecord>> {
+        if let Some(token) = self.token(workspace_id, id) {
+            return Ok(Some(token));
+        }
+        let seen = self.generation();
+        let found = read.await?;
+        if let Some(token) = &found {
+            self.put_token(seen, token.clone());
+        }
+        Ok(found)
+    }
+
     /// Where the cache stands now; pass it back when storing what a miss read.
-    pub fn generation(&self) -> Generation {
+    fn generation(&self) -> Generation {
         Generation(self.read().generation)
     }
 
     /// Stores a credential read at `seen`, unless a commit changed cached rows since.
-    pub fn put_credential(&self, seen: Generation, digest: [u8; 32], credential: Credential) {
+    fn put_credential(&self, seen: Generation, digest: [u8; 32], credential: Credential) {
         let mut inner = self.write();
         if inner.generation != seen.0 {
             return;
@@ -79,7 +117,7 @@ impl Cache {
     }
 
     /// Stores a token read at `seen`, unless a commit changed cached rows since.
-    pub fn put_token(&self, seen: Generation, token: TokenRecord) {
+    fn put_token(&self, seen: Generation, token: TokenRecord) {
         let mut inner = self.write();
         if inner.generation != seen.0 {
             return;

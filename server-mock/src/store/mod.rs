@@ -58,10 +58,11 @@ pub type StoreResult<T> = std::result::Result<T, StoreError>;
 /// transaction, and returns only once that transaction is durable.
 #[async_trait]
 pub trait Store: Send + Sync + 'static {
-    /// Finds the credential whose secret has this digest. A shared backend may answer from a
-    /// cache that is brought up to date only when the request is counted
-    /// ([`WindowCounter::add`]): whoever counts a request calls [`Store::confirm_credential`]
-    /// after counting, and only then trusts the credential (or reads tokens).
+    /// Finds the credential whose secret has this digest. A shared backend ([`Store::shared`])
+    /// may answer from a cache that is brought up to date only when the request is counted
+    /// ([`WindowCounter::add`]): whoever counts a request there calls
+    /// [`Store::confirm_credential`] after counting, and only then trusts the credential (or
+    /// reads tokens).
     async fn find_credential(
         &self,
         kind: CredentialKind,

@@ -103,13 +103,6 @@ impl DatabaseUrl {
         format!("{host}:{port}/{db}")
     }
 
-    /// The same server, another database (tests make one database each).
-    pub fn with_dbname(&self, dbname: &str) -> Self {
-        let mut config = self.config.clone();
-        config.dbname(dbname);
-        DatabaseUrl { config }
-    }
-
     /// Settings every connection shares: time limits and keepalives, so that a database that
     /// vanished is noticed instead of waited on for ever. A request sent and not acknowledged
     /// within `timeout` closes its connection (`tcp_user_timeout`), as does an idle connection

@@ -119,23 +119,6 @@ async fn housekeeping(db: Arc<Db>) {
     }
 }
 
-impl PostgresStore {
-    /// The credential with `digest`, from the database (and kept in the cache).
-    async fn read_credential(
-        &self,
-        kind: CredentialKind,
-        digest: SecretDigest,
-    ) -> StoreResult<Option<Credential>> {
-        let seen = self.cache.generation();
-        let found = with_client!(self, |c| tokens::find_credential(&c, kind, &digest).await)?;
-        if let Some(credential) = &found {
-            self.cache
-                .put_credential(seen, digest.0, credential.clone());
-        }
-        Ok(found)
-    }
-}
-
 #[async_trait]
 impl Store for PostgresStore {
     async fn find_credential(
@@ -145,10 +128,9 @@ impl Store for PostgresStore {
     ) -> StoreResult<Option<Credential>> {
         // A hit may be stale until the request's count reads the change log; the count is
         // followed by `confirm_credential`.
-        if let Some(credential) = self.cache.credential(&digest.0) {
-            return Ok(Some(credential));
-        }
-        self.read_credential(kind, digest).await
+        let read =
+            async { with_client!(self, |c| tokens::find_credential(&c, kind, &digest).await) };
+        self.cache.credential_or(digest.0, read).await
     }
 
     async fn confirm_credential(
@@ -159,10 +141,7 @@ impl Store for PostgresStore {
     ) -> StoreResult<Option<Credential>> {
         // The count has dropped whatever changed before the request arrived: still cached is
         // still current; gone means changed, and the database says how.
-        if let Some(credential) = self.cache.credential(&digest.0) {
-            return Ok(Some(credential));
-        }
-        self.read_credential(kind, digest).await
+        self.find_credential(kind, digest).await
     }
 
     async fn create_token(&self, token: NewToken, audit: AuditEntry) -> StoreResult<TokenRecord> {
@@ -189,15 +168,9 @@ impl Store for PostgresStore {
 
     async fn get_token(&self, workspace_id: &str, id: &str) -> StoreResult<Option<TokenRecord>> {
         // Fresh as of the change log read by this request's count.
-        if let Some(token) = self.cache.token(workspace_id, id) {
-            return Ok(Some(token));
-        }
-        let seen = self.cache.generation();
-        let found = with_client!(self, |c| tokens::fetch_token(&c, workspace_id, id).await)?;
-        if let Some(token) = &found {
-            self.cache.put_token(seen, token.clone());
-        }
-        Ok(found)
+        let read =
+            async { with_client!(self, |c| tokens::fetch_token(&c, workspace_id, id).await) };
+        self.cache.token_or(workspace_id, id, read).await
     }
 
     async fn rotate_token(

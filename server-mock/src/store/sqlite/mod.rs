@@ -71,19 +71,10 @@ impl Store for SqliteStore {
         kind: CredentialKind,
         digest: SecretDigest,
     ) -> StoreResult<Option<Credential>> {
-        if let Some(credential) = self.cache.credential(&digest.0) {
-            return Ok(Some(credential));
-        }
-        let seen = self.cache.generation();
-        let found = self
+        let read = self
             .engine
-            .read(move |conn| rows::find_credential(conn, kind, &digest))
-            .await?;
-        if let Some(credential) = &found {
-            self.cache
-                .put_credential(seen, digest.0, credential.clone());
-        }
-        Ok(found)
+            .read(move |conn| rows::find_credential(conn, kind, &digest));
+        self.cache.credential_or(digest.0, read).await
     }
 
     async fn create_token(&self, token: NewToken, audit: AuditEntry) -> StoreResult<TokenRecord> {
@@ -108,19 +99,11 @@ impl Store for SqliteStore {
     }
 
     async fn get_token(&self, workspace_id: &str, id: &str) -> StoreResult<Option<TokenRecord>> {
-        if let Some(token) = self.cache.token(workspace_id, id) {
-            return Ok(Some(token));
-        }
-        let seen = self.cache.generation();
-        let (workspace_id, id) = (workspace_id.to_string(), id.to_string());
-        let found = self
+        let (workspace, token) = (workspace_id.to_string(), id.to_string());
+        let read = self
             .engine
-            .read(move |conn| fetch_token(conn, &workspace_id, &id))
-            .await?;
-        if let Some(token) = &found {
-            self.cache.put_token(seen, token.clone());
-        }
-        Ok(found)
+            .read(move |conn| fetch_token(conn, &workspace, &token));
+        self.cache.token_or(workspace_id, id, read).await
     }
 
     async fn rotate_token(
