@@ -36,6 +36,7 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
             [CompletionResult]::new('login', 'login', [CompletionResultType]::ParameterValue, 'Save a base URL and API key as a profile (asks on a terminal; --with-token reads stdin)')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show and change the configuration file and its profiles')
             [CompletionResult]::new('tokens', 'tokens', [CompletionResultType]::ParameterValue, 'Create, list, inspect, rotate and revoke tokens')
+            [CompletionResult]::new('keys', 'keys', [CompletionResultType]::ParameterValue, 'Create, list and revoke the workspace''s API keys')
             [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'Read the workspace audit log')
             [CompletionResult]::new('scopes', 'scopes', [CompletionResultType]::ParameterValue, 'List every scope a token can hold')
             [CompletionResult]::new('chat', 'chat', [CompletionResultType]::ParameterValue, 'Chat through the gateway: one answer for PROMPT (or piped stdin), or a session on a terminal')
@@ -275,6 +276,88 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
         'tokctl;tokens;help;help' {
             break
         }
+        'tokctl;keys' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Create an API key and print its secret (shown once)')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List API keys (every page)')
+            [CompletionResult]::new('revoke', 'revoke', [CompletionResultType]::ParameterValue, 'Revoke an API key for good (asks first on a terminal; --yes otherwise)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'tokctl;keys;create' {
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'Scope to grant (repeat); see `tokctl scopes`')
+            [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'Scope to grant (repeat); see `tokctl scopes`')
+            [CompletionResult]::new('--expires-in', '--expires-in', [CompletionResultType]::ParameterName, 'Expire after this long, e.g. 30d, 12h')
+            [CompletionResult]::new('--expires-at', '--expires-at', [CompletionResultType]::ParameterName, 'Expire at this RFC 3339 time, e.g. 2030-01-01T00:00:00Z')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'tokctl;keys;list' {
+            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Only keys with this status')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'tokctl;keys;revoke' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (needed when not on a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (needed when not on a terminal)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'tokctl;keys;help' {
+            [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Create an API key and print its secret (shown once)')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List API keys (every page)')
+            [CompletionResult]::new('revoke', 'revoke', [CompletionResultType]::ParameterValue, 'Revoke an API key for good (asks first on a terminal; --yes otherwise)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'tokctl;keys;help;create' {
+            break
+        }
+        'tokctl;keys;help;list' {
+            break
+        }
+        'tokctl;keys;help;revoke' {
+            break
+        }
+        'tokctl;keys;help;help' {
+            break
+        }
         'tokctl;audit' {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
@@ -292,6 +375,7 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
         }
         'tokctl;audit;list' {
             [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Only entries about this token id')
+            [CompletionResult]::new('--key', '--key', [CompletionResultType]::ParameterName, 'Only entries about this API key id')
             [CompletionResult]::new('--action', '--action', [CompletionResultType]::ParameterName, 'Only entries with this action, e.g. token.rotated')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
@@ -567,6 +651,7 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
             [CompletionResult]::new('login', 'login', [CompletionResultType]::ParameterValue, 'Save a base URL and API key as a profile (asks on a terminal; --with-token reads stdin)')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show and change the configuration file and its profiles')
             [CompletionResult]::new('tokens', 'tokens', [CompletionResultType]::ParameterValue, 'Create, list, inspect, rotate and revoke tokens')
+            [CompletionResult]::new('keys', 'keys', [CompletionResultType]::ParameterValue, 'Create, list and revoke the workspace''s API keys')
             [CompletionResult]::new('audit', 'audit', [CompletionResultType]::ParameterValue, 'Read the workspace audit log')
             [CompletionResult]::new('scopes', 'scopes', [CompletionResultType]::ParameterValue, 'List every scope a token can hold')
             [CompletionResult]::new('chat', 'chat', [CompletionResultType]::ParameterValue, 'Chat through the gateway: one answer for PROMPT (or piped stdin), or a session on a terminal')
@@ -620,6 +705,21 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
             break
         }
         'tokctl;help;tokens;revoke' {
+            break
+        }
+        'tokctl;help;keys' {
+            [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Create an API key and print its secret (shown once)')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List API keys (every page)')
+            [CompletionResult]::new('revoke', 'revoke', [CompletionResultType]::ParameterValue, 'Revoke an API key for good (asks first on a terminal; --yes otherwise)')
+            break
+        }
+        'tokctl;help;keys;create' {
+            break
+        }
+        'tokctl;help;keys;list' {
+            break
+        }
+        'tokctl;help;keys;revoke' {
             break
         }
         'tokctl;help;audit' {

@@ -33,6 +33,7 @@ set edit:completion:arg-completer[tokctl] = {|@words|
             cand login 'Save a base URL and API key as a profile (asks on a terminal; --with-token reads stdin)'
             cand config 'Show and change the configuration file and its profiles'
             cand tokens 'Create, list, inspect, rotate and revoke tokens'
+            cand keys 'Create, list and revoke the workspace''s API keys'
             cand audit 'Read the workspace audit log'
             cand scopes 'List every scope a token can hold'
             cand chat 'Chat through the gateway: one answer for PROMPT (or piped stdin), or a session on a terminal'
@@ -246,6 +247,79 @@ set edit:completion:arg-completer[tokctl] = {|@words|
         }
         &'tokctl;tokens;help;help'= {
         }
+        &'tokctl;keys'= {
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand create 'Create an API key and print its secret (shown once)'
+            cand list 'List API keys (every page)'
+            cand revoke 'Revoke an API key for good (asks first on a terminal; --yes otherwise)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'tokctl;keys;create'= {
+            cand -s 'Scope to grant (repeat); see `tokctl scopes`'
+            cand --scope 'Scope to grant (repeat); see `tokctl scopes`'
+            cand --expires-in 'Expire after this long, e.g. 30d, 12h'
+            cand --expires-at 'Expire at this RFC 3339 time, e.g. 2030-01-01T00:00:00Z'
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'tokctl;keys;list'= {
+            cand --status 'Only keys with this status'
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'tokctl;keys;revoke'= {
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]'
+            cand -y 'Do not ask for confirmation (needed when not on a terminal)'
+            cand --yes 'Do not ask for confirmation (needed when not on a terminal)'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'tokctl;keys;help'= {
+            cand create 'Create an API key and print its secret (shown once)'
+            cand list 'List API keys (every page)'
+            cand revoke 'Revoke an API key for good (asks first on a terminal; --yes otherwise)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'tokctl;keys;help;create'= {
+        }
+        &'tokctl;keys;help;list'= {
+        }
+        &'tokctl;keys;help;revoke'= {
+        }
+        &'tokctl;keys;help;help'= {
+        }
         &'tokctl;audit'= {
             cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
             cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
@@ -262,6 +336,7 @@ set edit:completion:arg-completer[tokctl] = {|@words|
         }
         &'tokctl;audit;list'= {
             cand --token 'Only entries about this token id'
+            cand --key 'Only entries about this API key id'
             cand --action 'Only entries with this action, e.g. token.rotated'
             cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
             cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
@@ -509,6 +584,7 @@ set edit:completion:arg-completer[tokctl] = {|@words|
             cand login 'Save a base URL and API key as a profile (asks on a terminal; --with-token reads stdin)'
             cand config 'Show and change the configuration file and its profiles'
             cand tokens 'Create, list, inspect, rotate and revoke tokens'
+            cand keys 'Create, list and revoke the workspace''s API keys'
             cand audit 'Read the workspace audit log'
             cand scopes 'List every scope a token can hold'
             cand chat 'Chat through the gateway: one answer for PROMPT (or piped stdin), or a session on a terminal'
@@ -550,6 +626,17 @@ set edit:completion:arg-completer[tokctl] = {|@words|
         &'tokctl;help;tokens;rotate'= {
         }
         &'tokctl;help;tokens;revoke'= {
+        }
+        &'tokctl;help;keys'= {
+            cand create 'Create an API key and print its secret (shown once)'
+            cand list 'List API keys (every page)'
+            cand revoke 'Revoke an API key for good (asks first on a terminal; --yes otherwise)'
+        }
+        &'tokctl;help;keys;create'= {
+        }
+        &'tokctl;help;keys;list'= {
+        }
+        &'tokctl;help;keys;revoke'= {
         }
         &'tokctl;help;audit'= {
             cand list 'List audit entries, newest first (every page)'

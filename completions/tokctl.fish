@@ -36,6 +36,7 @@ complete -c tokctl -n "__fish_tokctl_needs_command" -s V -l version -d 'Print ve
 complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "login" -d 'Save a base URL and API key as a profile (asks on a terminal; --with-token reads stdin)'
 complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "config" -d 'Show and change the configuration file and its profiles'
 complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "tokens" -d 'Create, list, inspect, rotate and revoke tokens'
+complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "keys" -d 'Create, list and revoke the workspace\'s API keys'
 complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "audit" -d 'Read the workspace audit log'
 complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "scopes" -d 'List every scope a token can hold'
 complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "chat" -d 'Chat through the gateway: one answer for PROMPT (or piped stdin), or a session on a terminal'
@@ -174,6 +175,53 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_su
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from help" -f -a "rotate" -d 'Replace a token\'s secret and print the new one; the old one stops working at once'
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from help" -f -a "revoke" -d 'Revoke tokens for good (asks first on a terminal; --yes otherwise)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and not __fish_seen_subcommand_from create list revoke help" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and not __fish_seen_subcommand_from create list revoke help" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and not __fish_seen_subcommand_from create list revoke help" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and not __fish_seen_subcommand_from create list revoke help" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and not __fish_seen_subcommand_from create list revoke help" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and not __fish_seen_subcommand_from create list revoke help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and not __fish_seen_subcommand_from create list revoke help" -f -a "create" -d 'Create an API key and print its secret (shown once)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and not __fish_seen_subcommand_from create list revoke help" -f -a "list" -d 'List API keys (every page)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and not __fish_seen_subcommand_from create list revoke help" -f -a "revoke" -d 'Revoke an API key for good (asks first on a terminal; --yes otherwise)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and not __fish_seen_subcommand_from create list revoke help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from create" -s s -l scope -d 'Scope to grant (repeat); see `tokctl scopes`' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from create" -l expires-in -d 'Expire after this long, e.g. 30d, 12h' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from create" -l expires-at -d 'Expire at this RFC 3339 time, e.g. 2030-01-01T00:00:00Z' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from create" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from create" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from create" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from create" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from create" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from list" -l status -d 'Only keys with this status' -r -f -a "active\t''
+expired\t''
+revoked\t''"
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from list" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from list" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from list" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from revoke" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from revoke" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from revoke" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from revoke" -s y -l yes -d 'Do not ask for confirmation (needed when not on a terminal)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from revoke" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from revoke" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from revoke" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "create" -d 'Create an API key and print its secret (shown once)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "list" -d 'List API keys (every page)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "revoke" -d 'Revoke an API key for good (asks first on a terminal; --yes otherwise)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and not __fish_seen_subcommand_from list help" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'"
@@ -185,6 +233,7 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and not __fish_seen
 complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and not __fish_seen_subcommand_from list help" -f -a "list" -d 'List audit entries, newest first (every page)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and not __fish_seen_subcommand_from list help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_subcommand_from list" -l token -d 'Only entries about this token id' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_subcommand_from list" -l key -d 'Only entries about this API key id' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_subcommand_from list" -l action -d 'Only entries with this action, e.g. token.rotated' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_subcommand_from list" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
@@ -341,17 +390,18 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -l base-url -
 complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage webhooks completions help" -f -a "login" -d 'Save a base URL and API key as a profile (asks on a terminal; --with-token reads stdin)'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage webhooks completions help" -f -a "config" -d 'Show and change the configuration file and its profiles'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage webhooks completions help" -f -a "tokens" -d 'Create, list, inspect, rotate and revoke tokens'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage webhooks completions help" -f -a "audit" -d 'Read the workspace audit log'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage webhooks completions help" -f -a "scopes" -d 'List every scope a token can hold'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage webhooks completions help" -f -a "chat" -d 'Chat through the gateway: one answer for PROMPT (or piped stdin), or a session on a terminal'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage webhooks completions help" -f -a "models" -d 'List the gateway\'s models with prices, quality and latency'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage webhooks completions help" -f -a "usage" -d 'Show the credit ledger: totals by day and model, with a chart on a terminal'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage webhooks completions help" -f -a "webhooks" -d 'Configure webhook endpoints, receive events locally, verify signatures'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage webhooks completions help" -f -a "completions" -d 'Print a shell completion script'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens audit scopes chat models usage webhooks completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks completions help" -f -a "login" -d 'Save a base URL and API key as a profile (asks on a terminal; --with-token reads stdin)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks completions help" -f -a "config" -d 'Show and change the configuration file and its profiles'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks completions help" -f -a "tokens" -d 'Create, list, inspect, rotate and revoke tokens'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks completions help" -f -a "keys" -d 'Create, list and revoke the workspace\'s API keys'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks completions help" -f -a "audit" -d 'Read the workspace audit log'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks completions help" -f -a "scopes" -d 'List every scope a token can hold'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks completions help" -f -a "chat" -d 'Chat through the gateway: one answer for PROMPT (or piped stdin), or a session on a terminal'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks completions help" -f -a "models" -d 'List the gateway\'s models with prices, quality and latency'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks completions help" -f -a "usage" -d 'Show the credit ledger: totals by day and model, with a chart on a terminal'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks completions help" -f -a "webhooks" -d 'Configure webhook endpoints, receive events locally, verify signatures'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "show" -d 'Show the settings in effect and where each comes from (the key is redacted)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "set" -d 'Set KEY (base_url, chat_base_url, api_key) in the current profile'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "profiles" -d 'List profiles; the current one is marked'
@@ -361,6 +411,9 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subc
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from tokens" -f -a "get" -d 'Show one token by id or name'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from tokens" -f -a "rotate" -d 'Replace a token\'s secret and print the new one; the old one stops working at once'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from tokens" -f -a "revoke" -d 'Revoke tokens for good (asks first on a terminal; --yes otherwise)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "create" -d 'Create an API key and print its secret (shown once)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "list" -d 'List API keys (every page)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "revoke" -d 'Revoke an API key for good (asks first on a terminal; --yes otherwise)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from audit" -f -a "list" -d 'List audit entries, newest first (every page)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from webhooks" -f -a "create" -d 'Add an endpoint and print its signing secret (shown once)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from webhooks" -f -a "list" -d 'List endpoints'

@@ -11,7 +11,7 @@ Exit codes:
   2  usage error, or a destructive command without --yes when not on a terminal
   4  unauthorized or forbidden (run `tokctl login`)
   5  not found
-  6  conflict (name in use, token expired)
+  6  conflict (name in use, token expired, a key revoking itself)
   7  rate limited after retries
 
 Environment:
@@ -72,6 +72,9 @@ pub enum Command {
     /// Create, list, inspect, rotate and revoke tokens.
     #[command(subcommand)]
     Tokens(TokensCommand),
+    /// Create, list and revoke the workspace's API keys.
+    #[command(subcommand)]
+    Keys(KeysCommand),
     /// Read the workspace audit log.
     #[command(subcommand)]
     Audit(AuditCommand),
@@ -220,6 +223,47 @@ pub struct RevokeArgs {
 }
 
 #[derive(Debug, Subcommand)]
+pub enum KeysCommand {
+    /// Create an API key and print its secret (shown once).
+    Create(CreateKeyArgs),
+    /// List API keys (every page).
+    List(ListKeysArgs),
+    /// Revoke an API key for good (asks first on a terminal; --yes otherwise).
+    Revoke(RevokeKeyArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CreateKeyArgs {
+    /// Key name, unique among the workspace's live keys.
+    pub name: String,
+    /// Scope to grant (repeat); see `tokctl scopes`.
+    #[arg(long = "scope", short = 's', required = true)]
+    pub scopes: Vec<String>,
+    /// Expire after this long, e.g. 30d, 12h.
+    #[arg(long, value_parser = parse_duration, conflicts_with = "expires_at")]
+    pub expires_in: Option<std::time::Duration>,
+    /// Expire at this RFC 3339 time, e.g. 2030-01-01T00:00:00Z.
+    #[arg(long)]
+    pub expires_at: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+#[derive(Debug, Args)]
+pub struct ListKeysArgs {
+    /// Only keys with this status.
+    #[arg(long, value_parser = ["active", "expired", "revoked"])]
+    pub status: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct RevokeKeyArgs {
+    /// API key id (key_...); a key cannot revoke itself.
+    pub id: String,
+    /// Do not ask for confirmation (needed when not on a terminal).
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+}
+
+#[derive(Debug, Subcommand)]
 pub enum WebhooksCommand {
     /// Add an endpoint and print its signing secret (shown once).
     Create {
@@ -279,8 +323,11 @@ pub enum AuditCommand {
     /// List audit entries, newest first (every page).
     List {
         /// Only entries about this token id.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "key")]
         token: Option<String>,
+        /// Only entries about this API key id.
+        #[arg(long)]
+        key: Option<String>,
         /// Only entries with this action, e.g. token.rotated.
         #[arg(long)]
         action: Option<String>,

@@ -20,6 +20,9 @@ pub struct AuditEntry {
     /// The token concerned, if any.
     #[serde(default)]
     pub token_id: Option<String>,
+    /// The API key concerned (`key.created`, `key.revoked`, `session.*`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_id: Option<String>,
     /// The request's `x-request-id`.
     #[serde(default)]
     pub request_id: Option<String>,
@@ -33,6 +36,7 @@ pub struct ListAudit {
     page: Option<u64>,
     per_page: Option<u32>,
     token_id: Option<String>,
+    key_id: Option<String>,
     action: Option<String>,
 }
 
@@ -60,6 +64,12 @@ impl ListAudit {
         self
     }
 
+    /// Only entries about this API key.
+    pub fn key_id(mut self, id: impl Into<String>) -> Self {
+        self.key_id = Some(id.into());
+        self
+    }
+
     /// Only entries with this action.
     pub fn action(mut self, action: impl Into<String>) -> Self {
         self.action = Some(action.into());
@@ -70,6 +80,9 @@ impl ListAudit {
         let mut query = page_params(self.page, self.per_page);
         if let Some(token_id) = &self.token_id {
             query.push(("token_id", token_id.clone()));
+        }
+        if let Some(key_id) = &self.key_id {
+            query.push(("key_id", key_id.clone()));
         }
         if let Some(action) = &self.action {
             query.push(("action", action.clone()));

@@ -14,7 +14,7 @@ use url::Url;
 use crate::builder::ClientBuilder;
 use crate::error::{Error, RateLimit, RawBody, Result, reset_at, retry_after};
 use crate::retry::RetryPolicy;
-use crate::{audit, chat, models, scopes, tokens, usage, webhooks};
+use crate::{audit, chat, keys, models, scopes, tokens, usage, webhooks};
 
 /// Default token API base URL (the reference server's default address).
 pub const DEFAULT_BASE_URL: &str = "http://127.0.0.1:8080/v1";
@@ -102,6 +102,11 @@ impl Client {
     /// Tokens: create, list, get, rotate, revoke.
     pub fn tokens(&self) -> tokens::Tokens<'_> {
         tokens::Tokens::new(self)
+    }
+
+    /// The workspace's API keys: create, list, revoke.
+    pub fn keys(&self) -> keys::Keys<'_> {
+        keys::Keys::new(self)
     }
 
     /// The scopes a credential can hold.

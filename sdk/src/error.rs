@@ -103,7 +103,7 @@ pub enum Error {
     Decode {
         /// What serde found wrong.
         source: serde_json::Error,
-        /// The raw body. A created or rotated token's body holds its secret, so this prints
+        /// The raw body. A created key's or token's body holds its secret, so this prints
         /// only its length; read it with [`RawBody::as_str`].
         body: RawBody,
     },
@@ -229,7 +229,7 @@ impl Error {
         self.status() == Some(403)
     }
 
-    /// 409: name already in use, or rotating an expired token.
+    /// 409: name already in use, rotating an expired token, or an API key revoking itself.
     pub fn is_conflict(&self) -> bool {
         self.status() == Some(409)
     }

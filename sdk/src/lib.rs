@@ -1,5 +1,5 @@
-//! Typed async client for the tokctl service: tokens, scopes and the audit log, with retries,
-//! rate-limit awareness, auto-pagination and webhook signature verification.
+//! Typed async client for the tokctl service: tokens, API keys, scopes and the audit log, with
+//! retries, rate-limit awareness, auto-pagination and webhook signature verification.
 //!
 //! # Quick start
 //!
@@ -55,6 +55,7 @@ pub mod chat;
 mod client;
 mod credits;
 mod error;
+pub mod keys;
 pub mod models;
 pub mod pagination;
 mod retry;
@@ -72,6 +73,7 @@ pub use client::{
     Client, DEFAULT_BASE_URL, DEFAULT_CHAT_BASE_URL, DEFAULT_TIMEOUT, RequestEvent, RequestObserver,
 };
 pub use error::{ApiError, Error, RateLimit, RawBody, Result};
+pub use keys::{ApiKey, CreateKey, ListKeys};
 pub use models::Model;
 pub use pagination::{ItemStream, Page, PageMeta};
 pub use retry::RetryPolicy;

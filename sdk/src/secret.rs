@@ -3,11 +3,11 @@
 use secrecy::{ExposeSecret, SecretString};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-/// A token secret, as returned once by create and rotate.
+/// A token or API key secret, as returned once by create (and a token's rotate).
 ///
 /// `Debug` and `Display` print `[redacted]`; read it with [`Secret::expose`]. Serialising a
-/// [`Token`](crate::tokens::Token) writes it out, because that is how a caller asks to print
-/// the API object (for example `--output json`).
+/// [`Token`](crate::tokens::Token) or an [`ApiKey`](crate::keys::ApiKey) writes it out, because
+/// that is how a caller asks to print the API object (for example `--output json`).
 #[derive(Clone)]
 pub struct Secret(SecretString);
 

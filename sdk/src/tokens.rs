@@ -35,7 +35,7 @@ pub struct Token {
     pub created_by: String,
 }
 
-/// A token's state.
+/// A token's or API key's state.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum TokenStatus {
@@ -176,10 +176,10 @@ impl ListTokens {
 /// What a revocation found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RevokeOutcome {
-    /// The token was active or expired and is now revoked.
+    /// The token or key was active or expired and is now revoked.
     Revoked,
     /// The server answered 404: already revoked, unknown, or another workspace's. Either way
-    /// the token no longer works, which is what the caller wanted.
+    /// it no longer works, which is what the caller wanted.
     AlreadyGone,
 }
 

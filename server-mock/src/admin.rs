@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
-use chrono::Utc;
 
 use crate::scopes::Scope;
 use crate::secrets::{CredentialKind, Secret, new_id, new_secret};
@@ -14,6 +13,10 @@ use crate::store::{NewApiKey, Store, StoreError, Workspace};
 
 /// Name of the file holding the first admin key.
 pub const ADMIN_KEY_FILE: &str = "admin.key";
+/// Name of the key made with each workspace.
+pub const ADMIN_KEY_NAME: &str = "admin";
+/// What API keys made by these commands show as `created_by`.
+pub const ADMIN_CREATOR: &str = "admin";
 /// Name of the workspace made on first start.
 pub const DEFAULT_WORKSPACE: &str = "default";
 
@@ -25,7 +28,7 @@ pub async fn first_start(store: &Arc<dyn Store>, data_dir: &Path) -> anyhow::Res
         id: new_id("ws_"),
         name: DEFAULT_WORKSPACE.into(),
     };
-    let (key, secret) = new_key(&workspace.id, Scope::ALL.to_vec());
+    let (key, secret) = new_key(&workspace.id, Scope::ALL.to_vec(), Some(ADMIN_KEY_NAME));
     if store.bootstrap(workspace, key).await? {
         // The key is committed: show it even if the file cannot be written, or it is lost.
         let saved = write_private(&key_path, &format!("{}\n", secret.expose()));
@@ -76,16 +79,18 @@ pub async fn create_workspace(store: &Arc<dyn Store>, name: &str) -> anyhow::Res
         Err(StoreError::WorkspaceExists) => bail!("workspace {name:?} already exists"),
         other => other?,
     }
-    let (key, secret) = new_key(&workspace_id, Scope::ALL.to_vec());
-    store.create_api_key(key).await?;
+    let (key, secret) = new_key(&workspace_id, Scope::ALL.to_vec(), Some(ADMIN_KEY_NAME));
+    store.create_api_key(key, None).await?;
     Ok(secret)
 }
 
-/// Creates an API key in workspace `name` with `scopes` (every scope when empty).
+/// Creates an API key in workspace `name` with `scopes` (every scope when empty), named `name`
+/// (default: `key-` and the start of its id).
 pub async fn create_key(
     store: &Arc<dyn Store>,
     workspace: &str,
     scopes: &[String],
+    name: Option<&str>,
 ) -> anyhow::Result<Secret> {
     let found = store
         .workspace_by_name(workspace)
@@ -99,8 +104,21 @@ pub async fn create_key(
             .map(|s| Scope::parse(s).with_context(|| format!("unknown scope {s:?}")))
             .collect::<anyhow::Result<Vec<_>>>()?
     };
-    let (key, secret) = new_key(&found.id, scopes);
-    store.create_api_key(key).await?;
+    let name = name
+        .map(|raw| {
+            crate::tokens::validate_name(raw).map_err(|_| {
+                anyhow::anyhow!("--name must be 1 to 100 characters without control characters")
+            })
+        })
+        .transpose()?;
+    let (key, secret) = new_key(&found.id, scopes, name.as_deref());
+    let name = key.name.clone();
+    match store.create_api_key(key, None).await {
+        Err(StoreError::NameTaken) => {
+            bail!("an API key named {name:?} is already live in {workspace:?}")
+        }
+        other => other?,
+    };
     Ok(secret)
 }
 
@@ -133,14 +151,18 @@ pub async fn copy_to_postgres(
     Ok(())
 }
 
-fn new_key(workspace_id: &str, scopes: Vec<Scope>) -> (NewApiKey, Secret) {
+fn new_key(workspace_id: &str, scopes: Vec<Scope>, name: Option<&str>) -> (NewApiKey, Secret) {
     let secret = new_secret(CredentialKind::ApiKey);
+    let id = new_id("key_");
     let key = NewApiKey {
-        id: new_id("key_"),
+        name: name.map_or_else(|| format!("key-{}", &id[4..12]), str::to_string),
+        id,
         workspace_id: workspace_id.to_string(),
         scopes,
         digest: secret.digest(),
-        created_at: Utc::now(),
+        created_at: crate::store::now(),
+        expires_at: None,
+        created_by: ADMIN_CREATOR.to_string(),
     };
     (key, secret)
 }

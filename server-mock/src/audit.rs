@@ -22,6 +22,14 @@ pub mod actions {
     pub const TOKEN_ROTATED: &str = "token.rotated";
     /// A token was revoked.
     pub const TOKEN_REVOKED: &str = "token.revoked";
+    /// An API key was created through the API.
+    pub const KEY_CREATED: &str = "key.created";
+    /// An API key was revoked.
+    pub const KEY_REVOKED: &str = "key.revoked";
+    /// Someone signed in to the dashboard with an API key.
+    pub const SESSION_STARTED: &str = "session.started";
+    /// Someone signed out of the dashboard.
+    pub const SESSION_ENDED: &str = "session.ended";
     /// A webhook endpoint was added.
     pub const WEBHOOK_CREATED: &str = "webhook.created";
     /// A webhook endpoint was deleted.
@@ -46,6 +54,9 @@ pub struct AuditView {
     pub actor: String,
     /// The token the entry is about, if any.
     pub token_id: Option<String>,
+    /// The API key the entry is about (`key.created`, `key.revoked`); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key_id: Option<String>,
     /// The `x-request-id` of the request.
     pub request_id: Option<String>,
     /// RFC 3339, UTC.
@@ -54,11 +65,17 @@ pub struct AuditView {
 
 impl From<AuditEntry> for AuditView {
     fn from(entry: AuditEntry) -> Self {
+        // Storage keeps the one subject of an entry, a token or a key, in one column.
+        let (token_id, key_id) = match entry.token_id {
+            Some(id) if id.starts_with("key_") => (None, Some(id)),
+            other => (other, None),
+        };
         AuditView {
             id: entry.id,
             action: entry.action,
             actor: entry.actor,
-            token_id: entry.token_id,
+            token_id,
+            key_id,
             request_id: entry.request_id,
             created_at: timestamp(entry.created_at),
         }
@@ -69,6 +86,7 @@ impl From<AuditEntry> for AuditView {
 #[utoipa::path(get, path = "/v1/audit", tag = "audit",
     params(crate::pagination::PageParams,
         ("token_id" = Option<String>, Query, description = "Only entries about this token"),
+        ("key_id" = Option<String>, Query, description = "Only entries about this API key"),
         ("action" = Option<String>, Query, description = "Only entries with this action, e.g. token.rotated")),
     responses((status = 200, body = ListEnvelope<AuditView>),
         (status = 400, description = "Malformed query", body = ErrorBody),
@@ -81,8 +99,16 @@ pub async fn list(
     query: Query,
 ) -> Result<Json<ListEnvelope<AuditView>>> {
     let page = query.page_request()?;
+    let subject = match (query.get("token_id"), query.get("key_id")) {
+        (Some(_), Some(_)) => {
+            return Err(crate::error::ApiError::Unprocessable(
+                "token_id and key_id: give one or the other".into(),
+            ));
+        }
+        (token, key) => token.or(key),
+    };
     let filter = AuditFilter {
-        token_id: query.get("token_id").map(str::to_string),
+        token_id: subject.map(str::to_string),
         action: query.get("action").map(str::to_string),
     };
     let found = state

@@ -13,6 +13,7 @@ use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 
 use crate::audit::actions;
+use crate::dashboard::session;
 use crate::error::ApiError;
 use crate::rate_limit::Bucket;
 use crate::request_id::RequestId;
@@ -35,14 +36,37 @@ pub struct Principal {
 #[derive(Debug, Clone)]
 pub struct Denied {
     message: &'static str,
+    /// 403 rather than 401: a dashboard session without its CSRF header.
+    forbidden: bool,
     credential_id: Option<String>,
     workspace_id: Option<String>,
 }
 
 impl Denied {
     fn invalid() -> Self {
+        Denied::because("Missing or invalid API key")
+    }
+
+    /// A dashboard session that has ended (signed out, its key revoked, or 12 hours passed).
+    pub(crate) fn session_ended() -> Self {
+        Denied::because(session::SESSION_ENDED)
+    }
+
+    /// A dashboard session's request without its CSRF header (or with another session's).
+    pub(crate) fn csrf(credential: &Credential) -> Self {
         Denied {
-            message: "Missing or invalid API key",
+            message: "Missing or invalid X-CSRF-Token header: requests signed in with the \
+                      dashboard's session cookie must carry the session's CSRF token",
+            forbidden: true,
+            credential_id: Some(credential.id.clone()),
+            workspace_id: Some(credential.workspace_id.clone()),
+        }
+    }
+
+    fn because(message: &'static str) -> Self {
+        Denied {
+            message,
+            forbidden: false,
             credential_id: None,
             workspace_id: None,
         }
@@ -52,21 +76,35 @@ impl Denied {
 /// What the auth layer found, for the extractor.
 type Outcome = Result<Principal, Denied>;
 
-/// A credential presented in a well-formed `Authorization` header and found in storage.
+/// A credential presented in a well-formed `Authorization` header (or signed in to the
+/// dashboard) and found in storage.
 struct Presented {
-    kind: CredentialKind,
-    digest: SecretDigest,
+    /// What to confirm once the request is counted on a shared backend; `None` for a session,
+    /// read from the database itself.
+    confirm: Option<(CredentialKind, SecretDigest)>,
     credential: Credential,
 }
 
-/// The credential presented, or why there is none usable.
+/// The credential presented, or why there is none usable. Without an `Authorization` header,
+/// the dashboard's session cookie (with its CSRF header) stands for the key that signed in.
 async fn resolve(
     state: &AppState,
     headers: &HeaderMap,
 ) -> Result<Result<Presented, Denied>, ApiError> {
-    let presented = headers
-        .get(AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
+    let Some(header) = headers.get(AUTHORIZATION) else {
+        return match session::cookie(headers) {
+            Some(secret) => Ok(session::resolve(state, headers, secret)
+                .await?
+                .map(|credential| Presented {
+                    confirm: None,
+                    credential,
+                })),
+            None => Ok(Err(Denied::invalid())),
+        };
+    };
+    let presented = header
+        .to_str()
+        .ok()
         .and_then(|v| v.split_once(' '))
         .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
         .map(|(_, secret)| secret.trim());
@@ -78,8 +116,7 @@ async fn resolve(
         return Ok(Err(Denied::invalid()));
     };
     Ok(usable(credential).map(|credential| Presented {
-        kind,
-        digest,
+        confirm: Some((kind, digest)),
         credential,
     }))
 }
@@ -90,9 +127,12 @@ async fn confirm(
     state: &AppState,
     presented: Presented,
 ) -> Result<Result<Credential, Denied>, ApiError> {
+    let Some((kind, digest)) = presented.confirm else {
+        return Ok(Ok(presented.credential));
+    };
     let confirmed = state
         .store
-        .confirm_credential(presented.kind, presented.digest, presented.credential)
+        .confirm_credential(kind, digest, presented.credential)
         .await?;
     Ok(match confirmed {
         Some(credential) => usable(credential),
@@ -101,10 +141,11 @@ async fn confirm(
 }
 
 /// `credential` if it may be used now: neither revoked nor expired.
-fn usable(credential: Credential) -> Result<Credential, Denied> {
+pub(crate) fn usable(credential: Credential) -> Result<Credential, Denied> {
     let now = store::now();
     let denied = |message| Denied {
         message,
+        forbidden: false,
         credential_id: Some(credential.id.clone()),
         workspace_id: Some(credential.workspace_id.clone()),
     };
@@ -186,9 +227,14 @@ pub async fn layer(State(state): State<AppState>, mut request: Request, next: Ne
     response
 }
 
-fn client_address(request: &Request) -> IpAddr {
-    request
-        .extensions()
+/// The address the request came from (unspecified when the server was not told).
+pub(crate) fn client_address(request: &Request) -> IpAddr {
+    address_in(request.extensions())
+}
+
+/// The client address among a request's extensions.
+pub(crate) fn address_in(extensions: &axum::http::Extensions) -> IpAddr {
+    extensions
         .get::<ConnectInfo<SocketAddr>>()
         .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |info| info.0.ip())
 }
@@ -234,6 +280,10 @@ pub mod require {
         WebhooksRead => Some(Scope::WebhooksRead);
         /// `webhooks:write`.
         WebhooksWrite => Some(Scope::WebhooksWrite);
+        /// `keys:read`.
+        KeysRead => Some(Scope::KeysRead);
+        /// `keys:write`.
+        KeysWrite => Some(Scope::KeysWrite);
     }
 }
 
@@ -267,7 +317,10 @@ impl<R: Requirement> FromRequestParts<AppState> for Authenticated<R> {
                         .request(request_id);
                     state.store.record_audit(entry).await?;
                 }
-                return Err(ApiError::Unauthorized(denied.message.into()));
+                return Err(match denied.forbidden {
+                    true => ApiError::Forbidden(denied.message.into()),
+                    false => ApiError::Unauthorized(denied.message.into()),
+                });
             }
         };
         if let Some(scope) = R::SCOPE.filter(|s| !principal.scopes.contains(s)) {

@@ -87,6 +87,11 @@ impl ApiError {
     pub fn token_not_found(id: &str) -> Self {
         ApiError::NotFound(format!("No token with id {}", truncate(id, 64)))
     }
+
+    /// 404 for an API key id that is unknown, revoked where that matters, or elsewhere.
+    pub fn key_not_found(id: &str) -> Self {
+        ApiError::NotFound(format!("No API key with id {}", truncate(id, 64)))
+    }
 }
 
 impl IntoResponse for ApiError {

@@ -157,3 +157,21 @@ impl<S: Send + Sync> FromRequestParts<S> for TokenId {
         }
     }
 }
+
+/// The `{id}` of a `/v1/keys/{id}` path. An id of the wrong shape is a 404, like an unknown one.
+pub struct KeyId(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for KeyId {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let Path(id) = Path::<String>::from_request_parts(parts, state)
+            .await
+            .map_err(|_| ApiError::NotFound("No API key with that id".into()))?;
+        if crate::secrets::is_key_id(&id) {
+            Ok(KeyId(id))
+        } else {
+            Err(ApiError::key_not_found(&id))
+        }
+    }
+}

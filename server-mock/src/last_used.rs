@@ -7,13 +7,12 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
-use crate::secrets::CredentialKind;
 use crate::store::{Credential, Store};
 
 /// How often pending uses are written.
 pub const FLUSH_EVERY: Duration = Duration::from_secs(15);
 
-/// Uses not yet written, by token id.
+/// Uses not yet written, by token or API key id.
 #[derive(Default)]
 pub struct LastUsed {
     pending: Mutex<HashMap<String, DateTime<Utc>>>,
@@ -27,9 +26,6 @@ impl LastUsed {
         credential: &Credential,
         now: DateTime<Utc>,
     ) {
-        if credential.kind != CredentialKind::Token {
-            return;
-        }
         if credential.last_used_at.is_none() {
             if let Err(err) = store
                 .record_last_used(vec![(credential.id.clone(), now)])

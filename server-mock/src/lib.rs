@@ -8,9 +8,11 @@ pub mod audit;
 pub mod auth;
 pub mod chat;
 pub mod credits;
+pub mod dashboard;
 pub mod edge;
 pub mod error;
 pub mod extract;
+pub mod keys;
 pub mod last_used;
 pub mod listen;
 pub mod models;
@@ -67,6 +69,7 @@ pub fn app(state: AppState) -> Router {
         // Everything above carries the rate-limit headers; the health check below does not.
         .layer(middleware::from_fn_with_state(state.clone(), auth::layer))
         .merge(open_routes().into_router(no_route))
+        .merge(dashboard::router())
         .layer(PanicLayer)
         // Request ids, the OpenAI envelope on the OpenAI-compatible paths (auth and rate-limit
         // errors included), and the log line.
@@ -78,6 +81,7 @@ pub fn app(state: AppState) -> Router {
 fn api_routes() -> Routes {
     tokens::routes()
         .merge(audit::routes())
+        .merge(keys::routes())
         .merge(scopes::routes())
         .merge(usage::routes())
         .merge(webhooks::routes())

@@ -182,6 +182,10 @@ enum AdminAction {
         /// Scope to grant (repeat; default: every scope).
         #[arg(long = "scope")]
         scopes: Vec<String>,
+        /// The key's name, unique among the workspace's live keys [default: key- and the
+        /// start of its id].
+        #[arg(long)]
+        name: Option<String>,
     },
 }
 
@@ -240,7 +244,7 @@ async fn run_admin(
     database: Option<Database>,
     action: AdminAction,
 ) -> anyhow::Result<()> {
-    let (workspace, scopes, new_workspace) = match action {
+    let (workspace, scopes, name, new_workspace) = match action {
         AdminAction::CopyToPostgres { webhook_key_file } => {
             let Some(database) = database else {
                 use clap::CommandFactory;
@@ -253,13 +257,17 @@ async fn run_admin(
             };
             return admin::copy_to_postgres(&data_dir, &database, webhook_key_file).await;
         }
-        AdminAction::CreateWorkspace { name } => (name, Vec::new(), true),
-        AdminAction::CreateKey { workspace, scopes } => (workspace, scopes, false),
+        AdminAction::CreateWorkspace { name } => (name, Vec::new(), None, true),
+        AdminAction::CreateKey {
+            workspace,
+            scopes,
+            name,
+        } => (workspace, scopes, name, false),
     };
     let store = open_store(data_dir, database.as_ref()).await?;
     let secret = match new_workspace {
         true => admin::create_workspace(&store, &workspace).await,
-        false => admin::create_key(&store, &workspace, &scopes).await,
+        false => admin::create_key(&store, &workspace, &scopes, name.as_deref()).await,
     };
     store.close().await;
     println!("{}", secret?.expose());

@@ -15,11 +15,13 @@ pub enum Scope {
     WebhooksWrite,
     ChatWrite,
     UsageRead,
+    KeysRead,
+    KeysWrite,
 }
 
 impl Scope {
     /// Every scope, in the order `GET /v1/scopes` lists them.
-    pub const ALL: [Scope; 9] = [
+    pub const ALL: [Scope; 11] = [
         Scope::TokensRead,
         Scope::TokensWrite,
         Scope::TokensRotate,
@@ -29,6 +31,8 @@ impl Scope {
         Scope::WebhooksWrite,
         Scope::ChatWrite,
         Scope::UsageRead,
+        Scope::KeysRead,
+        Scope::KeysWrite,
     ];
 
     /// The wire name, e.g. `tokens:read`.
@@ -43,6 +47,8 @@ impl Scope {
             Scope::WebhooksWrite => "webhooks:write",
             Scope::ChatWrite => "chat:write",
             Scope::UsageRead => "usage:read",
+            Scope::KeysRead => "keys:read",
+            Scope::KeysWrite => "keys:write",
         }
     }
 
@@ -58,6 +64,10 @@ impl Scope {
             Scope::WebhooksWrite => "Create, test and delete webhook endpoints.",
             Scope::ChatWrite => "Use the chat completions gateway.",
             Scope::UsageRead => "Read the workspace credit ledger.",
+            Scope::KeysRead => "List the workspace's API keys (never their secrets).",
+            Scope::KeysWrite => {
+                "Create API keys with a subset of the caller's own scopes, and revoke API keys."
+            }
         }
     }
 

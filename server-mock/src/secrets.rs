@@ -101,6 +101,18 @@ pub fn new_webhook_secret() -> String {
     format!("whsec_{}", random_string(BASE62, 40))
 }
 
+/// A new dashboard session secret: `tks_` + 43 random base62 characters (256 bits). It lives in
+/// an HttpOnly cookie; storage keeps its digest.
+pub fn new_session_secret() -> Secret {
+    Secret(format!("tks_{}", random_string(BASE62, 43)))
+}
+
+/// The CSRF token of the session whose secret is `session`: derived from it one way, so the page
+/// may hold it (and send it as a header) while the secret itself stays out of reach of scripts.
+pub fn csrf_token(session: &str) -> String {
+    hex::encode(Sha256::digest(format!("tokctl-csrf:{session}").as_bytes()))
+}
+
 /// A new identifier: `prefix` + 24 characters of `[0-9a-z]`.
 pub fn new_id(prefix: &str) -> String {
     format!("{prefix}{}", random_string(BASE36, 24))
@@ -108,7 +120,16 @@ pub fn new_id(prefix: &str) -> String {
 
 /// Whether `id` has the shape of a token id (`tok_` + 24 of `[0-9a-z]`).
 pub fn is_token_id(id: &str) -> bool {
-    id.strip_prefix("tok_").is_some_and(|rest| {
+    has_id_shape(id, "tok_")
+}
+
+/// Whether `id` has the shape of an API key id (`key_` + 24 of `[0-9a-z]`).
+pub fn is_key_id(id: &str) -> bool {
+    has_id_shape(id, "key_")
+}
+
+fn has_id_shape(id: &str, prefix: &str) -> bool {
+    id.strip_prefix(prefix).is_some_and(|rest| {
         rest.len() == 24
             && rest
                 .bytes()

@@ -127,27 +127,8 @@ pub async fn create(
     auth: Authenticated<require::TokensWrite>,
     ApiJson(body): ApiJson<CreateToken>,
 ) -> Result<impl IntoResponse> {
-    let name = validate_name(&body.name)?;
-    let scopes = validate_scopes(&body.scopes)?;
-    if let Some(missing) = scopes.iter().find(|s| !auth.principal.scopes.contains(s)) {
-        state
-            .audit_denied(
-                &auth.principal,
-                crate::auth::about(None, &auth.principal.credential_id),
-                auth.request_id.clone(),
-            )
-            .await?;
-        return Err(ApiError::Forbidden(format!(
-            "Cannot grant scope {}: the caller does not hold it",
-            missing.as_str()
-        )));
-    }
     let now = store::now();
-    let expires_at = body
-        .expires_at
-        .as_deref()
-        .map(|raw| validate_expiry(raw, now))
-        .transpose()?;
+    let (name, scopes, expires_at) = validate_new(&state, &auth, &body, now).await?;
     let secret = new_secret(CredentialKind::Token);
     let token = NewToken {
         id: new_id("tok_"),
@@ -191,17 +172,7 @@ pub async fn list(
     query: Query,
 ) -> Result<Json<ListEnvelope<TokenView>>> {
     let page = query.page_request()?;
-    let status = match query.get("status") {
-        None => None,
-        Some("active") => Some(TokenStatus::Active),
-        Some("expired") => Some(TokenStatus::Expired),
-        Some("revoked") => Some(TokenStatus::Revoked),
-        Some(_) => {
-            return Err(ApiError::Unprocessable(
-                "status must be one of active, expired, revoked".into(),
-            ));
-        }
-    };
+    let status = status_filter(&query)?;
     let found = state
         .store
         .list_tokens(
@@ -217,6 +188,19 @@ pub async fn list(
         .map(|record| TokenView::new(&state, record, None))
         .collect();
     Ok(Json(ListEnvelope::new(data, page, found.total)))
+}
+
+/// The `status` query parameter of a list of tokens or keys: none, or a known status (else 422).
+pub(crate) fn status_filter(query: &Query) -> Result<Option<TokenStatus>> {
+    match query.get("status") {
+        None => Ok(None),
+        Some("active") => Ok(Some(TokenStatus::Active)),
+        Some("expired") => Ok(Some(TokenStatus::Expired)),
+        Some("revoked") => Ok(Some(TokenStatus::Revoked)),
+        Some(_) => Err(ApiError::Unprocessable(
+            "status must be one of active, expired, revoked".into(),
+        )),
+    }
 }
 
 /// Get one token, whatever its status (never its secret).
@@ -310,7 +294,8 @@ pub async fn revoke(
     }
 }
 
-fn entry<R: crate::auth::Requirement>(
+/// An audit entry for `action` by the caller, about `token_id` (a token, or an API key).
+pub(crate) fn entry<R: crate::auth::Requirement>(
     auth: &Authenticated<R>,
     action: &str,
     token_id: &str,
@@ -322,6 +307,37 @@ fn entry<R: crate::auth::Requirement>(
     )
     .token(Some(token_id.to_string()))
     .request(auth.request_id.clone())
+}
+
+/// The name, scopes and expiry of a new token or API key, checked: the scopes must be known and
+/// held by the caller (no privilege escalation: a refusal is audited), the expiry in the future.
+pub(crate) async fn validate_new<R: crate::auth::Requirement>(
+    state: &AppState,
+    auth: &Authenticated<R>,
+    body: &CreateToken,
+    now: DateTime<Utc>,
+) -> Result<(String, Vec<Scope>, Option<DateTime<Utc>>)> {
+    let name = validate_name(&body.name)?;
+    let scopes = validate_scopes(&body.scopes)?;
+    if let Some(missing) = scopes.iter().find(|s| !auth.principal.scopes.contains(s)) {
+        state
+            .audit_denied(
+                &auth.principal,
+                crate::auth::about(None, &auth.principal.credential_id),
+                auth.request_id.clone(),
+            )
+            .await?;
+        return Err(ApiError::Forbidden(format!(
+            "Cannot grant scope {}: the caller does not hold it",
+            missing.as_str()
+        )));
+    }
+    let expires_at = body
+        .expires_at
+        .as_deref()
+        .map(|raw| validate_expiry(raw, now))
+        .transpose()?;
+    Ok((name, scopes, expires_at))
 }
 
 pub(crate) fn validate_name(raw: &str) -> Result<String> {

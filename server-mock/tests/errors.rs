@@ -315,7 +315,9 @@ both! {
                 "webhooks:read",
                 "webhooks:write",
                 "chat:write",
-                "usage:read"
+                "usage:read",
+                "keys:read",
+                "keys:write"
             ]
         );
         assert!(
@@ -323,7 +325,7 @@ both! {
                 .as_str()
                 .is_some_and(|d| !d.is_empty())
         );
-        assert_eq!(scopes["meta"]["total"], 9);
+        assert_eq!(scopes["meta"]["total"], 11);
 
         let doc: Value = reqwest::get(server.url("/v1/openapi.json"))
             .await

@@ -16,7 +16,7 @@ struct AuditRow(AuditEntry);
 
 impl Row for AuditRow {
     fn headers() -> &'static [&'static str] {
-        &["TIME", "ACTION", "ACTOR", "TOKEN", "REQUEST", "ID"]
+        &["TIME", "ACTION", "ACTOR", "ABOUT", "REQUEST", "ID"]
     }
 
     fn cells(&self, time: &dyn Fn(Option<DateTime<Utc>>) -> String) -> Vec<String> {
@@ -25,7 +25,10 @@ impl Row for AuditRow {
             time(Some(e.created_at)),
             e.action.clone(),
             e.actor.clone(),
-            e.token_id.clone().unwrap_or_else(|| "-".into()),
+            e.token_id
+                .clone()
+                .or_else(|| e.key_id.clone())
+                .unwrap_or_else(|| "-".into()),
             e.request_id.clone().unwrap_or_else(|| "-".into()),
             e.id.clone(),
         ]
@@ -38,10 +41,13 @@ impl Row for AuditRow {
 
 /// Runs an audit subcommand.
 pub async fn run(ctx: &Ctx, command: AuditCommand) -> Result<(), CliError> {
-    let AuditCommand::List { token, action } = command;
+    let AuditCommand::List { token, key, action } = command;
     let mut request = ListAudit::new();
     if let Some(token) = token {
         request = request.token_id(token);
+    }
+    if let Some(key) = key {
+        request = request.key_id(key);
     }
     if let Some(action) = action {
         request = request.action(action);

@@ -4,6 +4,7 @@ mod audit;
 mod chat;
 mod completions;
 mod config;
+mod keys;
 mod login;
 mod models;
 mod scopes;
@@ -83,6 +84,29 @@ pub fn interactive() -> bool {
     std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
 }
 
+/// Asks `prompt()` (yes or no, default no) on a terminal before something destructive; without
+/// a terminal, demands `yes` (exit 2). Declining is exit 1.
+pub fn confirm(yes: bool, prompt: impl FnOnce() -> String) -> Result<(), CliError> {
+    if yes {
+        return Ok(());
+    }
+    if !interactive() {
+        return Err(CliError::usage(
+            "refusing to revoke without confirmation: pass --yes when not on a terminal",
+        ));
+    }
+    let confirmed = dialoguer::Confirm::new()
+        .with_prompt(prompt())
+        .default(false)
+        .interact()
+        .map_err(|err| CliError::new(format!("no confirmation: {err}")))?;
+    if confirmed {
+        Ok(())
+    } else {
+        Err(CliError::new("cancelled").with_code(crate::error::exit::ERROR))
+    }
+}
+
 /// Runs the parsed command. `completions` reads no configuration, so a broken file cannot
 /// break it.
 pub async fn run(cli: Cli) -> Result<(), CliError> {
@@ -107,6 +131,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Login(args) => login::run(ctx, args).await,
         Command::Config(command) => config::run(ctx, command),
         Command::Tokens(command) => tokens::run(&ctx, command).await,
+        Command::Keys(command) => keys::run(&ctx, command).await,
         Command::Audit(command) => audit::run(&ctx, command).await,
         Command::Scopes => scopes::run(&ctx).await,
         Command::Chat(args) => chat::run(&ctx, args).await,

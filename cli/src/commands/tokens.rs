@@ -3,7 +3,7 @@
 use chrono::{DateTime, Duration, Utc};
 use futures::TryStreamExt;
 use serde::Serialize;
-use tokctl_sdk::{Client, CreateToken, ListTokens, Token, TokenStatus};
+use tokctl_sdk::{Client, CreateToken, ListTokens, Secret, Token, TokenStatus};
 
 use super::Ctx;
 use crate::cli::{CreateArgs, ListArgs, TokensCommand};
@@ -37,14 +37,10 @@ impl Row for TokenRow {
 
     fn cells(&self, time: &dyn Fn(Option<DateTime<Utc>>) -> String) -> Vec<String> {
         let t = &self.0;
-        let status = match self.mark() {
-            Mark::Warn => format!("{} (expiring)", t.status),
-            _ => t.status.to_string(),
-        };
         vec![
             t.id.clone(),
             t.name.clone(),
-            status,
+            status_cell(&t.status, self.mark()),
             t.scopes.join(","),
             t.expires_at.map_or("never".into(), |at| time(Some(at))),
             t.last_used_at.map_or("never".into(), |at| time(Some(at))),
@@ -57,17 +53,26 @@ impl Row for TokenRow {
     }
 
     fn mark(&self) -> Mark {
-        let t = &self.0;
-        match t.status {
-            TokenStatus::Active
-                if t.expires_at
-                    .is_some_and(|at| at - Utc::now() < EXPIRING_SOON) =>
-            {
-                Mark::Warn
-            }
-            TokenStatus::Active => Mark::Normal,
-            _ => Mark::Dim,
+        mark(&self.0.status, self.0.expires_at)
+    }
+}
+
+/// How a token or key stands out: expiring soon, usable, or no longer usable.
+pub(crate) fn mark(status: &TokenStatus, expires_at: Option<DateTime<Utc>>) -> Mark {
+    match status {
+        TokenStatus::Active if expires_at.is_some_and(|at| at - Utc::now() < EXPIRING_SOON) => {
+            Mark::Warn
         }
+        TokenStatus::Active => Mark::Normal,
+        _ => Mark::Dim,
+    }
+}
+
+/// The status as a cell, `active (expiring)` when marked so.
+pub(crate) fn status_cell(status: &TokenStatus, mark: Mark) -> String {
+    match mark {
+        Mark::Warn => format!("{status} (expiring)"),
+        _ => status.to_string(),
     }
 }
 
@@ -84,8 +89,8 @@ pub async fn run(ctx: &Ctx, command: TokensCommand) -> Result<(), CliError> {
         }
         TokensCommand::Rotate { token } => {
             let id = resolve(&client, &token).await?;
-            let rotated = client.tokens().rotate(&id).await?;
-            print_with_secret(ctx, rotated)
+            let rotated = TokenRow(client.tokens().rotate(&id).await?);
+            print_with_secret(ctx, &rotated, rotated.0.secret.as_ref())
         }
         TokensCommand::Revoke(args) => revoke::run(ctx, &client, args).await,
     }
@@ -93,30 +98,39 @@ pub async fn run(ctx: &Ctx, command: TokensCommand) -> Result<(), CliError> {
 
 async fn create(ctx: &Ctx, client: &Client, args: CreateArgs) -> Result<(), CliError> {
     let mut request = CreateToken::new(args.name).scopes(args.scopes);
-    let expires_at = match (args.expires_in, args.expires_at) {
-        (Some(after), _) => Some(later(Utc::now(), after, "--expires-in")?),
-        (None, at) => at,
-    };
-    if let Some(at) = expires_at {
+    if let Some(at) = expiry(args.expires_in, args.expires_at)? {
         request = request.expires_at(at);
     }
-    let token = client.tokens().create(&request).await?;
-    print_with_secret(ctx, token)
+    let token = TokenRow(client.tokens().create(&request).await?);
+    print_with_secret(ctx, &token, token.0.secret.as_ref())
 }
 
-/// Prints a token that carries its secret, and reminds (on stderr) that it is shown once.
-fn print_with_secret(ctx: &Ctx, token: Token) -> Result<(), CliError> {
-    let secret = token
-        .secret
-        .as_ref()
-        .map(|s| s.expose().to_string())
+/// The expiry `--expires-in` or `--expires-at` asks for, if either does.
+pub(crate) fn expiry(
+    expires_in: Option<std::time::Duration>,
+    expires_at: Option<DateTime<Utc>>,
+) -> Result<Option<DateTime<Utc>>, CliError> {
+    match expires_in {
+        Some(after) => later(Utc::now(), after, "--expires-in").map(Some),
+        None => Ok(expires_at),
+    }
+}
+
+/// Prints a token or key that carries its secret, and reminds (on stderr) that it is shown once.
+pub(crate) fn print_with_secret<T: Row + Serialize>(
+    ctx: &Ctx,
+    row: &T,
+    secret: Option<&Secret>,
+) -> Result<(), CliError> {
+    let secret = secret
+        .map(Secret::expose)
         .ok_or_else(|| CliError::new("the server returned no secret"))?;
     if ctx.out.quiet() {
-        ctx.out.line(&secret)?;
+        ctx.out.line(secret)?;
     } else if ctx.out.json() {
-        ctx.out.print_json(&token)?;
+        ctx.out.print_json(row)?;
     } else {
-        ctx.out.item(&TokenRow(token))?;
+        ctx.out.item(row)?;
         ctx.out.line(&format!("secret     {secret}"))?;
     }
     eprintln!("Store the secret now: it is not shown again.");

@@ -91,6 +91,10 @@ const TABLES: &[Table] = &[
             ("scopes", "scopes", Kind::Text),
             ("created_at", "created_at", Kind::Time),
             ("revoked_at", "revoked_at", Kind::Time),
+            ("name", "name", Kind::Text),
+            ("expires_at", "expires_at", Kind::Time),
+            ("last_used_at", "last_used_at", Kind::Time),
+            ("created_by", "created_by", Kind::Text),
         ],
     },
     Table {

@@ -4,10 +4,12 @@
 
 mod cache;
 pub mod copy;
+mod keys;
 pub mod postgres;
 mod records;
 pub mod sqlite;
 
+pub use keys::*;
 pub use records::*;
 
 use std::sync::Arc;
@@ -30,7 +32,7 @@ pub const WEBHOOK_KEY_CHECK: &str = "webhook_key_check";
 /// A storage failure that is not the caller's fault.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum StoreError {
-    /// A token with that name is already live in the workspace.
+    /// A token (or API key) with that name is already live in the workspace.
     #[error("name already in use")]
     NameTaken,
     /// No such live record in the workspace.
@@ -55,9 +57,10 @@ pub enum StoreError {
 pub type StoreResult<T> = std::result::Result<T, StoreError>;
 
 /// What the token API needs from storage. Every mutation writes its audit entry in the same
-/// transaction, and returns only once that transaction is durable.
+/// transaction, and returns only once that transaction is durable. API keys and dashboard
+/// sessions are in [`KeyStore`].
 #[async_trait]
-pub trait Store: Send + Sync + 'static {
+pub trait Store: KeyStore + Send + Sync + 'static {
     /// Finds the credential whose secret has this digest. A shared backend ([`Store::shared`])
     /// may answer from a cache that is brought up to date only when the request is counted
     /// ([`WindowCounter::add`]): whoever counts a request there calls
@@ -201,9 +204,6 @@ pub trait Store: Send + Sync + 'static {
 
     /// Looks a workspace up by name.
     async fn workspace_by_name(&self, name: &str) -> StoreResult<Option<Workspace>>;
-
-    /// Inserts an API key.
-    async fn create_api_key(&self, key: NewApiKey) -> StoreResult<()>;
 
     /// On an empty store, creates `workspace` and `key` in it, in one transaction.
     /// Returns `false` (and changes nothing) when the store already has a workspace.

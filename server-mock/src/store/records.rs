@@ -103,15 +103,11 @@ impl NewToken {
     }
 }
 
-/// An API key to insert.
-#[derive(Debug)]
-pub struct NewApiKey {
-    pub id: String,
-    pub workspace_id: String,
-    pub scopes: Vec<Scope>,
-    pub digest: SecretDigest,
-    pub created_at: DateTime<Utc>,
-}
+/// An API key to insert: the same fields as a token (name, scopes, expiry, creator).
+pub type NewApiKey = NewToken;
+
+/// An API key as stored (never its secret): the same fields as a token, and the same statuses.
+pub type KeyRecord = TokenRecord;
 
 /// One audit log entry.
 #[derive(Debug, Clone)]

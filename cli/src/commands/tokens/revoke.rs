@@ -11,7 +11,7 @@ use super::names::{Found, Names, looks_like_id};
 use super::{earlier, is_stale};
 use crate::cli::RevokeArgs;
 use crate::commands::{Ctx, interactive};
-use crate::error::{CliError, code_for, exit};
+use crate::error::{CliError, code_for};
 use crate::output::Row;
 
 /// What happened to one requested token.
@@ -206,34 +206,18 @@ fn read_lines(path: &std::path::Path) -> Result<Vec<String>, CliError> {
 
 /// Asks on a terminal; without one, demands `--yes`.
 fn confirm(targets: &[String], yes: bool) -> Result<(), CliError> {
-    if yes {
-        return Ok(());
-    }
-    if !interactive() {
-        return Err(CliError::usage(
-            "refusing to revoke without confirmation: pass --yes when not on a terminal",
-        ));
-    }
-    let shown: Vec<&str> = targets.iter().take(5).map(String::as_str).collect();
-    let more = targets.len().saturating_sub(shown.len());
-    let suffix = if more > 0 {
-        format!(" and {more} more")
-    } else {
-        String::new()
-    };
-    let prompt = format!(
-        "Revoke {} token(s) for good ({}{suffix})?",
-        targets.len(),
-        shown.join(", ")
-    );
-    let confirmed = dialoguer::Confirm::new()
-        .with_prompt(prompt)
-        .default(false)
-        .interact()
-        .map_err(|err| CliError::new(format!("no confirmation: {err}")))?;
-    if confirmed {
-        Ok(())
-    } else {
-        Err(CliError::new("cancelled").with_code(exit::ERROR))
-    }
+    crate::commands::confirm(yes, || {
+        let shown: Vec<&str> = targets.iter().take(5).map(String::as_str).collect();
+        let more = targets.len().saturating_sub(shown.len());
+        let suffix = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        format!(
+            "Revoke {} token(s) for good ({}{suffix})?",
+            targets.len(),
+            shown.join(", ")
+        )
+    })
 }

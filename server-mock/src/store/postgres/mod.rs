@@ -9,6 +9,7 @@ mod batch;
 mod counter;
 #[macro_use]
 pub mod db;
+mod keys;
 mod presence;
 mod schema;
 mod sync;
@@ -158,6 +159,7 @@ impl Store for PostgresStore {
     ) -> StoreResult<Page<TokenRecord>> {
         with_client!(self, |c| tokens::list_tokens(
             &c,
+            "tokens",
             workspace_id,
             filter,
             page,
@@ -316,10 +318,6 @@ impl Store for PostgresStore {
 
     async fn workspace_by_name(&self, name: &str) -> StoreResult<Option<Workspace>> {
         with_client!(self, |c| tokens::workspace_by_name(&c, name).await)
-    }
-
-    async fn create_api_key(&self, key: NewApiKey) -> StoreResult<()> {
-        with_client!(self, |c| tokens::insert_api_key(&c, &key).await)
     }
 
     async fn bootstrap(&self, workspace: Workspace, key: NewApiKey) -> StoreResult<bool> {

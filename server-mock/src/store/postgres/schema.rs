@@ -23,7 +23,8 @@ pub const EXPIRY_LOCK: i32 = 1;
 pub const INSTANCE_SPACE: i32 = LOCK_SPACE + 1;
 
 /// Migrations in order; never edit one that has shipped, append a new one.
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE workspaces (
     id          TEXT PRIMARY KEY,
     name        TEXT NOT NULL UNIQUE,
@@ -148,7 +149,28 @@ CREATE TABLE rate_windows (
     PRIMARY KEY (bucket, window_start)
 );
 CREATE SEQUENCE instance_numbers AS INTEGER CYCLE;
-"#];
+"#,
+    // API keys in the API and the dashboard (as SQLite's migration 7), and dashboard sessions.
+    r#"
+ALTER TABLE api_keys ADD COLUMN name TEXT NOT NULL DEFAULT '';
+ALTER TABLE api_keys ADD COLUMN expires_at TIMESTAMPTZ;
+ALTER TABLE api_keys ADD COLUMN last_used_at TIMESTAMPTZ;
+ALTER TABLE api_keys ADD COLUMN created_by TEXT NOT NULL DEFAULT 'admin';
+UPDATE api_keys SET name = 'key-' || substr(id, 5, 8);
+UPDATE api_keys SET name = 'admin' WHERE id IN (
+    SELECT (SELECT id FROM api_keys k WHERE k.workspace_id = w.id ORDER BY created_at, id LIMIT 1)
+    FROM workspaces w);
+CREATE UNIQUE INDEX api_keys_live_name ON api_keys(workspace_id, name) WHERE revoked_at IS NULL;
+CREATE INDEX api_keys_newest ON api_keys(workspace_id, created_at DESC, id DESC);
+CREATE TABLE dashboard_sessions (
+    digest      BYTEA PRIMARY KEY,
+    key_id      TEXT NOT NULL REFERENCES api_keys(id),
+    created_at  TIMESTAMPTZ NOT NULL,
+    expires_at  TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX dashboard_sessions_by_key ON dashboard_sessions(key_id);
+"#,
+];
 
 /// Brings the database up to the newest schema. Instances that start together wait for each
 /// other on an advisory lock; each migration runs in its own transaction.

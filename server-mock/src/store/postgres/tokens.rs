@@ -45,8 +45,8 @@ pub(super) async fn find_credential(
              FROM tokens WHERE secret_digest = $1"
         }
         CredentialKind::ApiKey => {
-            "SELECT id, workspace_id, scopes, NULL::timestamptz, revoked_at IS NOT NULL,
-                    NULL::timestamptz, secret_digest
+            "SELECT id, workspace_id, scopes, expires_at, revoked_at IS NOT NULL, last_used_at,
+                    secret_digest
              FROM api_keys WHERE secret_digest = $1"
         }
     };
@@ -144,10 +144,11 @@ fn status_condition(status: Option<TokenStatus>) -> &'static str {
     }
 }
 
-/// One page of the workspace's tokens, newest first: the page and its total in one statement
+/// One page of the workspace's tokens (`table` "tokens") or API keys ("api_keys"), newest first: the page and its total in one statement
 /// (one snapshot), or a count alone past the last page.
 pub(super) async fn list_tokens(
     c: &impl GenericClient,
+    table: &str,
     workspace_id: &str,
     filter: TokenFilter,
     page: PageRequest,
@@ -162,7 +163,7 @@ pub(super) async fn list_tokens(
     }
     let next = params.len() + 1;
     let sql = format!(
-        "SELECT {TOKEN_COLUMNS}, COUNT(*) OVER () FROM tokens WHERE workspace_id = $1{condition}
+        "SELECT {TOKEN_COLUMNS}, COUNT(*) OVER () FROM {table} WHERE workspace_id = $1{condition}
          ORDER BY created_at DESC, id DESC LIMIT ${next} OFFSET ${}",
         next + 1
     );
@@ -172,7 +173,7 @@ pub(super) async fn list_tokens(
         Some(row) => row.get::<_, i64>(9),
         None => {
             params.truncate(params.len() - 2);
-            let sql = format!("SELECT COUNT(*) FROM tokens WHERE workspace_id = $1{condition}");
+            let sql = format!("SELECT COUNT(*) FROM {table} WHERE workspace_id = $1{condition}");
             c.query_one(&c.prepare_cached(&sql).await?, &params)
                 .await?
                 .get(0)
@@ -255,20 +256,29 @@ pub(super) async fn insert_workspace(
     }
 }
 
+/// Inserts an API key; [`StoreError::NameTaken`] when a live key of the workspace has its name.
 pub(super) async fn insert_api_key(c: &impl GenericClient, key: &NewApiKey) -> StoreResult<()> {
-    c.execute(
-        "INSERT INTO api_keys (id, workspace_id, secret_digest, scopes, created_at)
-         VALUES ($1, $2, $3, $4, $5)",
-        &[
-            &key.id,
-            &key.workspace_id,
-            &key.digest.0.as_slice(),
-            &format_stored(&key.scopes),
-            &key.created_at,
-        ],
-    )
-    .await?;
-    Ok(())
+    let inserted = c
+        .execute(
+            "INSERT INTO api_keys (id, workspace_id, name, secret_digest, scopes, created_at,
+                                   expires_at, created_by)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+            &[
+                &key.id,
+                &key.workspace_id,
+                &key.name,
+                &key.digest.0.as_slice(),
+                &format_stored(&key.scopes),
+                &key.created_at,
+                &key.expires_at,
+                &key.created_by,
+            ],
+        )
+        .await;
+    match inserted {
+        Err(err) if violates(&err, "api_keys_live_name") => Err(StoreError::NameTaken),
+        other => other.map(|_| ()).map_err(Into::into),
+    }
 }
 
 pub(super) async fn workspace_by_name(
@@ -340,25 +350,31 @@ pub(super) async fn revoke(
     sync::changed(c, &[id.to_string()]).await
 }
 
-/// Records when tokens were last used, in the caller's transaction. Rows are locked in id
-/// order, then the epoch: two instances' flushes never wait on each other in a cycle.
+/// Records when tokens and API keys were last used, in the caller's transaction. Rows are
+/// locked in id order, then the epoch: two instances' flushes never wait on each other in a
+/// cycle.
 pub(super) async fn record_uses(
     c: &impl GenericClient,
     mut uses: Vec<(String, DateTime<Utc>)>,
 ) -> StoreResult<()> {
     uses.sort();
     let (ids, at): (Vec<String>, Vec<DateTime<Utc>>) = uses.into_iter().unzip();
-    c.query(
-        "SELECT 1 FROM tokens WHERE id = ANY($1) ORDER BY id FOR UPDATE",
-        &[&ids],
-    )
-    .await?;
-    c.execute(
-        "UPDATE tokens t SET last_used_at = GREATEST(t.last_used_at, u.at)
-         FROM unnest($1::text[], $2::timestamptz[]) AS u(id, at) WHERE t.id = u.id",
-        &[&ids, &at],
-    )
-    .await?;
+    // Keys (`key_...`) sort before tokens (`tok_...`): one order for both tables.
+    for table in ["api_keys", "tokens"] {
+        c.query(
+            &format!("SELECT 1 FROM {table} WHERE id = ANY($1) ORDER BY id FOR UPDATE"),
+            &[&ids],
+        )
+        .await?;
+        c.execute(
+            &format!(
+                "UPDATE {table} t SET last_used_at = GREATEST(t.last_used_at, u.at)
+                 FROM unnest($1::text[], $2::timestamptz[]) AS u(id, at) WHERE t.id = u.id"
+            ),
+            &[&ids, &at],
+        )
+        .await?;
+    }
     sync::changed(c, &ids).await
 }
 

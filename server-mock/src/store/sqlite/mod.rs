@@ -14,6 +14,7 @@ use chrono::{DateTime, Utc};
 use rusqlite::{OptionalExtension, params};
 
 mod engine;
+mod keys;
 mod rows;
 mod schema;
 mod usage;
@@ -94,7 +95,7 @@ impl Store for SqliteStore {
     ) -> StoreResult<Page<TokenRecord>> {
         let workspace_id = workspace_id.to_string();
         self.engine
-            .read(move |conn| rows::list_tokens(conn, workspace_id, filter, page, now))
+            .read(move |conn| rows::list_tokens(conn, "tokens", workspace_id, filter, page, now))
             .await
     }
 
@@ -178,12 +179,17 @@ impl Store for SqliteStore {
             .write(
                 uses.iter().map(|(id, _)| id.clone()).collect(),
                 move |conn| {
-                    let mut stmt = conn.prepare_cached(
-                        "UPDATE tokens SET last_used_at = MAX(COALESCE(last_used_at, 0), ?1)
-                     WHERE id = ?2",
-                    )?;
                     for (id, at) in &uses {
-                        stmt.execute(params![micros(*at), id])?;
+                        let table = if id.starts_with("key_") {
+                            "api_keys"
+                        } else {
+                            "tokens"
+                        };
+                        conn.prepare_cached(&format!(
+                            "UPDATE {table} SET last_used_at = MAX(COALESCE(last_used_at, 0), ?1)
+                             WHERE id = ?2"
+                        ))?
+                        .execute(params![micros(*at), id])?;
                     }
                     Ok(())
                 },
@@ -336,12 +342,6 @@ impl Store for SqliteStore {
                     )
                     .optional()?)
             })
-            .await
-    }
-
-    async fn create_api_key(&self, key: NewApiKey) -> StoreResult<()> {
-        self.engine
-            .write(Vec::new(), move |conn| insert_api_key(conn, &key))
             .await
     }
 

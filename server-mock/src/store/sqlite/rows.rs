@@ -82,18 +82,27 @@ pub(super) fn is_unique_violation(err: &rusqlite::Error) -> bool {
         if e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE)
 }
 
+/// Inserts an API key; [`StoreError::NameTaken`] when a live key of the workspace has its name.
 pub(super) fn insert_api_key(conn: &Connection, key: &NewApiKey) -> StoreResult<()> {
-    conn.execute(
-        "INSERT INTO api_keys (id, workspace_id, secret_digest, scopes, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5)",
-        params![
-            key.id,
-            key.workspace_id,
-            key.digest.0.as_slice(),
-            format_stored(&key.scopes),
-            micros(key.created_at)
-        ],
-    )?;
+    conn.prepare_cached(
+        "INSERT INTO api_keys (id, workspace_id, name, secret_digest, scopes, created_at,
+                               expires_at, created_by)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    )?
+    .execute(params![
+        key.id,
+        key.workspace_id,
+        key.name,
+        key.digest.0.as_slice(),
+        format_stored(&key.scopes),
+        micros(key.created_at),
+        key.expires_at.map(micros),
+        key.created_by
+    ])
+    .map_err(|err| match is_unique_violation(&err) {
+        true => StoreError::NameTaken,
+        false => err.into(),
+    })?;
     Ok(())
 }
 
@@ -127,9 +136,10 @@ pub(super) fn page_bounds(page: PageRequest, total: u64) -> Option<(i64, i64)> {
     (offset < total).then_some((page.per_page as i64, offset as i64))
 }
 
-/// One page of a workspace's tokens, newest first.
+/// One page of a workspace's tokens (`table` "tokens") or API keys ("api_keys"), newest first.
 pub(super) fn list_tokens(
     conn: &Connection,
+    table: &str,
     workspace_id: String,
     filter: TokenFilter,
     page: PageRequest,
@@ -142,7 +152,7 @@ pub(super) fn list_tokens(
     }
     let total: i64 = conn
         .prepare_cached(&format!(
-            "SELECT COUNT(*) FROM tokens WHERE workspace_id = ?{condition}"
+            "SELECT COUNT(*) FROM {table} WHERE workspace_id = ?{condition}"
         ))?
         .query_row(params_from_iter(&args), |r| r.get(0))?;
     let total = total as u64;
@@ -154,7 +164,7 @@ pub(super) fn list_tokens(
     };
     args.extend([Value::Integer(limit), Value::Integer(offset)]);
     let sql = format!(
-        "SELECT {TOKEN_COLUMNS} FROM tokens WHERE workspace_id = ?{condition}
+        "SELECT {TOKEN_COLUMNS} FROM {table} WHERE workspace_id = ?{condition}
          ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?"
     );
     let items = conn
@@ -212,7 +222,7 @@ pub(super) fn find_credential(
              FROM tokens WHERE secret_digest = ?1"
         }
         CredentialKind::ApiKey => {
-            "SELECT id, workspace_id, scopes, NULL, revoked_at, NULL, secret_digest
+            "SELECT id, workspace_id, scopes, expires_at, revoked_at, last_used_at, secret_digest
              FROM api_keys WHERE secret_digest = ?1"
         }
     };

@@ -167,6 +167,28 @@ CREATE TABLE settings (
 );
 CREATE INDEX webhook_attempts_by_time ON webhook_attempts(endpoint_id, created_at DESC, id DESC);
 "#,
+    // API keys in the API and the dashboard: named (unique among live keys, as tokens), with an
+    // expiry, a creator and a last use. Keys made before are named `admin` (the first of each
+    // workspace, the one made with it) or after their id. Dashboard sessions keep only digests.
+    r#"
+ALTER TABLE api_keys ADD COLUMN name TEXT NOT NULL DEFAULT '';
+ALTER TABLE api_keys ADD COLUMN expires_at INTEGER;
+ALTER TABLE api_keys ADD COLUMN last_used_at INTEGER;
+ALTER TABLE api_keys ADD COLUMN created_by TEXT NOT NULL DEFAULT 'admin';
+UPDATE api_keys SET name = 'key-' || substr(id, 5, 8);
+UPDATE api_keys SET name = 'admin' WHERE id IN (
+    SELECT (SELECT id FROM api_keys k WHERE k.workspace_id = w.id ORDER BY created_at, id LIMIT 1)
+    FROM workspaces w);
+CREATE UNIQUE INDEX api_keys_live_name ON api_keys(workspace_id, name) WHERE revoked_at IS NULL;
+CREATE INDEX api_keys_newest ON api_keys(workspace_id, created_at DESC, id DESC);
+CREATE TABLE dashboard_sessions (
+    digest      BLOB PRIMARY KEY,
+    key_id      TEXT NOT NULL REFERENCES api_keys(id),
+    created_at  INTEGER NOT NULL,
+    expires_at  INTEGER NOT NULL
+);
+CREATE INDEX dashboard_sessions_by_key ON dashboard_sessions(key_id);
+"#,
 ];
 
 /// Brings the database up to the newest schema, one transaction per migration. Safe to run from
