@@ -289,7 +289,15 @@ async fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
             .header_timeout
             .unwrap_or(tokctl_server::listen::DEFAULT_HEADER_TIMEOUT),
     };
-    serve(config, |_| {}, shutdown_signal()?).await
+    let key_file = config.data_dir.join(tokctl_server::admin::ADMIN_KEY_FILE);
+    let on_bound = move |addr: std::net::SocketAddr| {
+        println!(
+            "Dashboard: http://{addr}/  (sign in with an API key; the first admin key is in {})",
+            key_file.display()
+        );
+        println!("API:       http://{addr}/v1  (OpenAPI document at /v1/openapi.json)");
+    };
+    serve(config, on_bound, shutdown_signal()?).await
 }
 
 /// Installs the SIGINT and SIGTERM handlers now (so a signal that arrives during start-up is not

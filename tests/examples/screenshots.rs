@@ -1,0 +1,223 @@
+//! Screenshots of every dashboard section, from the real dashboard in headless Chromium:
+//! starts the reference server in-process with a temporary data directory, fills it through the
+//! public API (tokens, keys, a webhook with deliveries, chat requests), signs in as a person
+//! would, and saves PNGs. Run by `bench/screenshots.sh` (`cargo run -p tokctl-e2e --example
+//! screenshots -- DIR`).
+
+#[path = "../tests/browser/mod.rs"]
+mod browser;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use browser::{Driver, click, fill, find, loaded, open, sign_in};
+use fantoccini::Client;
+use serde_json::{Value, json};
+use tokctl_server::{ServeConfig, spawn};
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let out = PathBuf::from(
+        std::env::args()
+            .nth(1)
+            .unwrap_or_else(|| "docs/screenshots".into()),
+    );
+    std::fs::create_dir_all(&out)?;
+    let Some((chromium, chromedriver)) = browser::available("screenshots") else {
+        return Err("chromium and chromium-driver are needed".into());
+    };
+    let dir = tempfile::tempdir()?;
+    let data = dir.path().join("data");
+    let config = ServeConfig {
+        sim_token_delay: Duration::ZERO,
+        ..ServeConfig::new("127.0.0.1:0", &data)
+    };
+    let server = spawn(config).await?;
+    let base = format!("http://{}", server.addr);
+    let key = std::fs::read_to_string(data.join("admin.key"))?
+        .trim()
+        .to_string();
+    let api = Api {
+        base: base.clone(),
+        key: key.clone(),
+        http: reqwest::Client::new(),
+    };
+    let receiver = receiver().await;
+    seed(&api, &receiver).await?;
+
+    let driver = Driver::start(chromium, chromedriver);
+    let client = driver.window(1280, 800).await;
+    client.goto(&base).await?;
+    find(&client, "#signin-key").await;
+    shot(&client, &out, "signin").await?;
+    sign_in(&client, &base, &key).await;
+    for (route, section, name) in [
+        ("tokens", "tokens", "tokens"),
+        ("audit", "audit", "audit"),
+        ("usage", "usage", "usage"),
+        ("settings/keys", "keys", "keys"),
+    ] {
+        open(&client, &base, route).await;
+        loaded(&client, section).await;
+        shot(&client, &out, name).await?;
+    }
+    open(&client, &base, "webhooks").await;
+    loaded(&client, "webhooks").await;
+    click(&client, "[data-webhook-id] [data-action=\"deliveries\"]").await;
+    find(&client, "#deliveries").await;
+    shot(&client, &out, "webhooks").await?;
+
+    // A new token's secret, shown once.
+    open(&client, &base, "tokens").await;
+    loaded(&client, "tokens").await;
+    click(&client, "#token-create-open").await;
+    fill(&client, "#token-name", "release-pipeline").await;
+    click(&client, "input[name=\"scope\"][value=\"tokens:read\"]").await;
+    click(&client, "input[name=\"scope\"][value=\"tokens:rotate\"]").await;
+    shot(&client, &out, "tokens-create").await?;
+    click(&client, "#token-create-submit").await;
+    find(&client, "#secret-value").await;
+    // The panel from its heading (focus went to the secret itself).
+    client.execute("window.scrollTo(0, 0)", vec![]).await?;
+    shot(&client, &out, "tokens-secret").await?;
+    client.close().await?;
+
+    // A phone, and the dark preference.
+    for name in ["phone", "dark"] {
+        let client = match name {
+            "phone" => driver.phone(390, 844).await,
+            _ => driver.window_with(1280, 800, &["--force-dark-mode"]).await,
+        };
+        sign_in(&client, &base, &key).await;
+        open(&client, &base, "tokens").await;
+        loaded(&client, "tokens").await;
+        shot(&client, &out, &format!("tokens-{name}")).await?;
+        client.close().await?;
+    }
+    server.stop().await?;
+    println!("screenshots written to {}", out.display());
+    Ok(())
+}
+
+async fn shot(client: &Client, dir: &Path, name: &str) -> Result<(), Box<dyn std::error::Error>> {
+    // Past any transition of the newly drawn page.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let png = client.screenshot().await?;
+    let path = dir.join(format!("{name}.png"));
+    std::fs::write(&path, png)?;
+    println!("{}", path.display());
+    Ok(())
+}
+
+struct Api {
+    base: String,
+    key: String,
+    http: reqwest::Client,
+}
+
+impl Api {
+    async fn send(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Value,
+    ) -> Result<Value, reqwest::Error> {
+        let request = self
+            .http
+            .request(method, format!("{}/v1{path}", self.base))
+            .bearer_auth(&self.key);
+        let request = if body.is_null() {
+            request
+        } else {
+            request.json(&body)
+        };
+        let response = request.send().await?.error_for_status()?;
+        Ok(response.json().await.unwrap_or(Value::Null))
+    }
+
+    async fn post(&self, path: &str, body: Value) -> Result<Value, reqwest::Error> {
+        self.send(reqwest::Method::POST, path, body).await
+    }
+}
+
+/// What a workspace looks like after some weeks of use.
+async fn seed(api: &Api, receiver: &str) -> Result<(), Box<dyn std::error::Error>> {
+    let in_days = |days: i64| (chrono::Utc::now() + chrono::Duration::days(days)).to_rfc3339();
+    let tokens = [
+        (
+            "ci-deploy",
+            vec!["tokens:read", "tokens:rotate"],
+            Some(in_days(30)),
+        ),
+        ("staging-reader", vec!["tokens:read"], None),
+        (
+            "nightly-backup",
+            vec!["tokens:read", "audit:read"],
+            Some(in_days(5)),
+        ),
+        ("old-laptop", vec!["tokens:read", "tokens:write"], None),
+        ("chat-frontend", vec!["chat:write"], Some(in_days(90))),
+    ];
+    let mut ids = Vec::new();
+    for (name, scopes, expires_at) in tokens {
+        let mut body = json!({"name": name, "scopes": scopes});
+        if let Some(at) = expires_at {
+            body["expires_at"] = json!(at);
+        }
+        let token = api.post("/tokens", body).await?;
+        ids.push(token["id"].as_str().unwrap_or_default().to_string());
+    }
+    let hook = api
+        .post(
+            "/webhooks",
+            json!({"url": receiver, "events": ["token.rotated", "token.expiring"]}),
+        )
+        .await?;
+    api.post(&format!("/tokens/{}/rotate", ids[0]), Value::Null)
+        .await?;
+    api.send(
+        reqwest::Method::DELETE,
+        &format!("/tokens/{}", ids[3]),
+        Value::Null,
+    )
+    .await?;
+    if let Some(id) = hook["id"].as_str() {
+        api.post(&format!("/webhooks/{id}/test"), Value::Null)
+            .await?;
+    }
+    for (name, scopes) in [
+        (
+            "ci-admin",
+            vec!["tokens:read", "tokens:write", "tokens:rotate"],
+        ),
+        ("grafana", vec!["usage:read", "audit:read"]),
+    ] {
+        api.post("/keys", json!({"name": name, "scopes": scopes}))
+            .await?;
+    }
+    for (model, prompt) in [
+        ("auto", "Summarise the release notes for 2.4"),
+        ("auto-fast", "Translate 'good morning' into French"),
+        ("auto-cheap", "List three prime numbers"),
+        ("auto", "Write a haiku about key rotation"),
+        ("auto-cheap", "What is a bearer token?"),
+    ] {
+        api.post(
+            "/chat/completions",
+            json!({"model": model, "messages": [{"role": "user", "content": prompt}]}),
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+/// A webhook receiver on loopback that answers 200.
+async fn receiver() -> String {
+    let app = axum::Router::new().route("/hooks", axum::routing::post(|| async { "ok" }));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    format!("http://{addr}/hooks")
+}
