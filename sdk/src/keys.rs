@@ -4,7 +4,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::client::Client;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::pagination::{ItemStream, MAX_PER_PAGE, Page, page_params, walk};
 use crate::secret::Secret;
 use crate::tokens::{RevokeOutcome, TokenStatus};
@@ -160,12 +160,6 @@ impl<'c> Keys<'c> {
     /// cannot revoke itself: revoking the key this client uses is a 409 error
     /// ([`Error::is_conflict`]), so a workspace always keeps the key in use.
     pub async fn revoke(&self, id: &str) -> Result<RevokeOutcome> {
-        match self.client.delete(self.client.url(&["keys", id])).await {
-            Ok(()) => Ok(RevokeOutcome::Revoked),
-            Err(Error::Api(api)) if api.status == 404 && api.code == "not_found" => {
-                Ok(RevokeOutcome::AlreadyGone)
-            }
-            Err(err) => Err(err),
-        }
+        crate::tokens::revoke_at(self.client, self.client.url(&["keys", id])).await
     }
 }

@@ -236,12 +236,18 @@ impl<'c> Tokens<'c> {
     /// is [`RevokeOutcome::AlreadyGone`], not an error; a 404 without the API's error body
     /// (a proxy, a wrong URL) stays an error.
     pub async fn revoke(&self, id: &str) -> Result<RevokeOutcome> {
-        match self.client.delete(self.client.url(&["tokens", id])).await {
-            Ok(()) => Ok(RevokeOutcome::Revoked),
-            Err(Error::Api(api)) if api.status == 404 && api.code == "not_found" => {
-                Ok(RevokeOutcome::AlreadyGone)
-            }
-            Err(err) => Err(err),
+        revoke_at(self.client, self.client.url(&["tokens", id])).await
+    }
+}
+
+/// `DELETE url` of a token or key: the API's own 404 (`not_found`) is
+/// [`RevokeOutcome::AlreadyGone`]; any other error stays one.
+pub(crate) async fn revoke_at(client: &Client, url: reqwest::Url) -> Result<RevokeOutcome> {
+    match client.delete(url).await {
+        Ok(()) => Ok(RevokeOutcome::Revoked),
+        Err(Error::Api(api)) if api.status == 404 && api.code == "not_found" => {
+            Ok(RevokeOutcome::AlreadyGone)
         }
+        Err(err) => Err(err),
     }
 }

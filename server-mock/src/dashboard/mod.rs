@@ -8,9 +8,9 @@
 pub mod session;
 
 use axum::Router;
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
-use axum::http::{HeaderName, HeaderValue, StatusCode, Uri};
+use axum::http::{HeaderName, HeaderValue};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -25,36 +25,33 @@ pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'
     style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; \
     frame-ancestors 'none'; base-uri 'none'; form-action 'none'; object-src 'none'";
 
-/// The dashboard's routes: its files, and signing in and out.
+/// The dashboard's routes: its files (`/` is `index.html`), and signing in and out.
 pub fn router() -> Router<AppState> {
-    let mut router = Router::new().route("/", get(asset)).route(
+    let mut router = Router::new().route(
         "/session",
         get(session::show)
             .post(session::sign_in)
             .delete(session::sign_out),
     );
-    for (path, _) in ASSETS {
-        router = router.route(path, get(asset));
+    for &(path, bytes) in ASSETS {
+        let file = get(move || async move { asset(path, bytes) });
+        if path == "/index.html" {
+            router = router.route("/", file.clone());
+        }
+        router = router.route(path, file);
     }
     router.layer(middleware::from_fn(security_headers))
 }
 
-/// One of the dashboard's files (`/` is `index.html`).
-async fn asset(State(_): State<AppState>, uri: Uri) -> Response {
-    let path = match uri.path() {
-        "/" => "/index.html",
-        path => path,
-    };
-    let Some((_, bytes)) = ASSETS.iter().find(|(p, _)| *p == path) else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
+/// One of the dashboard's files, revalidated each time (a new server version shows its new
+/// files at once).
+fn asset(path: &str, bytes: &'static [u8]) -> Response {
     (
         [
             (CONTENT_TYPE, content_type(path)),
-            // Revalidated each time: a new server version shows its new files at once.
             (CACHE_CONTROL, "no-cache"),
         ],
-        *bytes,
+        bytes,
     )
         .into_response()
 }

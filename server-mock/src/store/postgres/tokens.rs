@@ -359,8 +359,12 @@ pub(super) async fn record_uses(
 ) -> StoreResult<()> {
     uses.sort();
     let (ids, at): (Vec<String>, Vec<DateTime<Utc>>) = uses.into_iter().unzip();
-    // Keys (`key_...`) sort before tokens (`tok_...`): one order for both tables.
-    for table in ["api_keys", "tokens"] {
+    // Keys (`key_...`) sort before tokens (`tok_...`): one order for both tables, and only the
+    // tables that have a use to record are touched.
+    let has_keys = ids.first().is_some_and(|id| id.starts_with("key_"));
+    let has_tokens = ids.last().is_some_and(|id| !id.starts_with("key_"));
+    let tables = [("api_keys", has_keys), ("tokens", has_tokens)];
+    for table in tables.into_iter().filter_map(|(t, used)| used.then_some(t)) {
         c.query(
             &format!("SELECT 1 FROM {table} WHERE id = ANY($1) ORDER BY id FOR UPDATE"),
             &[&ids],

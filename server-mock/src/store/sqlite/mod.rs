@@ -179,17 +179,20 @@ impl Store for SqliteStore {
             .write(
                 uses.iter().map(|(id, _)| id.clone()).collect(),
                 move |conn| {
-                    for (id, at) in &uses {
-                        let table = if id.starts_with("key_") {
-                            "api_keys"
-                        } else {
-                            "tokens"
-                        };
+                    let update = |table: &str| {
                         conn.prepare_cached(&format!(
                             "UPDATE {table} SET last_used_at = MAX(COALESCE(last_used_at, 0), ?1)
                              WHERE id = ?2"
-                        ))?
-                        .execute(params![micros(*at), id])?;
+                        ))
+                    };
+                    let (mut tokens, mut keys) = (update("tokens")?, update("api_keys")?);
+                    for (id, at) in &uses {
+                        let stmt = if id.starts_with("key_") {
+                            &mut keys
+                        } else {
+                            &mut tokens
+                        };
+                        stmt.execute(params![micros(*at), id])?;
                     }
                     Ok(())
                 },
