@@ -158,7 +158,7 @@ impl<'c> Keys<'c> {
     /// Revokes a key for good; its secret stops working at once. The API's own 404
     /// (`not_found`: already revoked, or unknown) is [`RevokeOutcome::AlreadyGone`]. A key
     /// cannot revoke itself: revoking the key this client uses is a 409 error
-    /// ([`Error::is_conflict`]), so a workspace always keeps the key in use.
+    /// ([`crate::Error::is_conflict`]), so a workspace always keeps the key in use.
     pub async fn revoke(&self, id: &str) -> Result<RevokeOutcome> {
         crate::tokens::revoke_at(self.client, self.client.url(&["keys", id])).await
     }
