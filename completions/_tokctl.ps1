@@ -43,6 +43,7 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
             [CompletionResult]::new('models', 'models', [CompletionResultType]::ParameterValue, 'List the gateway''s models with prices, quality and latency')
             [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Show the credit ledger: totals by day and model, with a chart on a terminal')
             [CompletionResult]::new('webhooks', 'webhooks', [CompletionResultType]::ParameterValue, 'Configure webhook endpoints, receive events locally, verify signatures')
+            [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Find leaked tokctl secrets in files, stdin or git history, and optionally revoke them')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -634,6 +635,24 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
         'tokctl;webhooks;help;help' {
             break
         }
+        'tokctl;scan' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('--git-history', '--git-history', [CompletionResultType]::ParameterName, 'Scan the added lines of every commit of the repository at each path (`git log -p --all`) instead of the files as they are now')
+            [CompletionResult]::new('--no-ignore', '--no-ignore', [CompletionResultType]::ParameterName, 'Also scan files that .gitignore and .ignore exclude')
+            [CompletionResult]::new('--revoke', '--revoke', [CompletionResultType]::ParameterName, 'Send every secret found to the revocation endpoint, which needs no API key (asks first on a terminal; --yes otherwise)')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Revoke without asking')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Revoke without asking')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'tokctl;completions' {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
@@ -658,6 +677,7 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
             [CompletionResult]::new('models', 'models', [CompletionResultType]::ParameterValue, 'List the gateway''s models with prices, quality and latency')
             [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Show the credit ledger: totals by day and model, with a chart on a terminal')
             [CompletionResult]::new('webhooks', 'webhooks', [CompletionResultType]::ParameterValue, 'Configure webhook endpoints, receive events locally, verify signatures')
+            [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Find leaked tokctl secrets in files, stdin or git history, and optionally revoke them')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -774,6 +794,9 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
             break
         }
         'tokctl;help;webhooks;verify' {
+            break
+        }
+        'tokctl;help;scan' {
             break
         }
         'tokctl;help;completions' {

@@ -40,6 +40,9 @@ _tokctl() {
             tokctl,models)
                 cmd="tokctl__subcmd__models"
                 ;;
+            tokctl,scan)
+                cmd="tokctl__subcmd__scan"
+                ;;
             tokctl,scopes)
                 cmd="tokctl__subcmd__scopes"
                 ;;
@@ -117,6 +120,9 @@ _tokctl() {
                 ;;
             tokctl__subcmd__help,models)
                 cmd="tokctl__subcmd__help__subcmd__models"
+                ;;
+            tokctl__subcmd__help,scan)
+                cmd="tokctl__subcmd__help__subcmd__scan"
                 ;;
             tokctl__subcmd__help,scopes)
                 cmd="tokctl__subcmd__help__subcmd__scopes"
@@ -314,18 +320,18 @@ _tokctl() {
 
     case "${cmd}" in
         tokctl)
-            opts="-o -q -v -h -V --output --quiet --verbose --profile --base-url --help --version login config tokens keys audit scopes chat models usage webhooks completions help"
+            opts="-o -q -v -h -V --output --quiet --verbose --profile --base-url --help --version login config tokens keys audit scopes chat models usage webhooks scan completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 --profile)
@@ -351,11 +357,11 @@ _tokctl() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 --profile)
@@ -435,11 +441,11 @@ _tokctl() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 --profile)
@@ -501,11 +507,11 @@ _tokctl() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 --profile)
@@ -531,11 +537,11 @@ _tokctl() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 --profile)
@@ -561,11 +567,11 @@ _tokctl() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 --profile)
@@ -675,11 +681,11 @@ _tokctl() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 --profile)
@@ -705,11 +711,11 @@ _tokctl() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 --profile)
@@ -735,11 +741,11 @@ _tokctl() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 --profile)
@@ -765,11 +771,11 @@ _tokctl() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 --base-url)
@@ -784,7 +790,7 @@ _tokctl() {
             return 0
             ;;
         tokctl__subcmd__help)
-            opts="login config tokens keys audit scopes chat models usage webhooks completions help"
+            opts="login config tokens keys audit scopes chat models usage webhooks scan completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1008,6 +1014,20 @@ _tokctl() {
             return 0
             ;;
         tokctl__subcmd__help__subcmd__models)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__help__subcmd__scan)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1267,11 +1287,11 @@ _tokctl() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 --profile)
@@ -1313,11 +1333,11 @@ _tokctl() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 --profile)
@@ -1417,11 +1437,11 @@ _tokctl() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 --profile)
@@ -1447,11 +1467,11 @@ _tokctl() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 --profile)
@@ -1477,11 +1497,11 @@ _tokctl() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 --profile)
@@ -1507,11 +1527,41 @@ _tokctl() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__scan)
+            opts="-y -o -q -v -h --git-history --no-ignore --revoke --yes --output --quiet --verbose --profile --base-url --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 --profile)
@@ -1537,11 +1587,11 @@ _tokctl() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 --profile)
@@ -1567,11 +1617,11 @@ _tokctl() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 --profile)
@@ -1613,11 +1663,11 @@ _tokctl() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 --profile)
@@ -1643,11 +1693,11 @@ _tokctl() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 --profile)
@@ -1783,11 +1833,11 @@ _tokctl() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 --profile)
@@ -1821,11 +1871,11 @@ _tokctl() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 --profile)
@@ -1851,11 +1901,11 @@ _tokctl() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 --profile)
@@ -1881,11 +1931,11 @@ _tokctl() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 --profile)
@@ -1911,11 +1961,11 @@ _tokctl() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 --profile)
@@ -1949,11 +1999,11 @@ _tokctl() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 --profile)
@@ -1979,11 +2029,11 @@ _tokctl() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 --profile)
@@ -2009,11 +2059,11 @@ _tokctl() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 --profile)
@@ -2039,11 +2089,11 @@ _tokctl() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 --profile)
@@ -2209,11 +2259,11 @@ _tokctl() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 --profile)
@@ -2251,11 +2301,11 @@ _tokctl() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 --profile)
@@ -2281,11 +2331,11 @@ _tokctl() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 --profile)
@@ -2319,11 +2369,11 @@ _tokctl() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "auto plain json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
                     ;;
                 --profile)

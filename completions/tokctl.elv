@@ -40,6 +40,7 @@ set edit:completion:arg-completer[tokctl] = {|@words|
             cand models 'List the gateway''s models with prices, quality and latency'
             cand usage 'Show the credit ledger: totals by day and model, with a chart on a terminal'
             cand webhooks 'Configure webhook endpoints, receive events locally, verify signatures'
+            cand scan 'Find leaked tokctl secrets in files, stdin or git history, and optionally revoke them'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -568,6 +569,23 @@ set edit:completion:arg-completer[tokctl] = {|@words|
         }
         &'tokctl;webhooks;help;help'= {
         }
+        &'tokctl;scan'= {
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]'
+            cand --git-history 'Scan the added lines of every commit of the repository at each path (`git log -p --all`) instead of the files as they are now'
+            cand --no-ignore 'Also scan files that .gitignore and .ignore exclude'
+            cand --revoke 'Send every secret found to the revocation endpoint, which needs no API key (asks first on a terminal; --yes otherwise)'
+            cand -y 'Revoke without asking'
+            cand --yes 'Revoke without asking'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'tokctl;completions'= {
             cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
             cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
@@ -591,6 +609,7 @@ set edit:completion:arg-completer[tokctl] = {|@words|
             cand models 'List the gateway''s models with prices, quality and latency'
             cand usage 'Show the credit ledger: totals by day and model, with a chart on a terminal'
             cand webhooks 'Configure webhook endpoints, receive events locally, verify signatures'
+            cand scan 'Find leaked tokctl secrets in files, stdin or git history, and optionally revoke them'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -676,6 +695,8 @@ set edit:completion:arg-completer[tokctl] = {|@words|
         &'tokctl;help;webhooks;listen'= {
         }
         &'tokctl;help;webhooks;verify'= {
+        }
+        &'tokctl;help;scan'= {
         }
         &'tokctl;help;completions'= {
         }

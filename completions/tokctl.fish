@@ -26,7 +26,8 @@ end
 
 complete -c tokctl -n "__fish_tokctl_needs_command" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
-json\t'The API\'s JSON objects'"
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_needs_command" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
 complete -c tokctl -n "__fish_tokctl_needs_command" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_needs_command" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
@@ -43,11 +44,13 @@ complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "chat" -d 'Chat throug
 complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "models" -d 'List the gateway\'s models with prices, quality and latency'
 complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "usage" -d 'Show the credit ledger: totals by day and model, with a chart on a terminal'
 complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "webhooks" -d 'Configure webhook endpoints, receive events locally, verify signatures'
+complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "scan" -d 'Find leaked tokctl secrets in files, stdin or git history, and optionally revoke them'
 complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand login" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
-json\t'The API\'s JSON objects'"
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand login" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand login" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand login" -l with-token -d 'Read the API key from standard input (for CI)'
@@ -56,7 +59,8 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand login" -s v -l verbose -d 
 complete -c tokctl -n "__fish_tokctl_using_subcommand login" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and not __fish_seen_subcommand_from show set profiles use help" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
-json\t'The API\'s JSON objects'"
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and not __fish_seen_subcommand_from show set profiles use help" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and not __fish_seen_subcommand_from show set profiles use help" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and not __fish_seen_subcommand_from show set profiles use help" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
@@ -69,7 +73,8 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand config; and not __fish_see
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and not __fish_seen_subcommand_from show set profiles use help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from show" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
-json\t'The API\'s JSON objects'"
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from show" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from show" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
@@ -77,7 +82,8 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_su
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from set" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
-json\t'The API\'s JSON objects'"
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from set" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from set" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from set" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
@@ -85,7 +91,8 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_su
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from set" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from profiles" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
-json\t'The API\'s JSON objects'"
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from profiles" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from profiles" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from profiles" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
@@ -93,7 +100,8 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_su
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from profiles" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from use" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
-json\t'The API\'s JSON objects'"
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from use" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from use" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from use" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
@@ -105,7 +113,8 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_su
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get rotate revoke help" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
-json\t'The API\'s JSON objects'"
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get rotate revoke help" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get rotate revoke help" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get rotate revoke help" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
@@ -122,7 +131,8 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_su
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -l expires-at -d 'Expire at this RFC 3339 time, e.g. 2030-01-01T00:00:00Z' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
-json\t'The API\'s JSON objects'"
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
@@ -135,7 +145,8 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_su
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from list" -l stale -d 'Only tokens unused for this long (never-used tokens count from creation), e.g. 90d' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from list" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
-json\t'The API\'s JSON objects'"
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from list" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from list" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
@@ -143,7 +154,8 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_su
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from get" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
-json\t'The API\'s JSON objects'"
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from get" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from get" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from get" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
@@ -151,7 +163,8 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_su
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from get" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from rotate" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
-json\t'The API\'s JSON objects'"
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from rotate" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from rotate" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from rotate" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
@@ -161,7 +174,8 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_su
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from revoke" -l from-file -d 'Also revoke the ids or names in FILE, one a line (`-` for stdin)' -r -F
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from revoke" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
-json\t'The API\'s JSON objects'"
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from revoke" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from revoke" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from revoke" -l expired -d 'Also revoke every expired token'
@@ -177,7 +191,8 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_su
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and not __fish_seen_subcommand_from create list revoke help" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
-json\t'The API\'s JSON objects'"
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and not __fish_seen_subcommand_from create list revoke help" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and not __fish_seen_subcommand_from create list revoke help" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and not __fish_seen_subcommand_from create list revoke help" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
@@ -192,7 +207,8 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subc
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from create" -l expires-at -d 'Expire at this RFC 3339 time, e.g. 2030-01-01T00:00:00Z' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from create" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
-json\t'The API\'s JSON objects'"
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from create" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from create" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from create" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
@@ -203,7 +219,8 @@ expired\t''
 revoked\t''"
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from list" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
-json\t'The API\'s JSON objects'"
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from list" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from list" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
@@ -211,7 +228,8 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subc
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from revoke" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
-json\t'The API\'s JSON objects'"
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from revoke" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from revoke" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from revoke" -s y -l yes -d 'Do not ask for confirmation (needed when not on a terminal)'
@@ -224,7 +242,8 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subc
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and not __fish_seen_subcommand_from list help" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
-json\t'The API\'s JSON objects'"
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and not __fish_seen_subcommand_from list help" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and not __fish_seen_subcommand_from list help" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and not __fish_seen_subcommand_from list help" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
@@ -237,7 +256,8 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_sub
 complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_subcommand_from list" -l action -d 'Only entries with this action, e.g. token.rotated' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_subcommand_from list" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
-json\t'The API\'s JSON objects'"
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_subcommand_from list" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_subcommand_from list" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
@@ -247,7 +267,8 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_sub
 complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand scopes" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
-json\t'The API\'s JSON objects'"
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand scopes" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand scopes" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand scopes" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
@@ -263,7 +284,8 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -l quality-weight -d
 complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -l wallet -d 'Agent wallet (0x + 40 hex digits) recorded for settlement' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
-json\t'The API\'s JSON objects'"
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -l stream -d 'Print the answer as it arrives'
@@ -272,7 +294,8 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -s v -l verbose -d '
 complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tokctl -n "__fish_tokctl_using_subcommand models" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
-json\t'The API\'s JSON objects'"
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand models" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand models" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand models" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
@@ -280,7 +303,8 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand models" -s v -l verbose -d
 complete -c tokctl -n "__fish_tokctl_using_subcommand models" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tokctl -n "__fish_tokctl_using_subcommand usage" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
-json\t'The API\'s JSON objects'"
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand usage" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand usage" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand usage" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
@@ -288,7 +312,8 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand usage" -s v -l verbose -d 
 complete -c tokctl -n "__fish_tokctl_using_subcommand usage" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and not __fish_seen_subcommand_from create list get delete test deliveries listen verify help" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
-json\t'The API\'s JSON objects'"
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and not __fish_seen_subcommand_from create list get delete test deliveries listen verify help" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and not __fish_seen_subcommand_from create list get delete test deliveries listen verify help" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and not __fish_seen_subcommand_from create list get delete test deliveries listen verify help" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
@@ -306,7 +331,8 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and not __fish_s
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from create" -s e -l event -d 'Event type to receive (repeat): token.rotated, token.expiring' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from create" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
-json\t'The API\'s JSON objects'"
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from create" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
@@ -314,7 +340,8 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from list" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
-json\t'The API\'s JSON objects'"
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from list" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from list" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
@@ -322,7 +349,8 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from get" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
-json\t'The API\'s JSON objects'"
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from get" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from get" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from get" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
@@ -330,7 +358,8 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from get" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from delete" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
-json\t'The API\'s JSON objects'"
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from delete" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from delete" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from delete" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
@@ -338,7 +367,8 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from test" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
-json\t'The API\'s JSON objects'"
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from test" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from test" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from test" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
@@ -346,7 +376,8 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from test" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
-json\t'The API\'s JSON objects'"
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
@@ -357,7 +388,8 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from listen" -l forward-to -d 'Also POST each verified event, with its headers, to this URL' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from listen" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
-json\t'The API\'s JSON objects'"
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from listen" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from listen" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from listen" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
@@ -367,7 +399,8 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from verify" -l signature -d 'The x-service-signature header value (sha256=...)' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from verify" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
-json\t'The API\'s JSON objects'"
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from verify" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from verify" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from verify" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
@@ -382,26 +415,41 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from help" -f -a "listen" -d 'Receive events on 127.0.0.1: verify each, answer 2xx or 401, print it, maybe forward it'
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from help" -f -a "verify" -d 'Check a signature against the body on stdin: exit 0 when it matches, 1 when not'
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand scan" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand scan" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand scan" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand scan" -l git-history -d 'Scan the added lines of every commit of the repository at each path (`git log -p --all`) instead of the files as they are now'
+complete -c tokctl -n "__fish_tokctl_using_subcommand scan" -l no-ignore -d 'Also scan files that .gitignore and .ignore exclude'
+complete -c tokctl -n "__fish_tokctl_using_subcommand scan" -l revoke -d 'Send every secret found to the revocation endpoint, which needs no API key (asks first on a terminal; --yes otherwise)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand scan" -s y -l yes -d 'Revoke without asking'
+complete -c tokctl -n "__fish_tokctl_using_subcommand scan" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand scan" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand scan" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
-json\t'The API\'s JSON objects'"
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks completions help" -f -a "login" -d 'Save a base URL and API key as a profile (asks on a terminal; --with-token reads stdin)'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks completions help" -f -a "config" -d 'Show and change the configuration file and its profiles'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks completions help" -f -a "tokens" -d 'Create, list, inspect, rotate and revoke tokens'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks completions help" -f -a "keys" -d 'Create, list and revoke the workspace\'s API keys'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks completions help" -f -a "audit" -d 'Read the workspace audit log'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks completions help" -f -a "scopes" -d 'List every scope a token can hold'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks completions help" -f -a "chat" -d 'Chat through the gateway: one answer for PROMPT (or piped stdin), or a session on a terminal'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks completions help" -f -a "models" -d 'List the gateway\'s models with prices, quality and latency'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks completions help" -f -a "usage" -d 'Show the credit ledger: totals by day and model, with a chart on a terminal'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks completions help" -f -a "webhooks" -d 'Configure webhook endpoints, receive events locally, verify signatures'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks completions help" -f -a "completions" -d 'Print a shell completion script'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks scan completions help" -f -a "login" -d 'Save a base URL and API key as a profile (asks on a terminal; --with-token reads stdin)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks scan completions help" -f -a "config" -d 'Show and change the configuration file and its profiles'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks scan completions help" -f -a "tokens" -d 'Create, list, inspect, rotate and revoke tokens'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks scan completions help" -f -a "keys" -d 'Create, list and revoke the workspace\'s API keys'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks scan completions help" -f -a "audit" -d 'Read the workspace audit log'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks scan completions help" -f -a "scopes" -d 'List every scope a token can hold'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks scan completions help" -f -a "chat" -d 'Chat through the gateway: one answer for PROMPT (or piped stdin), or a session on a terminal'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks scan completions help" -f -a "models" -d 'List the gateway\'s models with prices, quality and latency'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks scan completions help" -f -a "usage" -d 'Show the credit ledger: totals by day and model, with a chart on a terminal'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks scan completions help" -f -a "webhooks" -d 'Configure webhook endpoints, receive events locally, verify signatures'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks scan completions help" -f -a "scan" -d 'Find leaked tokctl secrets in files, stdin or git history, and optionally revoke them'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks scan completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks scan completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "show" -d 'Show the settings in effect and where each comes from (the key is redacted)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "set" -d 'Set KEY (base_url, chat_base_url, api_key) in the current profile'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "profiles" -d 'List profiles; the current one is marked'

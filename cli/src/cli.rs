@@ -6,9 +6,10 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 const EXIT_CODES: &str = "\
 Exit codes:
-  0  success
+  0  success (for `scan`: no secret found)
   1  error (including a bulk run in which some items failed)
   2  usage error, or a destructive command without --yes when not on a terminal
+  3  `scan` found at least one secret
   4  unauthorized or forbidden (run `tokctl login`)
   5  not found
   6  conflict (name in use, token expired, a key revoking itself)
@@ -60,6 +61,8 @@ pub enum OutputFormat {
     Plain,
     /// The API's JSON objects.
     Json,
+    /// SARIF 2.1.0, for code-scanning tools (`tokctl scan` only).
+    Sarif,
 }
 
 #[derive(Debug, Subcommand)]
@@ -89,6 +92,8 @@ pub enum Command {
     /// Configure webhook endpoints, receive events locally, verify signatures.
     #[command(subcommand)]
     Webhooks(WebhooksCommand),
+    /// Find leaked tokctl secrets in files, stdin or git history, and optionally revoke them.
+    Scan(ScanArgs),
     /// Print a shell completion script.
     Completions {
         /// The shell.
@@ -127,6 +132,35 @@ pub struct ChatArgs {
     /// Agent wallet (0x + 40 hex digits) recorded for settlement.
     #[arg(long)]
     pub wallet: Option<String>,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Exit codes: 0 when nothing is found, 3 when a secret is found (also after --revoke), 1 on error.
+Examples:
+  tokctl scan                          scan the current directory
+  git diff --cached | tokctl scan -    scan what is about to be committed
+  tokctl scan --git-history            scan every commit's added lines
+  tokctl scan -o sarif > tokctl.sarif  for GitHub code scanning
+  tokctl scan --revoke --yes           revoke everything found (CI)")]
+pub struct ScanArgs {
+    /// Files and directories to scan (default: the current directory); `-` reads stdin.
+    /// Directories honour .gitignore and skip binary files; hidden files are scanned.
+    pub paths: Vec<PathBuf>,
+    /// Scan the added lines of every commit of the repository at each path (`git log -p
+    /// --all`) instead of the files as they are now.
+    #[arg(long)]
+    pub git_history: bool,
+    /// Also scan files that .gitignore and .ignore exclude.
+    #[arg(long)]
+    pub no_ignore: bool,
+    /// Send every secret found to the revocation endpoint, which needs no API key (asks first
+    /// on a terminal; --yes otherwise).
+    #[arg(long)]
+    pub revoke: bool,
+    /// Revoke without asking.
+    #[arg(long, short = 'y', requires = "revoke")]
+    pub yes: bool,
 }
 
 #[derive(Debug, Args)]

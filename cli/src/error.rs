@@ -7,6 +7,8 @@ pub mod exit {
     pub const OK: u8 = 0;
     pub const ERROR: u8 = 1;
     pub const USAGE: u8 = 2;
+    /// `tokctl scan` found a secret.
+    pub const FOUND: u8 = 3;
     pub const UNAUTHORIZED: u8 = 4;
     pub const NOT_FOUND: u8 = 5;
     pub const CONFLICT: u8 = 6;

@@ -54,7 +54,7 @@ impl Output {
     pub fn new(global: &GlobalArgs) -> Self {
         let tty = io::stdout().is_terminal();
         let style = match global.output {
-            Some(OutputFormat::Json) => Style::Json,
+            Some(OutputFormat::Json | OutputFormat::Sarif) => Style::Json,
             Some(OutputFormat::Plain) => Style::Plain,
             Some(OutputFormat::Auto) | None if tty => Style::Table,
             _ => Style::Plain,

@@ -14,7 +14,7 @@ use url::Url;
 use crate::builder::ClientBuilder;
 use crate::error::{Error, RateLimit, RawBody, Result, reset_at, retry_after};
 use crate::retry::RetryPolicy;
-use crate::{audit, chat, keys, models, scopes, tokens, usage, webhooks};
+use crate::{audit, chat, credentials, keys, models, scopes, tokens, usage, webhooks};
 
 /// Default token API base URL (the reference server's default address).
 pub const DEFAULT_BASE_URL: &str = "http://127.0.0.1:8080/v1";
@@ -109,6 +109,12 @@ impl Client {
         keys::Keys::new(self)
     }
 
+    /// Leaked credentials: report secrets found where they should not be, so the service
+    /// revokes them (no API key needed).
+    pub fn credentials(&self) -> credentials::Credentials<'_> {
+        credentials::Credentials::new(self)
+    }
+
     /// The scopes a credential can hold.
     pub fn scopes(&self) -> scopes::Scopes<'_> {
         scopes::Scopes::new(self)
@@ -139,7 +145,8 @@ impl Client {
         webhooks::Webhooks::new(self)
     }
 
-    /// The rate-limit state of the most recent response, if any response carried one.
+    /// The rate-limit state of the most recent response that carried one (leak reports, which
+    /// have a budget of their own, leave it alone).
     pub fn rate_limit(&self) -> Option<RateLimit> {
         *self
             .inner
@@ -199,7 +206,7 @@ impl Client {
         url: Url,
         query: &[(&str, String)],
     ) -> Result<T> {
-        let body = self.send(Method::GET, url, query, None).await?;
+        let body = self.send(Method::GET, url, query, None, true).await?;
         decode(&body)
     }
 
@@ -208,6 +215,25 @@ impl Client {
         url: Url,
         body: Option<&impl Serialize>,
     ) -> Result<T> {
+        self.post_as(url, body, true).await
+    }
+
+    /// A POST sent without the API key, even when the client has one: for calls anyone may
+    /// make, whose requests must not carry the caller's own credential.
+    pub(crate) async fn post_anonymous<T: DeserializeOwned>(
+        &self,
+        url: Url,
+        body: &impl Serialize,
+    ) -> Result<T> {
+        self.post_as(url, Some(body), false).await
+    }
+
+    async fn post_as<T: DeserializeOwned>(
+        &self,
+        url: Url,
+        body: Option<&impl Serialize>,
+        authorized: bool,
+    ) -> Result<T> {
         let json = match body {
             Some(body) => Some(
                 serde_json::to_vec(body)
@@ -215,21 +241,25 @@ impl Client {
             ),
             None => None,
         };
-        let body = self.send(Method::POST, url, &[], json).await?;
+        let body = self.send(Method::POST, url, &[], json, authorized).await?;
         decode(&body)
     }
 
     pub(crate) async fn delete(&self, url: Url) -> Result<()> {
-        self.send(Method::DELETE, url, &[], None).await.map(|_| ())
+        self.send(Method::DELETE, url, &[], None, true)
+            .await
+            .map(|_| ())
     }
 
-    /// Sends with retries; returns the body of a success response.
+    /// Sends with retries, with the API key when `authorized`; returns the body of a success
+    /// response.
     async fn send(
         &self,
         method: Method,
         url: Url,
         query: &[(&str, String)],
         json: Option<Vec<u8>>,
+        authorized: bool,
     ) -> Result<Vec<u8>> {
         let idempotent = matches!(method, Method::GET | Method::DELETE);
         let mut attempt = 0u32;
@@ -242,7 +272,7 @@ impl Client {
             if !query.is_empty() {
                 request = request.query(query);
             }
-            if let Some(key) = &self.inner.api_key {
+            if let Some(key) = self.inner.api_key.as_ref().filter(|_| authorized) {
                 request = request.header(AUTHORIZATION, format!("Bearer {}", key.expose_secret()));
             }
             if let Some(json) = &json {
@@ -256,7 +286,9 @@ impl Client {
                 Ok(response) => {
                     let status = response.status();
                     let headers = response.headers().clone();
-                    self.note_rate_limit(&headers);
+                    if authorized {
+                        self.note_rate_limit(&headers);
+                    }
                     let body = response.bytes().await;
                     self.observe(&method, &url, Some(status.as_u16()), started, attempt);
                     match body {

@@ -7,6 +7,7 @@ pub mod admin;
 pub mod audit;
 pub mod auth;
 pub mod chat;
+pub mod credentials;
 pub mod credits;
 pub mod dashboard;
 pub mod edge;
@@ -52,6 +53,12 @@ use crate::store::sqlite::SqliteStore;
 /// Default requests per minute per workspace.
 pub const DEFAULT_RATE_LIMIT: u32 = 1000;
 
+/// Leak reports (`POST /v1/credentials/revoke`, up to 100 secrets each) accepted per minute from
+/// one client address, counted apart from the workspace and per-address API budgets and, on
+/// PostgreSQL, across every instance together. Fixed: it guards storage against anonymous
+/// floods, and 3,000 secrets a minute is more than any leak scanner reports.
+pub const LEAK_REPORT_RATE_LIMIT: u32 = 30;
+
 /// How long a database operation may take before the request is answered 503.
 pub const DEFAULT_DATABASE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
@@ -66,7 +73,8 @@ pub fn app(state: AppState) -> Router {
         // A handler's panic is a 500 in the error shape, inside the layer that adds the
         // rate-limit headers, so it carries them too.
         .layer(PanicLayer)
-        // Everything above carries the rate-limit headers; the health check below does not.
+        // Everything above carries the rate-limit headers; of the open routes below, leak
+        // reports count themselves on a budget of their own, the health check not at all.
         .layer(middleware::from_fn_with_state(state.clone(), auth::layer))
         .merge(open_routes().into_router(no_route))
         .merge(dashboard::router())
@@ -90,9 +98,12 @@ fn api_routes() -> Routes {
         .get("/v1/openapi.json", openapi::serve)
 }
 
-/// The routes outside it: the health check.
+/// The routes outside it: the health check, and leak reports (no credential; counted per
+/// address on a budget of their own).
 fn open_routes() -> Routes {
-    Routes::new().get("/healthz", healthz)
+    Routes::new()
+        .get("/healthz", healthz)
+        .merge(credentials::routes())
 }
 
 /// The method and path of every route the server answers (paths in axum's syntax,

@@ -14,13 +14,13 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{IntoParams, Modify, OpenApi};
 
 use crate::scopes::Scope;
-use crate::{audit, keys, models, scopes, tokens, usage, webhooks};
+use crate::{audit, credentials, keys, models, scopes, tokens, usage, webhooks};
 
 #[derive(OpenApi)]
 #[openapi(
     info(title = "tokctl API", description = "The token API and the chat gateway of tokctl-server."),
     paths(tokens::create, tokens::list, tokens::show, tokens::rotate, tokens::revoke,
-          keys::create, keys::list, keys::revoke, scopes::list, audit::list, models::list, usage::list, webhooks::create,
+          keys::create, keys::list, keys::revoke, credentials::revoke, scopes::list, audit::list, models::list, usage::list, webhooks::create,
           webhooks::list, webhooks::show, webhooks::remove, webhooks::test, webhooks::deliveries,
           serve, crate::healthz),
     modifiers(&BearerAuth),

@@ -1,14 +1,17 @@
 //! Fixed one-minute windows per workspace (or per client address for requests that carry no
-//! valid credential). One instance counts under one lock; instances sharing a database count
-//! there together ([`WindowCounter`]). Either way concurrent requests can never be accepted
-//! beyond the limit.
+//! valid credential, and apart from that for leak reports). One instance counts under one lock;
+//! instances sharing a database count there together ([`WindowCounter`]). Either way concurrent
+//! requests can never be accepted beyond the limit.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 
 use axum::http::{HeaderMap, HeaderName, HeaderValue};
+use axum::response::{IntoResponse, Response};
+use chrono::Utc;
 
+use crate::error::ApiError;
 use crate::store::{StoreResult, WindowCounter};
 
 const WINDOW_SECS: i64 = 60;
@@ -18,6 +21,8 @@ const WINDOW_SECS: i64 = 60;
 pub enum Bucket {
     Workspace(String),
     Address(IpAddr),
+    /// Leak reports (`POST /v1/credentials/revoke`) from one address: a budget of their own.
+    LeakReports(IpAddr),
 }
 
 impl Bucket {
@@ -26,6 +31,7 @@ impl Bucket {
         match self {
             Bucket::Workspace(id) => format!("ws:{id}"),
             Bucket::Address(ip) => format!("ip:{ip}"),
+            Bucket::LeakReports(ip) => format!("leak:{ip}"),
         }
     }
 }
@@ -103,6 +109,30 @@ impl RateLimiter {
             reset,
             retry_after: (reset - now).max(1) as u64,
         })
+    }
+
+    /// Counts one request against `bucket` now and runs `work` only if the limit allows it
+    /// (else 429 with `Retry-After`); the answer carries the rate-limit headers either way. For
+    /// routes outside the auth layer, which counts every other request.
+    pub async fn counted(
+        &self,
+        bucket: Bucket,
+        work: impl Future<Output = Result<Response, ApiError>>,
+    ) -> Response {
+        let decision = match self.check(bucket, Utc::now().timestamp()).await {
+            Ok(decision) => decision,
+            Err(err) => return ApiError::from(err).into_response(),
+        };
+        let mut response = if decision.allowed {
+            work.await.unwrap_or_else(IntoResponse::into_response)
+        } else {
+            ApiError::RateLimited {
+                retry_after: decision.retry_after,
+            }
+            .into_response()
+        };
+        decision.write_headers(response.headers_mut());
+        response
     }
 
     /// Counts in this process; the request's place in the window, or `None` past the limit.

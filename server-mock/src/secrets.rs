@@ -1,28 +1,18 @@
 //! Identifiers, secrets and their digests.
 //!
 //! A secret is `tkt_` (token) or `tka_` (API key), 30 random base62 characters (178 bits) and a
-//! 6-character checksum, so a secret scanner can recognise one offline and the server can turn
-//! away a malformed credential without touching storage. Only the SHA-256 digest is stored.
+//! 6-character checksum (the format lives in `tokctl-secrets`, which the SDK's scanner shares),
+//! so a secret scanner can recognise one offline and the server can turn away a malformed
+//! credential without touching storage. Only the SHA-256 digest is stored.
 
 use sha2::{Digest as _, Sha256};
 use subtle::ConstantTimeEq;
-
-const BASE62: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-const BASE36: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
-const RANDOM_LEN: usize = 30;
-const CHECKSUM_LEN: usize = 6;
-
-/// Prefix of a token secret.
-pub const TOKEN_SECRET_PREFIX: &str = "tkt_";
-/// Prefix of an API key.
-pub const API_KEY_PREFIX: &str = "tka_";
+use tokctl_secrets::{BASE62, RANDOM_LEN};
 
 /// What kind of credential a secret is, told by its prefix.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CredentialKind {
-    ApiKey,
-    Token,
-}
+pub use tokctl_secrets::Kind as CredentialKind;
+
+const BASE36: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
 
 /// A plain-text secret, shown to the user once. Its `Debug` never prints it.
 pub struct Secret(String);
@@ -69,31 +59,16 @@ impl std::fmt::Debug for SecretDigest {
 
 /// A new secret of the given kind.
 pub fn new_secret(kind: CredentialKind) -> Secret {
-    let prefix = match kind {
-        CredentialKind::ApiKey => API_KEY_PREFIX,
-        CredentialKind::Token => TOKEN_SECRET_PREFIX,
-    };
-    let random = random_string(BASE62, RANDOM_LEN);
-    let checksum = checksum(&random);
-    Secret(format!("{prefix}{random}{checksum}"))
+    Secret(tokctl_secrets::seal(
+        kind,
+        &random_string(BASE62, RANDOM_LEN),
+    ))
 }
 
 /// Tells a well-formed secret's kind; `None` when the prefix, length, alphabet or checksum is
 /// wrong, so such a credential never reaches storage.
 pub fn classify(secret: &str) -> Option<CredentialKind> {
-    let kind = if secret.starts_with(TOKEN_SECRET_PREFIX) {
-        CredentialKind::Token
-    } else if secret.starts_with(API_KEY_PREFIX) {
-        CredentialKind::ApiKey
-    } else {
-        return None;
-    };
-    let body = &secret[4..];
-    if body.len() != RANDOM_LEN + CHECKSUM_LEN || !body.bytes().all(|b| BASE62.contains(&b)) {
-        return None;
-    }
-    let (random, sum) = body.split_at(RANDOM_LEN);
-    bool::from(checksum(random).as_bytes().ct_eq(sum.as_bytes())).then_some(kind)
+    tokctl_secrets::check(secret)
 }
 
 /// A new webhook signing secret: `whsec_` + 40 random base62 characters (238 bits).
@@ -135,19 +110,6 @@ fn has_id_shape(id: &str, prefix: &str) -> bool {
                 .bytes()
                 .all(|b| b.is_ascii_digit() || b.is_ascii_lowercase())
     })
-}
-
-fn checksum(random: &str) -> String {
-    let digest = Sha256::digest(random.as_bytes());
-    let mut n = u64::from(u32::from_be_bytes([
-        digest[0], digest[1], digest[2], digest[3],
-    ]));
-    let mut out = [b'0'; CHECKSUM_LEN];
-    for slot in out.iter_mut().rev() {
-        *slot = BASE62[(n % 62) as usize];
-        n /= 62;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 fn random_string(alphabet: &[u8], len: usize) -> String {

@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use crate::LEAK_REPORT_RATE_LIMIT;
 use crate::audit::actions;
 use crate::auth::Principal;
 use crate::chat::Gateway;
@@ -19,6 +20,8 @@ pub struct AppState(Arc<Shared>);
 pub struct Shared {
     pub store: Arc<dyn Store>,
     pub limiter: RateLimiter,
+    /// Leak reports per client address, apart from `limiter`'s budgets.
+    pub leak_reports: RateLimiter,
     pub last_used: LastUsed,
     pub gateway: Arc<Gateway>,
     pub webhooks: Arc<Hub>,
@@ -33,12 +36,15 @@ impl std::ops::Deref for AppState {
 }
 
 impl AppState {
-    /// State over `store` with `rate_limit` requests per minute per workspace.
+    /// State over `store` with `rate_limit` requests per minute per workspace (and
+    /// [`LEAK_REPORT_RATE_LIMIT`] leak reports per minute per address).
     pub fn new(store: Arc<dyn Store>, rate_limit: u32, gateway: Gateway, webhooks: Hub) -> Self {
         let limiter = RateLimiter::new(rate_limit, store.window_counter());
+        let leak_reports = RateLimiter::new(LEAK_REPORT_RATE_LIMIT, store.window_counter());
         AppState(Arc::new(Shared {
             store,
             limiter,
+            leak_reports,
             last_used: LastUsed::default(),
             gateway: Arc::new(gateway),
             webhooks: Arc::new(webhooks),

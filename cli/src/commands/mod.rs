@@ -7,6 +7,7 @@ mod config;
 mod keys;
 mod login;
 mod models;
+mod scan;
 mod scopes;
 mod tokens;
 mod usage;
@@ -14,7 +15,7 @@ mod webhooks;
 
 use std::io::IsTerminal;
 
-use crate::cli::{Cli, Command, ConfigCommand, GlobalArgs};
+use crate::cli::{Cli, Command, ConfigCommand, GlobalArgs, OutputFormat};
 use crate::config::{ConfigFile, Settings};
 use crate::error::CliError;
 use crate::output::Output;
@@ -44,10 +45,26 @@ impl Ctx {
     /// An SDK client for `base_url` and `key`, with every other setting in effect: the user
     /// agent, `TOKCTL_MAX_WAIT`, the chat base URL and `-v` request logging.
     pub fn client_for(&self, base_url: &str, key: &str) -> Result<tokctl_sdk::Client, CliError> {
+        self.build_client(base_url, Some(key))
+    }
+
+    /// An SDK client for the base URL in effect that sends no API key (reporting leaked
+    /// secrets needs none).
+    pub fn anonymous_client(&self) -> Result<tokctl_sdk::Client, CliError> {
+        self.build_client(&self.settings.base_url.0, None)
+    }
+
+    fn build_client(
+        &self,
+        base_url: &str,
+        key: Option<&str>,
+    ) -> Result<tokctl_sdk::Client, CliError> {
         let mut builder = tokctl_sdk::Client::builder()
             .base_url(base_url)
-            .api_key(key)
             .user_agent(format!("tokctl/{}", env!("CARGO_PKG_VERSION")));
+        if let Some(key) = key {
+            builder = builder.api_key(key);
+        }
         if let Some(seconds) = std::env::var("TOKCTL_MAX_WAIT")
             .ok()
             .and_then(|v| v.parse().ok())
@@ -114,6 +131,9 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
     if let Command::Completions { shell } = cli.command {
         return completions::run(&out, shell);
     }
+    if cli.global.output == Some(OutputFormat::Sarif) && !matches!(cli.command, Command::Scan(_)) {
+        return Err(CliError::usage("--output sarif is only for `tokctl scan`"));
+    }
     let config_path = crate::config::path()?;
     let config = crate::config::load(&config_path)?;
     if !names_profiles(&cli.command) {
@@ -138,6 +158,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Models => models::run(&ctx).await,
         Command::Usage => usage::run(&ctx).await,
         Command::Webhooks(command) => webhooks::run(&ctx, command).await,
+        Command::Scan(args) => scan::run(&ctx, args).await,
         Command::Completions { shell } => completions::run(&ctx.out, shell),
     }
 }

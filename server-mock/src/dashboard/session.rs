@@ -10,15 +10,16 @@ use axum::extract::{FromRequest, Request, State};
 use axum::http::header::{CACHE_CONTROL, COOKIE, SET_COOKIE};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use chrono::{Duration, Utc};
+use chrono::Duration;
 use serde::{Deserialize, Serialize};
 use subtle::ConstantTimeEq;
 
 use crate::audit::actions;
 use crate::auth::{Denied, address_in, client_address, usable};
+use crate::credentials;
 use crate::error::ApiError;
 use crate::extract::ApiJson;
-use crate::rate_limit::{Bucket, Decision};
+use crate::rate_limit::Bucket;
 use crate::secrets::{CredentialKind, SecretDigest, classify, csrf_token, new_session_secret};
 use crate::state::AppState;
 use crate::store::{self, AuditEntry, Credential, NewSession, SessionRecord};
@@ -137,7 +138,9 @@ pub async fn sign_in(State(state): State<AppState>, request: Request) -> Respons
         let ApiJson(body) = ApiJson::<SignIn>::from_request(request, &state).await?;
         let key = body.key.trim();
         let credential = match classify(key) {
-            Some(CredentialKind::ApiKey) => find_key(&state, key).await?,
+            Some(CredentialKind::ApiKey) => {
+                credentials::find(&state, CredentialKind::ApiKey, key).await?
+            }
             Some(CredentialKind::Token) => {
                 return Err(ApiError::Unauthorized(
                     "Sign in with an API key (tka_...); a token's secret cannot sign in".into(),
@@ -187,22 +190,6 @@ pub async fn sign_in(State(state): State<AppState>, request: Request) -> Respons
             .into_response())
     })
     .await
-}
-
-/// The API key with this secret, as storage knows it once the request was counted.
-async fn find_key(state: &AppState, key: &str) -> Result<Option<Credential>, ApiError> {
-    let digest = SecretDigest::of(key);
-    let Some(found) = state
-        .store
-        .find_credential(CredentialKind::ApiKey, digest)
-        .await?
-    else {
-        return Ok(None);
-    };
-    Ok(state
-        .store
-        .confirm_credential(CredentialKind::ApiKey, digest, found)
-        .await?)
 }
 
 /// `GET /session`: the signed-in session (so a reloaded page learns its CSRF token), else 401.
@@ -260,23 +247,7 @@ async fn counted(
     address: IpAddr,
     work: impl Future<Output = Result<Response, ApiError>>,
 ) -> Response {
-    let decision: Decision = match state
-        .limiter
-        .check(Bucket::Address(address), Utc::now().timestamp())
-        .await
-    {
-        Ok(decision) => decision,
-        Err(err) => return ApiError::from(err).into_response(),
-    };
-    let mut response = if decision.allowed {
-        work.await.unwrap_or_else(IntoResponse::into_response)
-    } else {
-        ApiError::RateLimited {
-            retry_after: decision.retry_after,
-        }
-        .into_response()
-    };
-    decision.write_headers(response.headers_mut());
+    let mut response = state.limiter.counted(Bucket::Address(address), work).await;
     response
         .headers_mut()
         .insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
