@@ -33,6 +33,9 @@ const MAX_PENDING: usize = 1_000_000;
 #[derive(Default)]
 pub struct Ledger {
     pending: Mutex<Pending>,
+    /// Held by a flush from taking its batch until the batch is written, so a flush that finds
+    /// nothing queued still waits for one under way (a read after it sees every record).
+    writing: tokio::sync::Mutex<()>,
     full: tokio::sync::Notify,
     /// Each record is written before its answer ends (several instances share the ledger).
     write_through: bool,
@@ -83,9 +86,12 @@ impl Ledger {
         Recorded(None)
     }
 
-    /// Writes every queued record. Records a failed write could not store stay queued for the
-    /// next flush (up to a million; past that the oldest are dropped, and the log says so).
+    /// Writes every queued record; when it returns, every record queued before the call is
+    /// written (or, after a failed write, queued again). Records a failed write could not store
+    /// stay queued for the next flush (up to a million; past that the oldest are dropped, and
+    /// the log says so).
     pub async fn flush(&self, store: &Arc<dyn Store>) {
+        let _writing = self.writing.lock().await;
         let (batch, waiters) = {
             let mut pending = self.lock();
             if pending.records.is_empty() {
