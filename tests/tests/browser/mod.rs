@@ -6,6 +6,7 @@
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
+use std::os::unix::process::CommandExt as _;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -62,6 +63,9 @@ impl Driver {
             probe.local_addr().expect("its address").port()
         };
         let mut child = Command::new(driver)
+            // A process group of its own, which the browsers it starts join: dropping the
+            // driver kills them all, even when a test panicked before closing its window.
+            .process_group(0)
             .arg(format!("--port={port}"))
             .arg("--allowed-ips=127.0.0.1")
             .stdin(Stdio::null())
@@ -141,6 +145,11 @@ impl Driver {
 
 impl Drop for Driver {
     fn drop(&mut self) {
+        let group = format!("-{}", self.child.id());
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &group])
+            .stderr(Stdio::null())
+            .status();
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
