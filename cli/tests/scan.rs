@@ -157,7 +157,7 @@ fn a_clean_tree_exits_0_and_stdin_is_scanned_with_a_dash() {
         .unwrap();
     assert_eq!(output.status.code(), Some(3));
     let masked = format!("tkt_...{}", &token[36..]);
-    assert_eq!(stdout(&output), format!("-\t2\ttoken\t{masked}\t-\n"));
+    assert_eq!(stdout(&output), format!("-\t2\ttoken\t{masked}\n"));
 
     let missing = scan(dir.path(), &["no/such/dir"]);
     assert_eq!(missing.status.code(), Some(1));

@@ -1,5 +1,7 @@
 //! Typed async client for the tokctl service: tokens, API keys, scopes and the audit log, with
-//! retries, rate-limit awareness, auto-pagination and webhook signature verification.
+//! retries, rate-limit awareness, auto-pagination and webhook signature verification; offline
+//! recognition of leaked secrets ([`secrets`]) and their revocation by possession
+//! ([`Client::credentials`]).
 //!
 //! # Quick start
 //!

@@ -73,26 +73,43 @@ impl std::fmt::Debug for Secret {
 
 impl Row for Finding {
     fn headers() -> &'static [&'static str] {
-        &["FILE", "LINE", "KIND", "SECRET", "COMMIT"]
+        &["FILE", "LINE", "KIND", "SECRET"]
     }
 
     fn cells(&self, _time: &dyn Fn(Option<DateTime<Utc>>) -> String) -> Vec<String> {
-        let commit = self
-            .commit
-            .as_deref()
-            .map_or("-", |c| &c[..c.len().min(12)]);
         vec![
             self.path.clone(),
             self.line.to_string(),
             self.kind.to_string(),
             self.masked.clone(),
-            commit.to_string(),
         ]
     }
 
     /// `path:line`, what an editor opens.
     fn key(&self) -> &str {
         &self.location
+    }
+}
+
+/// A finding from `--git-history`: the same row with the commit that added it.
+#[derive(Serialize)]
+#[serde(transparent)]
+struct InHistory<'a>(&'a Finding);
+
+impl Row for InHistory<'_> {
+    fn headers() -> &'static [&'static str] {
+        &["FILE", "LINE", "KIND", "SECRET", "COMMIT"]
+    }
+
+    fn cells(&self, time: &dyn Fn(Option<DateTime<Utc>>) -> String) -> Vec<String> {
+        let mut cells = self.0.cells(time);
+        let commit = self.0.commit.as_deref().unwrap_or("-");
+        cells.push(commit[..commit.len().min(12)].to_string());
+        cells
+    }
+
+    fn key(&self) -> &str {
+        self.0.key()
     }
 }
 
@@ -121,6 +138,10 @@ pub async fn run(ctx: &Ctx, args: ScanArgs) -> Result<(), CliError> {
 
     match ctx.global.output {
         Some(OutputFormat::Sarif) => ctx.out.print_json(&sarif::report(&findings))?,
+        _ if args.git_history => {
+            ctx.out
+                .list(&findings.iter().map(InHistory).collect::<Vec<_>>())?;
+        }
         _ => ctx.out.list(&findings)?,
     }
     let scanned = scanned(&covered, started);
