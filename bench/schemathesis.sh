@@ -42,7 +42,7 @@ cleanup() { [ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"; }
 trap cleanup EXIT
 
 ./target/release/tokctl-server serve --listen 127.0.0.1:0 --data-dir "$work/data" \
-  --rate-limit 1000000000 --sim-token-delay-ms 0 >"$work/server.log" 2>&1 &
+  --rate-limit 1000000000 --leak-report-rate-limit 1000000000 --sim-token-delay-ms 0 >"$work/server.log" 2>&1 &
 server=$!
 addr=
 for _ in $(seq 1 100); do

@@ -172,6 +172,8 @@ pub struct ServeConfig {
     pub webhook_key_file: Option<PathBuf>,
     /// Requests per minute per workspace.
     pub rate_limit: u32,
+    /// Leak reports (`POST /v1/credentials/revoke`) per minute per client address.
+    pub leak_report_rate_limit: u32,
     /// Model catalogue file; `None` for the built-in simulated models.
     pub models: Option<PathBuf>,
     /// Delay between tokens of simulated streams.
@@ -194,6 +196,7 @@ impl ServeConfig {
             database: None,
             webhook_key_file: None,
             rate_limit: DEFAULT_RATE_LIMIT,
+            leak_report_rate_limit: LEAK_REPORT_RATE_LIMIT,
             models: None,
             sim_token_delay: std::time::Duration::from_millis(20),
             webhook_retry_schedule: webhooks::parse_schedule(webhooks::DEFAULT_SCHEDULE)
@@ -264,7 +267,8 @@ pub async fn serve(
     let ledger = usage::Ledger::new(store.shared());
     let gateway = chat::Gateway::new(catalogue, config.sim_token_delay, ledger);
     let hub = webhooks::Hub::new(sealer, config.webhook_retry_schedule.clone());
-    let state = AppState::new(store.clone(), config.rate_limit, gateway, hub);
+    let limits = (config.rate_limit, config.leak_report_rate_limit);
+    let state = AppState::new(store.clone(), limits, gateway, hub);
     let deliveries = tokio::spawn(webhooks::delivery::run(
         state.webhooks.clone(),
         store.clone(),

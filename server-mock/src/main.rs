@@ -61,6 +61,9 @@ struct ServeArgs {
     /// Requests per minute per workspace.
     #[arg(long, default_value_t = DEFAULT_RATE_LIMIT, value_parser = clap::value_parser!(u32).range(1..))]
     rate_limit: u32,
+    /// Leak reports (`POST /v1/credentials/revoke`) per minute per client address.
+    #[arg(long, default_value_t = tokctl_server::LEAK_REPORT_RATE_LIMIT, value_parser = clap::value_parser!(u32).range(1..))]
+    leak_report_rate_limit: u32,
     /// Model catalogue (TOML) [default: four built-in simulated models].
     #[arg(long, env = "TOKCTL_MODELS")]
     models: Option<PathBuf>,
@@ -281,6 +284,7 @@ async fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
         database: args.database.resolve(),
         webhook_key_file: args.webhook_key_file,
         rate_limit: args.rate_limit,
+        leak_report_rate_limit: args.leak_report_rate_limit,
         models: args.models,
         sim_token_delay: std::time::Duration::from_millis(args.sim_token_delay_ms),
         webhook_retry_schedule: args.webhook_retry_schedule.0,

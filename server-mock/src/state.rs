@@ -2,7 +2,6 @@
 
 use std::sync::Arc;
 
-use crate::LEAK_REPORT_RATE_LIMIT;
 use crate::audit::actions;
 use crate::auth::Principal;
 use crate::chat::Gateway;
@@ -36,11 +35,16 @@ impl std::ops::Deref for AppState {
 }
 
 impl AppState {
-    /// State over `store` with `rate_limit` requests per minute per workspace (and
-    /// [`LEAK_REPORT_RATE_LIMIT`] leak reports per minute per address).
-    pub fn new(store: Arc<dyn Store>, rate_limit: u32, gateway: Gateway, webhooks: Hub) -> Self {
+    /// State over `store` with `rate_limit` requests per minute per workspace and
+    /// `leak_report_rate_limit` leak reports per minute per client address.
+    pub fn new(
+        store: Arc<dyn Store>,
+        (rate_limit, leak_report_rate_limit): (u32, u32),
+        gateway: Gateway,
+        webhooks: Hub,
+    ) -> Self {
         let limiter = RateLimiter::new(rate_limit, store.window_counter());
-        let leak_reports = RateLimiter::new(LEAK_REPORT_RATE_LIMIT, store.window_counter());
+        let leak_reports = RateLimiter::new(leak_report_rate_limit, store.window_counter());
         AppState(Arc::new(Shared {
             store,
             limiter,

@@ -98,6 +98,14 @@ both! {
         assert_eq!(audit["data"][0]["actor"], admin_id.as_str());
         assert_eq!(audit["data"][0]["token_id"], Value::Null);
         assert!(audit["data"][0]["request_id"].is_string());
+
+        // Filters combine, and no entry is about a token and a key at once.
+        let path = format!("/v1/audit?key_id={}&token_id=tok_{}", id(&key), "0".repeat(24));
+        let response = server.get(&path, &server.admin_key).await;
+        assert_eq!(response.status(), 200);
+        let none: Value = response.json().await.unwrap();
+        assert_eq!(none["meta"]["total"], 0);
+        assert_eq!(none["data"], serde_json::json!([]));
     }
 }
 
