@@ -144,7 +144,7 @@ both! {
     async fn a_certificate_from_an_unknown_ca_is_refused_and_the_reason_says_so() {
         let (_, tls) = certificates();
         let base_url = tls_upstream(tls).await;
-        let (_tmp, server) = gateway_at(&base_url, "", &[]);
+        let (_tmp, mut server) = gateway_at(&base_url, "", &[]);
 
         // `auto` tries the upstream (best quality) first, then falls back to the simulated model.
         let response = chat(&server, ask("auto", false)).await;
@@ -159,6 +159,8 @@ both! {
 
         let message = failed(chat(&server, ask("upstream", true)).await, 502).await;
         assert!(message.contains("TLS certificate rejected"), "{message}");
+        // Stopped first, so every line it logged has been read from its pipe.
+        assert!(server.stop());
         assert!(
             server.logs().contains("TLS certificate rejected"),
             "{}",
