@@ -109,16 +109,20 @@ async fn revoke_one(
         return Ok(());
     }
     let (workspace, id) = (&credential.workspace_id, &credential.id);
-    let action = match kind {
-        CredentialKind::Token => actions::TOKEN_REVOKED,
-        CredentialKind::ApiKey => actions::KEY_REVOKED,
+    let audit = |action| {
+        AuditEntry::new(workspace, action, ACTOR)
+            .token(Some(id.clone()))
+            .request(request_id.clone())
     };
-    let audit = AuditEntry::new(workspace, action, ACTOR)
-        .token(Some(id.clone()))
-        .request(request_id.clone());
     let revoked = match kind {
-        CredentialKind::Token => state.store.revoke_token(workspace, id, audit).await,
-        CredentialKind::ApiKey => state.store.revoke_api_key(workspace, id, audit).await,
+        CredentialKind::Token => {
+            let audit = audit(actions::TOKEN_REVOKED);
+            state.store.revoke_token(workspace, id, audit).await
+        }
+        CredentialKind::ApiKey => {
+            let audit = audit(actions::KEY_REVOKED);
+            state.store.revoke_api_key(workspace, id, audit).await
+        }
     };
     match revoked {
         Ok(()) => {

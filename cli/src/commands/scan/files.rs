@@ -44,10 +44,7 @@ pub fn scan(paths: &[PathBuf], ignore: bool) -> Result<(Vec<Finding>, Covered), 
         }
     }
     let Some((first, rest)) = roots.split_first() else {
-        return Ok((
-            findings.into_inner().unwrap_or_default(),
-            covered(files, bytes),
-        ));
+        return Ok((into_inner(findings), covered(files, bytes)));
     };
     let mut walk = WalkBuilder::new(first);
     for root in rest {
@@ -92,8 +89,7 @@ pub fn scan(paths: &[PathBuf], ignore: bool) -> Result<(Vec<Finding>, Covered), 
             WalkState::Continue
         })
     });
-    let findings = findings.into_inner().unwrap_or_else(|e| e.into_inner());
-    Ok((findings, covered(files, bytes)))
+    Ok((into_inner(findings), covered(files, bytes)))
 }
 
 fn covered(files: AtomicU64, bytes: AtomicU64) -> Covered {
@@ -106,6 +102,10 @@ fn covered(files: AtomicU64, bytes: AtomicU64) -> Covered {
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn into_inner<T>(mutex: Mutex<T>) -> T {
+    mutex.into_inner().unwrap_or_else(|e| e.into_inner())
 }
 
 /// A path as people write it: without a leading `./`.
@@ -144,7 +144,7 @@ pub fn scan_stream(
     let mut total = 0u64;
     loop {
         let (end, eof) = fill(&mut reader, buf, kept)?;
-        if total == 0 && memchr_nul(&buf[..end.min(BINARY_PROBE)]) {
+        if total == 0 && memchr::memchr(0, &buf[..end.min(BINARY_PROBE)]).is_some() {
             return Ok(None);
         }
         total += (end - kept) as u64;
@@ -195,10 +195,6 @@ fn fill(reader: &mut impl Read, buf: &mut [u8], mut at: usize) -> io::Result<(us
         }
     }
     Ok((at, false))
-}
-
-fn memchr_nul(bytes: &[u8]) -> bool {
-    memchr::memchr(0, bytes).is_some()
 }
 
 /// Newlines in `bytes` (a loop the compiler turns into SIMD).

@@ -57,6 +57,7 @@ pub fn scan(repo: &Path, findings: &mut Vec<Finding>) -> Result<u64, CliError> {
 }
 
 /// Where the parser is in `git log -p -U0` output.
+#[derive(Default)]
 struct Hunk {
     /// Line number in the new file of the next added line.
     line: u64,
@@ -73,11 +74,7 @@ fn parse(mut input: impl BufRead, findings: &mut Vec<Finding>) -> std::io::Resul
     let mut commits = 0;
     let mut commit = String::new();
     let mut path: Option<String> = None;
-    let mut hunk = Hunk {
-        line: 0,
-        old: 0,
-        new: 0,
-    };
+    let mut hunk = Hunk::default();
     loop {
         raw.clear();
         if input.read_until(b'\n', &mut raw)? == 0 {
@@ -107,13 +104,7 @@ fn parse(mut input: impl BufRead, findings: &mut Vec<Finding>) -> std::io::Resul
                 Some(b'-') => hunk.old = hunk.old.saturating_sub(1),
                 // "\ No newline at end of file" belongs to the line before it.
                 Some(b'\\') => {}
-                _ => {
-                    hunk = Hunk {
-                        line: 0,
-                        old: 0,
-                        new: 0,
-                    }
-                }
+                _ => hunk = Hunk::default(),
             }
             continue;
         }
@@ -124,11 +115,7 @@ fn parse(mut input: impl BufRead, findings: &mut Vec<Finding>) -> std::io::Resul
         } else if let Some(name) = text.strip_prefix(b"+++ ") {
             path = new_path(name);
         } else if text.starts_with(b"@@ ") {
-            hunk = header(text).unwrap_or(Hunk {
-                line: 0,
-                old: 0,
-                new: 0,
-            });
+            hunk = header(text).unwrap_or_default();
         }
     }
 }

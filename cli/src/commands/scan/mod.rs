@@ -11,6 +11,7 @@ use std::time::Instant;
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
+use tokctl_sdk::Secret;
 use tokctl_sdk::secrets::{self, Kind};
 
 use super::{Ctx, confirm};
@@ -52,23 +53,13 @@ impl Finding {
             kind,
             masked: secrets::mask(secret),
             commit: None,
-            secret: Secret(secret.to_string()),
+            secret: Secret::new(secret),
         }
     }
 }
 
 fn kind_name<S: serde::Serializer>(kind: &Kind, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.serialize_str(kind.as_str())
-}
-
-/// A secret found; `Debug` never shows it.
-#[derive(Default, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Secret(String);
-
-impl std::fmt::Debug for Secret {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Secret([redacted])")
-    }
 }
 
 impl Row for Finding {
@@ -180,7 +171,7 @@ fn scan_history(paths: &[PathBuf]) -> Result<(Vec<Finding>, Covered), CliError> 
 /// Sends each distinct secret once; the server answers how many it received, never which
 /// were live.
 async fn revoke(ctx: &Ctx, findings: &[Finding], yes: bool) -> Result<(), CliError> {
-    let distinct: BTreeSet<&str> = findings.iter().map(|f| f.secret.0.as_str()).collect();
+    let distinct: BTreeSet<&str> = findings.iter().map(|f| f.secret.expose()).collect();
     confirm(yes, || {
         format!(
             "Revoke {} at {}? Whoever uses them is cut off at once",

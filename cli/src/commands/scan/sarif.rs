@@ -37,20 +37,28 @@ pub fn report(findings: &[Finding]) -> Value {
     })
 }
 
-fn rule_id(kind: Kind) -> &'static str {
+/// A kind's rule id, rule name, description and name in a result's message.
+fn describe(kind: Kind) -> (&'static str, &'static str, &'static str, &'static str) {
     match kind {
-        Kind::Token => "tokctl/leaked-token",
-        Kind::ApiKey => "tokctl/leaked-api-key",
+        Kind::Token => (
+            "tokctl/leaked-token",
+            "LeakedToken",
+            "A tokctl token secret (tkt_)",
+            "Token secret",
+        ),
+        Kind::ApiKey => (
+            "tokctl/leaked-api-key",
+            "LeakedApiKey",
+            "A tokctl workspace API key (tka_)",
+            "API key",
+        ),
     }
 }
 
 fn rule(kind: Kind) -> Value {
-    let (name, what) = match kind {
-        Kind::Token => ("LeakedToken", "A tokctl token secret (tkt_)"),
-        Kind::ApiKey => ("LeakedApiKey", "A tokctl workspace API key (tka_)"),
-    };
+    let (id, name, what, _) = describe(kind);
     json!({
-        "id": rule_id(kind),
+        "id": id,
         "name": name,
         "shortDescription": { "text": format!("{what} is in the code") },
         "fullDescription": {
@@ -70,12 +78,13 @@ fn rule(kind: Kind) -> Value {
 
 fn result(finding: &Finding) -> Value {
     let uri = uri(&finding.path);
+    let (rule_id, _, _, kind) = describe(finding.kind);
     let mut result = json!({
-        "ruleId": rule_id(finding.kind),
+        "ruleId": rule_id,
         "ruleIndex": KINDS.iter().position(|k| *k == finding.kind).unwrap_or(0),
         "level": "error",
         "message": {
-            "text": format!("{} {} leaked here", kind_text(finding.kind), finding.masked),
+            "text": format!("{kind} {} leaked here", finding.masked),
         },
         "locations": [{
             "physicalLocation": {
@@ -89,19 +98,12 @@ fn result(finding: &Finding) -> Value {
         }],
         // Stable across runs and line moves, so one leak stays one alert; not the secret's
         // digest that the server looks credentials up by.
-        "partialFingerprints": { "tokctlSecret/v1": fingerprint(&finding.secret.0) },
+        "partialFingerprints": { "tokctlSecret/v1": fingerprint(finding.secret.expose()) },
     });
     if let Some(commit) = &finding.commit {
         result["properties"] = json!({ "commit": commit });
     }
     result
-}
-
-fn kind_text(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Token => "Token secret",
-        Kind::ApiKey => "API key",
-    }
 }
 
 fn uri(path: &str) -> String {
