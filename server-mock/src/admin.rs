@@ -130,6 +130,18 @@ pub async fn copy_to_postgres(
     database: &crate::Database,
     key_file: Option<PathBuf>,
 ) -> anyhow::Result<()> {
+    // Held for the whole copy: no server may change the directory meanwhile. (A directory
+    // that does not exist holds no database, which the copy says.)
+    let _lock = data_dir
+        .is_dir()
+        .then(|| crate::lock::DataDirLock::acquire(data_dir))
+        .transpose()
+        .map_err(|err| match err {
+            crate::lock::LockError::Held { .. } => {
+                anyhow::anyhow!("{err}: stop it first, so nothing changes during the copy")
+            }
+            crate::lock::LockError::Io { .. } => anyhow::anyhow!(err),
+        })?;
     let key_file = key_file.unwrap_or_else(|| data_dir.join(crate::webhooks::seal::KEY_FILE));
     let sealer = crate::webhooks::seal::Sealer::load(&key_file)?;
     let copied =

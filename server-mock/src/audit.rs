@@ -36,6 +36,20 @@ pub mod actions {
     pub const WEBHOOK_DELETED: &str = "webhook.deleted";
     /// A request was refused: revoked or expired credential, missing scope, escalation.
     pub const AUTH_DENIED: &str = "auth.denied";
+
+    /// Every action above.
+    pub const ALL: [&str; 10] = [
+        TOKEN_CREATED,
+        TOKEN_ROTATED,
+        TOKEN_REVOKED,
+        KEY_CREATED,
+        KEY_REVOKED,
+        SESSION_STARTED,
+        SESSION_ENDED,
+        WEBHOOK_CREATED,
+        WEBHOOK_DELETED,
+        AUTH_DENIED,
+    ];
 }
 
 /// Routes of this resource.

@@ -42,6 +42,15 @@ impl Credits {
         scaled(text, DECIMALS, false).map(Credits)
     }
 
+    /// The amount with its unit, for messages: `1 credit`, `0.0102 credits`.
+    pub fn in_words(self) -> String {
+        if self.0 == 10u64.pow(DECIMALS) {
+            "1 credit".into()
+        } else {
+            format!("{self} credits")
+        }
+    }
+
     /// The amount as a JSON number, for places that build JSON by hand.
     pub fn to_json(self) -> Box<RawValue> {
         // Decimal digits and at most one point always make a valid JSON number.
@@ -231,6 +240,13 @@ mod tests {
 
     fn price(text: &str) -> Result<Price, String> {
         PriceVisitor::read::<de::value::Error>(text).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn one_credit_is_singular_in_words() {
+        assert_eq!(Credits::from_nanos(1_000_000_000).in_words(), "1 credit");
+        assert_eq!(Credits::from_nanos(10_200_000).in_words(), "0.0102 credits");
+        assert_eq!(Credits::from_nanos(2_000_000_000).in_words(), "2 credits");
     }
 
     #[test]

@@ -16,6 +16,7 @@ pub mod extract;
 pub mod keys;
 pub mod last_used;
 pub mod listen;
+pub mod lock;
 pub mod models;
 pub mod openapi;
 pub mod outbound;
@@ -34,7 +35,7 @@ pub mod webhooks;
 
 use std::future::Future;
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use axum::extract::{OriginalUri, State};
@@ -236,6 +237,11 @@ pub async fn open_store(
 }
 
 /// Serves until `shutdown` resolves; `on_bound` learns the bound address first.
+///
+/// Start-up checks what can fail before it changes anything: the model catalogue, the data
+/// directory's lock (on SQLite, one process per directory; see [`lock`]), then the address.
+/// Only a server that can serve opens the store and, on its first start, writes and prints the
+/// admin key; so a start refused for a taken port or directory prints no key it never serves.
 pub async fn serve(
     config: ServeConfig,
     on_bound: impl FnOnce(SocketAddr),
@@ -245,8 +251,15 @@ pub async fn serve(
         Some(path) => models::Catalogue::load(path)?,
         None => models::Catalogue::builtin(),
     };
+    let mut lock = match config.database {
+        None => Some(lock_data_dir(&config.data_dir).await?),
+        Some(_) => None,
+    };
+    let listener = tokio::net::TcpListener::bind(&config.listen)
+        .await
+        .map_err(|err| anyhow::anyhow!("cannot listen on {}: {err}", config.listen))?;
+    let addr = listener.local_addr()?;
     let store = open_store(config.data_dir.clone(), config.database.as_ref()).await?;
-    admin::first_start(&store, &config.data_dir).await?;
     // Every file of the data directory exists before the server says it is listening.
     let key_file = config
         .webhook_key_file
@@ -257,10 +270,13 @@ pub async fn serve(
         tokio::task::spawn_blocking(move || webhooks::seal::Sealer::load_or_create(&path)).await??
     };
     sealer.check(store.as_ref(), &key_file).await?;
-    let listener = tokio::net::TcpListener::bind(&config.listen)
-        .await
-        .map_err(|err| anyhow::anyhow!("cannot listen on {}: {err}", config.listen))?;
-    let addr = listener.local_addr()?;
+    admin::first_start(&store, &config.data_dir).await?;
+    if let Some(lock) = lock.as_mut() {
+        // Only for a second start's message: serving goes on without it.
+        if let Err(err) = lock.serving(addr) {
+            tracing::warn!(error = %err, "cannot record the address in {}", lock::LOCK_FILE);
+        }
+    }
     tracing::info!("listening on http://{addr}");
     on_bound(addr);
 
@@ -303,8 +319,26 @@ pub async fn serve(
     state.last_used.flush(&store).await;
     state.gateway.ledger.flush(&store).await;
     store.close().await;
+    drop(lock);
     tracing::info!("stopped; store closed");
     Ok(())
+}
+
+/// Creates `data_dir` (mode 0700) and takes its lock, or says why another process has it.
+async fn lock_data_dir(data_dir: &Path) -> anyhow::Result<lock::DataDirLock> {
+    let dir = data_dir.to_path_buf();
+    tokio::task::spawn_blocking(move || {
+        admin::create_private_dir(&dir)?;
+        lock::DataDirLock::acquire(&dir).map_err(|err| match err {
+            lock::LockError::Held { .. } => anyhow::anyhow!(
+                "{err}: one SQLite data directory serves one process; stop it, pass another \
+                 --data-dir, or run several instances on one PostgreSQL database with \
+                 --database-url"
+            ),
+            lock::LockError::Io { .. } => anyhow::anyhow!(err),
+        })
+    })
+    .await?
 }
 
 /// A server started with [`spawn`], serving on a background task.

@@ -45,9 +45,11 @@ pub fn route<'a>(catalogue: &'a Catalogue, ask: &Ask<'_>) -> Result<Route<'a>, G
             .ok_or_else(|| GatewayError::model_not_found(mode))?;
         if !fits(model) {
             return Err(GatewayError::budget_exceeded(format!(
-                "{} could cost up to {} credits for this request (prompt plus {} completion tokens), over budget_limit {}",
+                "{} could cost up to {} for this request (prompt plus {} completion tokens), over budget_limit {}",
                 model.id,
-                model.cost(ask.prompt_tokens, u64::from(cap(model))),
+                model
+                    .cost(ask.prompt_tokens, u64::from(cap(model)))
+                    .in_words(),
                 cap(model),
                 ask.budget.unwrap_or_default()
             )));
@@ -84,9 +86,9 @@ pub fn route<'a>(catalogue: &'a Catalogue, ask: &Ask<'_>) -> Result<Route<'a>, G
         "auto-cheap" => {
             pool.sort_by_key(|m| m.blended_price());
             format!(
-                "auto-cheap: {} is the cheapest ({} credits per 1k tokens, blended); {within}",
+                "auto-cheap: {} is the cheapest ({} per 1k tokens, blended); {within}",
                 pool[0].id,
-                pool[0].blended_price()
+                pool[0].blended_price().in_words()
             )
         }
         _ => {
@@ -109,11 +111,11 @@ pub fn route<'a>(catalogue: &'a Catalogue, ask: &Ask<'_>) -> Result<Route<'a>, G
                     .then(a.blended_price().cmp(&b.blended_price()))
             });
             format!(
-                "auto (quality weight {quality_weight:.2}, cost weight {cost_weight:.2}): {} has the best score {:.3} (quality {}, {} credits per 1k tokens); {within}",
+                "auto (quality weight {quality_weight:.2}, cost weight {cost_weight:.2}): {} has the best score {:.3} (quality {}, {} per 1k tokens); {within}",
                 pool[0].id,
                 score(pool[0]),
                 pool[0].quality,
-                pool[0].blended_price()
+                pool[0].blended_price().in_words()
             )
         }
     };

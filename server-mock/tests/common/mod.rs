@@ -138,6 +138,11 @@ impl Server {
         server
     }
 
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Stops with SIGTERM and waits, output included; returns whether the exit was clean.
     pub fn stop(&mut self) -> bool {
         self.terminate();
