@@ -241,6 +241,9 @@ _tokctl() {
             tokctl__subcmd__tokens,rotate)
                 cmd="tokctl__subcmd__tokens__subcmd__rotate"
                 ;;
+            tokctl__subcmd__tokens,show)
+                cmd="tokctl__subcmd__tokens__subcmd__get"
+                ;;
             tokctl__subcmd__tokens__subcmd__help,create)
                 cmd="tokctl__subcmd__tokens__subcmd__help__subcmd__create"
                 ;;
@@ -437,7 +440,7 @@ _tokctl() {
                     return 0
                     ;;
                 --action)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "token.created token.rotated token.revoked key.created key.revoked session.started session.ended webhook.created webhook.deleted auth.denied" -- "${cur}"))
                     return 0
                     ;;
                 --output)
@@ -1317,11 +1320,11 @@ _tokctl() {
             fi
             case "${prev}" in
                 --scope)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "tokens:read tokens:write tokens:rotate tokens:revoke audit:read webhooks:read webhooks:write chat:write usage:read keys:read keys:write" -- "${cur}"))
                     return 0
                     ;;
                 -s)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "tokens:read tokens:write tokens:rotate tokens:revoke audit:read webhooks:read webhooks:write chat:write usage:read keys:read keys:write" -- "${cur}"))
                     return 0
                     ;;
                 --expires-in)
@@ -1550,7 +1553,7 @@ _tokctl() {
             return 0
             ;;
         tokctl__subcmd__scan)
-            opts="-y -o -q -v -h --git-history --no-ignore --revoke --yes --output --quiet --verbose --profile --base-url --help"
+            opts="-y -o -q -v -h --git-history --no-ignore --revoke --yes --include-own-key --output --quiet --verbose --profile --base-url --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1610,7 +1613,7 @@ _tokctl() {
             return 0
             ;;
         tokctl__subcmd__tokens)
-            opts="-o -q -v -h --output --quiet --verbose --profile --base-url --help create list get rotate revoke help"
+            opts="-o -q -v -h --output --quiet --verbose --profile --base-url --help create list get show rotate revoke help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1647,11 +1650,11 @@ _tokctl() {
             fi
             case "${prev}" in
                 --scope)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "tokens:read tokens:write tokens:rotate tokens:revoke audit:read webhooks:read webhooks:write chat:write usage:read keys:read keys:write" -- "${cur}"))
                     return 0
                     ;;
                 -s)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "tokens:read tokens:write tokens:rotate tokens:revoke audit:read webhooks:read webhooks:write chat:write usage:read keys:read keys:write" -- "${cur}"))
                     return 0
                     ;;
                 --expires-in)

@@ -29,7 +29,7 @@ plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
 sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_needs_command" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
-complete -c tokctl -n "__fish_tokctl_needs_command" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_needs_command" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_needs_command" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_needs_command" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -52,7 +52,7 @@ plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
 sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand login" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand login" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand login" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand login" -l with-token -d 'Read the API key from standard input (for CI)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand login" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand login" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
@@ -62,7 +62,7 @@ plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
 sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and not __fish_seen_subcommand_from show set profiles use help" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand config; and not __fish_seen_subcommand_from show set profiles use help" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and not __fish_seen_subcommand_from show set profiles use help" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and not __fish_seen_subcommand_from show set profiles use help" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and not __fish_seen_subcommand_from show set profiles use help" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and not __fish_seen_subcommand_from show set profiles use help" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -76,7 +76,7 @@ plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
 sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from show" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from show" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from show" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -85,7 +85,7 @@ plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
 sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from set" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from set" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from set" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from set" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from set" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from set" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -94,7 +94,7 @@ plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
 sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from profiles" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from profiles" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from profiles" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from profiles" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from profiles" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from profiles" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -102,7 +102,7 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_su
 plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
 sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
-complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from use" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from use" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from use" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from use" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from use" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -111,30 +111,41 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_su
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "profiles" -d 'List profiles; the current one is marked'
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "use" -d 'Make PROFILE the current profile'
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get rotate revoke help" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate revoke help" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
 sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
-complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get rotate revoke help" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get rotate revoke help" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get rotate revoke help" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
-complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get rotate revoke help" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
-complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get rotate revoke help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get rotate revoke help" -f -a "create" -d 'Create a token and print its secret (shown once)'
-complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get rotate revoke help" -f -a "list" -d 'List tokens (every page)'
-complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get rotate revoke help" -f -a "get" -d 'Show one token by id or name'
-complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get rotate revoke help" -f -a "rotate" -d 'Replace a token\'s secret and print the new one; the old one stops working at once'
-complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get rotate revoke help" -f -a "revoke" -d 'Revoke tokens for good (asks first on a terminal; --yes otherwise)'
-complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get rotate revoke help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -s s -l scope -d 'Scope to grant (repeat); see `tokctl scopes`' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -l expires-in -d 'Expire after this long, e.g. 30d, 12h' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate revoke help" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate revoke help" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate revoke help" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate revoke help" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate revoke help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate revoke help" -f -a "create" -d 'Create a token and print its secret (shown once)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate revoke help" -f -a "list" -d 'List tokens (every page)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate revoke help" -f -a "get" -d 'Show one token by id or name (a revoked token too)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate revoke help" -f -a "show" -d 'Show one token by id or name (a revoked token too)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate revoke help" -f -a "rotate" -d 'Replace a token\'s secret and print the new one; the old one stops working at once'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate revoke help" -f -a "revoke" -d 'Revoke tokens for good (asks first on a terminal; --yes otherwise)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate revoke help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -s s -l scope -d 'Scope to grant (repeat, or a comma list); see `tokctl scopes`' -r -f -a "tokens:read\t''
+tokens:write\t''
+tokens:rotate\t''
+tokens:revoke\t''
+audit:read\t''
+webhooks:read\t''
+webhooks:write\t''
+chat:write\t''
+usage:read\t''
+keys:read\t''
+keys:write\t''"
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -l expires-in -d 'Expire after this long, e.g. 30d, 12h, 90m (a day is 24 h; years and months are not taken, as their length varies: 365d)' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -l expires-at -d 'Expire at this RFC 3339 time, e.g. 2030-01-01T00:00:00Z' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
 sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -148,7 +159,7 @@ plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
 sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from list" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from list" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from list" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -157,16 +168,25 @@ plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
 sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from get" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from get" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from get" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from get" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from get" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from get" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from show" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from show" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from show" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from rotate" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
 sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from rotate" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from rotate" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from rotate" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from rotate" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from rotate" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from rotate" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -177,7 +197,7 @@ plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
 sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from revoke" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from revoke" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from revoke" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from revoke" -l expired -d 'Also revoke every expired token'
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from revoke" -s y -l yes -d 'Do not ask for confirmation (needed when not on a terminal)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from revoke" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
@@ -185,7 +205,7 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_su
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from revoke" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from help" -f -a "create" -d 'Create a token and print its secret (shown once)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from help" -f -a "list" -d 'List tokens (every page)'
-complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from help" -f -a "get" -d 'Show one token by id or name'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from help" -f -a "get" -d 'Show one token by id or name (a revoked token too)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from help" -f -a "rotate" -d 'Replace a token\'s secret and print the new one; the old one stops working at once'
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from help" -f -a "revoke" -d 'Revoke tokens for good (asks first on a terminal; --yes otherwise)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -194,7 +214,7 @@ plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
 sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and not __fish_seen_subcommand_from create list revoke help" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and not __fish_seen_subcommand_from create list revoke help" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and not __fish_seen_subcommand_from create list revoke help" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and not __fish_seen_subcommand_from create list revoke help" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and not __fish_seen_subcommand_from create list revoke help" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and not __fish_seen_subcommand_from create list revoke help" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -202,15 +222,25 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and not __fish_seen_
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and not __fish_seen_subcommand_from create list revoke help" -f -a "list" -d 'List API keys (every page)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and not __fish_seen_subcommand_from create list revoke help" -f -a "revoke" -d 'Revoke an API key for good (asks first on a terminal; --yes otherwise)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and not __fish_seen_subcommand_from create list revoke help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from create" -s s -l scope -d 'Scope to grant (repeat); see `tokctl scopes`' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from create" -l expires-in -d 'Expire after this long, e.g. 30d, 12h' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from create" -s s -l scope -d 'Scope to grant (repeat, or a comma list); see `tokctl scopes`' -r -f -a "tokens:read\t''
+tokens:write\t''
+tokens:rotate\t''
+tokens:revoke\t''
+audit:read\t''
+webhooks:read\t''
+webhooks:write\t''
+chat:write\t''
+usage:read\t''
+keys:read\t''
+keys:write\t''"
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from create" -l expires-in -d 'Expire after this long, e.g. 30d, 12h, 90m (a day is 24 h; years and months are not taken, as their length varies: 365d)' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from create" -l expires-at -d 'Expire at this RFC 3339 time, e.g. 2030-01-01T00:00:00Z' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from create" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
 sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from create" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from create" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from create" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from create" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from create" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -222,7 +252,7 @@ plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
 sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from list" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from list" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from list" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -231,7 +261,7 @@ plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
 sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from revoke" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from revoke" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from revoke" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from revoke" -s y -l yes -d 'Do not ask for confirmation (needed when not on a terminal)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from revoke" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from revoke" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
@@ -245,21 +275,30 @@ plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
 sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and not __fish_seen_subcommand_from list help" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and not __fish_seen_subcommand_from list help" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and not __fish_seen_subcommand_from list help" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and not __fish_seen_subcommand_from list help" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and not __fish_seen_subcommand_from list help" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and not __fish_seen_subcommand_from list help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and not __fish_seen_subcommand_from list help" -f -a "list" -d 'List audit entries, newest first (every page)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and not __fish_seen_subcommand_from list help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_subcommand_from list" -l token -d 'Only entries about this token id' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_subcommand_from list" -l key -d 'Only entries about this API key id' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_subcommand_from list" -l action -d 'Only entries with this action, e.g. token.rotated' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_subcommand_from list" -l token -d 'Only entries about this token (id or name)' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_subcommand_from list" -l key -d 'Only entries about this API key (id or name)' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_subcommand_from list" -l action -d 'Only entries with this action, e.g. token.rotated' -r -f -a "token.created\t''
+token.rotated\t''
+token.revoked\t''
+key.created\t''
+key.revoked\t''
+session.started\t''
+session.ended\t''
+webhook.created\t''
+webhook.deleted\t''
+auth.denied\t''"
 complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_subcommand_from list" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
 sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_subcommand_from list" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_subcommand_from list" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_subcommand_from list" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -270,7 +309,7 @@ plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
 sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand scopes" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand scopes" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand scopes" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand scopes" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand scopes" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand scopes" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -287,7 +326,7 @@ plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
 sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -l stream -d 'Print the answer as it arrives'
 complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
@@ -297,7 +336,7 @@ plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
 sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand models" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand models" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand models" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand models" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand models" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand models" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -306,7 +345,7 @@ plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
 sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand usage" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand usage" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand usage" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand usage" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand usage" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand usage" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -315,7 +354,7 @@ plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
 sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and not __fish_seen_subcommand_from create list get delete test deliveries listen verify help" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and not __fish_seen_subcommand_from create list get delete test deliveries listen verify help" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and not __fish_seen_subcommand_from create list get delete test deliveries listen verify help" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and not __fish_seen_subcommand_from create list get delete test deliveries listen verify help" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and not __fish_seen_subcommand_from create list get delete test deliveries listen verify help" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and not __fish_seen_subcommand_from create list get delete test deliveries listen verify help" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -334,7 +373,7 @@ plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
 sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from create" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from create" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from create" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -343,7 +382,7 @@ plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
 sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from list" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from list" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from list" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -352,7 +391,7 @@ plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
 sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from get" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from get" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from get" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from get" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from get" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from get" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -361,7 +400,7 @@ plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
 sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from delete" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from delete" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from delete" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from delete" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from delete" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -370,7 +409,7 @@ plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
 sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from test" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from test" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from test" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from test" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from test" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from test" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -379,7 +418,7 @@ plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
 sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from deliveries" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -391,7 +430,7 @@ plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
 sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from listen" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from listen" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from listen" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from listen" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from listen" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from listen" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -402,7 +441,7 @@ plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
 sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from verify" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from verify" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from verify" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from verify" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from verify" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from verify" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -420,11 +459,12 @@ plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
 sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand scan" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand scan" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand scan" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand scan" -l git-history -d 'Scan the added lines of every commit of the repository at each path (`git log -p --all`) instead of the files as they are now'
 complete -c tokctl -n "__fish_tokctl_using_subcommand scan" -l no-ignore -d 'Also scan files that .gitignore and .ignore exclude'
 complete -c tokctl -n "__fish_tokctl_using_subcommand scan" -l revoke -d 'Send every secret found to the revocation endpoint, which needs no API key (asks first on a terminal; --yes otherwise)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand scan" -s y -l yes -d 'Revoke without asking'
+complete -c tokctl -n "__fish_tokctl_using_subcommand scan" -l include-own-key -d 'Also revoke the API key this CLI is configured with when it is among the secrets found (left out otherwise, or asked about on a terminal)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand scan" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand scan" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand scan" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -433,7 +473,7 @@ plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
 sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
 complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -456,7 +496,7 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subc
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "use" -d 'Make PROFILE the current profile'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from tokens" -f -a "create" -d 'Create a token and print its secret (shown once)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from tokens" -f -a "list" -d 'List tokens (every page)'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from tokens" -f -a "get" -d 'Show one token by id or name'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from tokens" -f -a "get" -d 'Show one token by id or name (a revoked token too)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from tokens" -f -a "rotate" -d 'Replace a token\'s secret and print the new one; the old one stops working at once'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from tokens" -f -a "revoke" -d 'Revoke tokens for good (asks first on a terminal; --yes otherwise)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "create" -d 'Create an API key and print its secret (shown once)'

@@ -14,6 +14,7 @@ Exit codes:
   5  not found
   6  conflict (name in use, token expired, a key revoking itself)
   7  rate limited after retries
+  130  interrupted (Ctrl-C)
 
 Environment:
   TOKCTL_API_KEY, TOKCTL_BASE_URL, TOKCTL_PROFILE  override the profile
@@ -47,7 +48,8 @@ pub struct GlobalArgs {
     /// Profile to use [env: TOKCTL_PROFILE].
     #[arg(long, global = true)]
     pub profile: Option<String>,
-    /// Token API base URL, e.g. http://127.0.0.1:8080/v1 [env: TOKCTL_BASE_URL].
+    /// Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends
+    /// it) [env: TOKCTL_BASE_URL].
     #[arg(long, global = true)]
     pub base_url: Option<String>,
 }
@@ -161,6 +163,10 @@ pub struct ScanArgs {
     /// Revoke without asking.
     #[arg(long, short = 'y', requires = "revoke")]
     pub yes: bool,
+    /// Also revoke the API key this CLI is configured with when it is among the secrets found
+    /// (left out otherwise, or asked about on a terminal).
+    #[arg(long, requires = "revoke")]
+    pub include_own_key: bool,
 }
 
 #[derive(Debug, Args)]
@@ -196,9 +202,10 @@ pub enum TokensCommand {
     Create(CreateArgs),
     /// List tokens (every page).
     List(ListArgs),
-    /// Show one token by id or name.
+    /// Show one token by id or name (a revoked token too).
+    #[command(visible_alias = "show")]
     Get {
-        /// Token id (tok_...) or name.
+        /// Token id (tok_...) or name; a name only revoked tokens carry shows the newest.
         token: String,
     },
     /// Replace a token's secret and print the new one; the old one stops working at once.
@@ -214,11 +221,13 @@ pub enum TokensCommand {
 pub struct CreateArgs {
     /// Token name, unique among the workspace's live tokens.
     pub name: String,
-    /// Scope to grant (repeat); see `tokctl scopes`.
-    #[arg(long = "scope", short = 's', required = true)]
+    /// Scope to grant (repeat, or a comma list); see `tokctl scopes`.
+    #[arg(long = "scope", short = 's', value_name = "SCOPE", required = true,
+          value_delimiter = ',', value_parser = clap::builder::PossibleValuesParser::new(tokctl_sdk::scopes::ALL))]
     pub scopes: Vec<String>,
-    /// Expire after this long, e.g. 30d, 12h.
-    #[arg(long, value_parser = parse_duration, conflicts_with = "expires_at")]
+    /// Expire after this long, e.g. 30d, 12h, 90m (a day is 24 h; years and months are not
+    /// taken, as their length varies: 365d).
+    #[arg(long, value_parser = parse_lifetime, conflicts_with = "expires_at", allow_hyphen_values = true)]
     pub expires_in: Option<std::time::Duration>,
     /// Expire at this RFC 3339 time, e.g. 2030-01-01T00:00:00Z.
     #[arg(long)]
@@ -270,11 +279,13 @@ pub enum KeysCommand {
 pub struct CreateKeyArgs {
     /// Key name, unique among the workspace's live keys.
     pub name: String,
-    /// Scope to grant (repeat); see `tokctl scopes`.
-    #[arg(long = "scope", short = 's', required = true)]
+    /// Scope to grant (repeat, or a comma list); see `tokctl scopes`.
+    #[arg(long = "scope", short = 's', value_name = "SCOPE", required = true,
+          value_delimiter = ',', value_parser = clap::builder::PossibleValuesParser::new(tokctl_sdk::scopes::ALL))]
     pub scopes: Vec<String>,
-    /// Expire after this long, e.g. 30d, 12h.
-    #[arg(long, value_parser = parse_duration, conflicts_with = "expires_at")]
+    /// Expire after this long, e.g. 30d, 12h, 90m (a day is 24 h; years and months are not
+    /// taken, as their length varies: 365d).
+    #[arg(long, value_parser = parse_lifetime, conflicts_with = "expires_at", allow_hyphen_values = true)]
     pub expires_in: Option<std::time::Duration>,
     /// Expire at this RFC 3339 time, e.g. 2030-01-01T00:00:00Z.
     #[arg(long)]
@@ -290,8 +301,8 @@ pub struct ListKeysArgs {
 
 #[derive(Debug, Args)]
 pub struct RevokeKeyArgs {
-    /// API key id (key_...); a key cannot revoke itself.
-    pub id: String,
+    /// API key id (key_...) or name; a key cannot revoke itself.
+    pub key: String,
     /// Do not ask for confirmation (needed when not on a terminal).
     #[arg(long, short = 'y')]
     pub yes: bool,
@@ -356,20 +367,49 @@ pub enum WebhooksCommand {
 pub enum AuditCommand {
     /// List audit entries, newest first (every page).
     List {
-        /// Only entries about this token id.
+        /// Only entries about this token (id or name).
         #[arg(long, conflicts_with = "key")]
         token: Option<String>,
-        /// Only entries about this API key id.
+        /// Only entries about this API key (id or name).
         #[arg(long)]
         key: Option<String>,
         /// Only entries with this action, e.g. token.rotated.
-        #[arg(long)]
+        #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(tokctl_sdk::audit::ACTIONS))]
         action: Option<String>,
     },
 }
 
+const DURATION_EXAMPLES: &str = "examples: 30d, 12h, 90m";
+
+/// A length of time in weeks, days, hours, minutes or seconds (`30d`, `12h`, `1d 12h`).
+/// Years and months are refused rather than guessed at (humantime's year is 365.25 days).
 fn parse_duration(raw: &str) -> Result<std::time::Duration, String> {
-    humantime::parse_duration(raw).map_err(|err| format!("{err} (examples: 30d, 12h, 90m)"))
+    if raw.trim_start().starts_with('-') {
+        return Err(format!(
+            "must be a positive length of time ({DURATION_EXAMPLES})"
+        ));
+    }
+    let units = raw
+        .split(|c: char| !c.is_alphabetic())
+        .filter(|u| !u.is_empty());
+    for unit in units {
+        if matches!(unit, "y" | "year" | "years" | "M" | "month" | "months") {
+            return Err(format!(
+                "years and months vary in length: give days, e.g. 365d or 30d ({DURATION_EXAMPLES})"
+            ));
+        }
+    }
+    humantime::parse_duration(raw).map_err(|err| format!("{err} ({DURATION_EXAMPLES})"))
+}
+
+/// A lifetime: [`parse_duration`], and longer than zero.
+fn parse_lifetime(raw: &str) -> Result<std::time::Duration, String> {
+    match parse_duration(raw)? {
+        duration if duration.is_zero() => {
+            Err(format!("must be longer than 0 ({DURATION_EXAMPLES})"))
+        }
+        duration => Ok(duration),
+    }
 }
 
 /// A webhook signing secret from the command line; `Debug` never shows it.

@@ -60,14 +60,94 @@ impl std::fmt::Display for Source {
     }
 }
 
+impl Source {
+    /// The hint for a refused key from here (`what`: `was refused` or `has expired`): a
+    /// variable to check, a profile to log in again, or the reference server's key file.
+    pub fn key_hint(source: Option<&Source>, what: &str) -> String {
+        match source {
+            Some(Source::Env(var)) => format!(
+                "the API key comes from {var}, and it {what}: set a valid key there, or unset it to use your profile"
+            ),
+            Some(Source::ServerKeyFile(path)) => format!(
+                "the API key is the one in {}, and it {what}: is the server at the base URL the one using that data directory? `tokctl login` saves another key",
+                path.display()
+            ),
+            Some(Source::Profile(name)) => {
+                format!(
+                    "the API key of profile {name:?} {what}: run `tokctl login` to save a new one"
+                )
+            }
+            Some(Source::Flag | Source::Default) | None => "run `tokctl login`".into(),
+        }
+    }
+
+    /// Where a value came from, as the user named it: `--base-url`, `TOKCTL_BASE_URL`,
+    /// `profile "ci"`.
+    fn origin(&self, flag: &str) -> String {
+        match self {
+            Source::Flag => flag.to_string(),
+            Source::Env(name) => (*name).to_string(),
+            Source::Profile(name) => format!("profile {name:?}"),
+            Source::ServerKeyFile(path) => path.display().to_string(),
+            Source::Default => "the default".to_string(),
+        }
+    }
+}
+
 /// The settings in effect.
 #[derive(Debug)]
 pub struct Settings {
     pub profile: String,
+    /// As given; [`Settings::base_url`] checks it.
     pub base_url: (String, Source),
     /// `None`: the same server as `base_url`.
     pub chat_base_url: Option<(String, Source)>,
     pub api_key: Option<(String, Source)>,
+}
+
+impl Settings {
+    /// The token API base URL in effect, checked and completed ([`base_url`]).
+    pub fn base_url(&self) -> Result<String, CliError> {
+        let (raw, source) = &self.base_url;
+        base_url(raw).map_err(|why| {
+            CliError::usage(format!(
+                "invalid base URL {raw:?} (from {}): {why}",
+                source.origin("--base-url")
+            ))
+        })
+    }
+}
+
+/// A token API base URL as typed, made usable, or why it cannot be: it needs `http://` or
+/// `https://`, and `/v1` is added when no version segment (`v1`, `v2`, ...) ends its path, so
+/// `http://127.0.0.1:8080` works as `http://127.0.0.1:8080/v1`.
+pub fn base_url(raw: &str) -> Result<String, String> {
+    let raw = raw.trim();
+    if !raw.contains("://") {
+        return Err(format!("it has no scheme; did you mean http://{raw}?"));
+    }
+    let mut url = url::Url::parse(raw).map_err(|err| err.to_string())?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(format!(
+            "{}:// is not served: use http or https",
+            url.scheme()
+        ));
+    }
+    if url.host().is_none() {
+        return Err("it has no host".to_string());
+    }
+    let path = url.path().trim_end_matches('/').to_string();
+    let versioned = path
+        .rsplit('/')
+        .next()
+        .and_then(|last| last.strip_prefix('v'))
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    url.set_path(&if versioned {
+        path
+    } else {
+        format!("{path}/v1")
+    });
+    Ok(url.to_string())
 }
 
 /// The config file's path: `TOKCTL_CONFIG`, else `CONFIG_DIR/tokctl/config.toml`.

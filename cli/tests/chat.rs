@@ -223,3 +223,54 @@ fn ctrl_c_cancels_the_answer_in_progress_not_the_session() {
     assert_eq!(usage["totals"]["requests"], 2);
     assert!(usage["totals"]["completion_tokens"].as_u64().unwrap() < 16);
 }
+
+#[test]
+fn an_interrupted_stream_ends_its_line_and_says_so() {
+    use std::io::Read;
+    let env = Env::with_sim_delay(std::time::Duration::from_millis(100));
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("tokctl"));
+    for var in Env::UNSET {
+        child.env_remove(var);
+    }
+    let mut child = child
+        .envs(env.vars())
+        .env("TOKCTL_API_KEY", &env.admin_key)
+        .args([
+            "chat",
+            "--stream",
+            "-m",
+            "sim-pro",
+            "--max-tokens",
+            "60",
+            "tell me",
+        ])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut shown = Vec::new();
+    let mut buf = [0u8; 256];
+    // The answer has begun: its first words are on stdout, and no line end yet.
+    while !String::from_utf8_lossy(&shown).contains("[sim-pro]") {
+        let n = out.read(&mut buf).unwrap();
+        assert!(n > 0, "stdout ended before the answer began");
+        shown.extend_from_slice(&buf[..n]);
+    }
+    let interrupted = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(interrupted.success());
+    out.read_to_end(&mut shown).unwrap();
+    let output = child.wait_with_output().unwrap();
+    let shown = String::from_utf8_lossy(&shown).into_owned();
+    assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
+    assert!(shown.ends_with('\n'), "the line is ended: {shown:?}");
+    assert_eq!(shown.matches('\n').count(), 1, "{shown:?}");
+    assert_eq!(
+        stderr(&output).trim_end(),
+        "tokctl: interrupted: the answer above is incomplete"
+    );
+}

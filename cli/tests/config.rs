@@ -34,13 +34,54 @@ fn login_with_token_verifies_saves_0600_and_is_used() {
 #[test]
 fn login_with_a_bad_key_exits_4_and_saves_nothing() {
     let env = Env::new();
+    // Well formed, but not a key this server issued: the server refuses it.
+    let unknown = tokctl_sdk::secrets::seal(
+        tokctl_sdk::secrets::Kind::ApiKey,
+        "0123456789abcdefghijABCDEFGHIJ",
+    );
     let output = env
         .bare()
         .args(["login", "--with-token"])
-        .write_stdin("tka_wrong\n")
+        .write_stdin(format!("{unknown}\n"))
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(4));
+    assert!(!env.config.exists());
+
+    // Mistyped (a character short, one changed, not a key at all): refused offline, exit 2,
+    // before any request; the base URL here has nothing listening, which would be exit 1.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let last = if env.admin_key.ends_with('X') {
+        'Y'
+    } else {
+        'X'
+    };
+    let changed = format!("{}{last}", &env.admin_key[..env.admin_key.len() - 1]);
+    for typo in [
+        &env.admin_key[..39],
+        changed.as_str(),
+        "tka_wrong",
+        "hunter2",
+    ] {
+        let output = env
+            .bare()
+            .env("TOKCTL_BASE_URL", format!("http://127.0.0.1:{port}/v1"))
+            .args(["login", "--with-token"])
+            .write_stdin(format!("{typo}\n"))
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{typo}: {}", stderr(&output));
+        assert!(
+            stderr(&output).contains("that is not a tokctl API key"),
+            "{}",
+            stderr(&output)
+        );
+        assert!(!stderr(&output).contains(typo), "the key is never echoed");
+    }
     assert!(!env.config.exists());
     let output = env.bare().args(["login"]).output().unwrap();
     assert_eq!(
@@ -106,7 +147,11 @@ fn profiles_switch_and_precedence_is_flag_env_profile() {
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(1));
-    assert!(stderr(&output).contains("hint"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("cannot connect to http://127.0.0.1:9/v1: connection refused"),
+        "{}",
+        stderr(&output)
+    );
     let output = env.bare().args(["config", "use", "nope"]).output().unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(

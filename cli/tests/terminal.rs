@@ -120,3 +120,36 @@ fn without_colour_the_table_still_fits_the_terminal() {
         "wider than 80 columns: {screen}"
     );
 }
+
+#[test]
+fn quiet_keeps_the_reminder_for_a_person_at_a_terminal() {
+    let env = Env::new();
+    let (code, screen) = on_terminal(&env, "tokens create ci -s tokens:read -q", "", false);
+    assert_eq!(code, Some(0), "{screen}");
+    assert!(screen.contains("tkt_"), "{screen}");
+    assert!(screen.contains("Store the secret now"), "{screen}");
+}
+
+#[test]
+fn scan_asks_before_revoking_the_key_the_cli_uses() {
+    let env = Env::new();
+    let (_, leaked) = env.create("leaked", &["tokens:read"]);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("notes.txt"),
+        format!("{}\n{leaked}\n", env.admin_key),
+    )
+    .unwrap();
+    let args = format!("scan --revoke '{}'", dir.path().display());
+    // "n" keeps the CLI's own key; "y" revokes the rest.
+    let (code, screen) = on_terminal(&env, &args, "ny", false);
+    assert_eq!(code, Some(3), "{screen}");
+    assert!(
+        screen.contains("One of them is the API key this CLI uses (env TOKCTL_API_KEY)"),
+        "{screen}"
+    );
+    assert!(screen.contains("Revoke 1 secret at"), "{screen}");
+    assert!(screen.contains("left out 1 secret"), "{screen}");
+    let status = env.json(&["tokens", "get", "leaked"]);
+    assert_eq!(status["status"], "revoked");
+}

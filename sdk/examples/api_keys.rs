@@ -8,8 +8,19 @@ use chrono::{Duration, Utc};
 use futures::TryStreamExt;
 use tokctl_sdk::{Client, CreateKey, ListKeys, RevokeOutcome, TokenStatus};
 
+/// Errors are printed as one line with `Display` (never `Debug`, which is for programmers).
 #[tokio::main]
-async fn main() -> Result<(), tokctl_sdk::Error> {
+async fn main() -> std::process::ExitCode {
+    match run().await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("api_keys: {err}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run() -> Result<(), tokctl_sdk::Error> {
     let hours: i64 = match std::env::args().nth(1) {
         None => 1,
         Some(arg) => match arg.parse() {

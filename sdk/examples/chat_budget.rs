@@ -6,8 +6,19 @@
 
 use tokctl_sdk::{ChatMessage, ChatRequest, Client, Decimal};
 
+/// Errors are printed as one line with `Display` (never `Debug`, which is for programmers).
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> std::process::ExitCode {
+    match run().await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("chat_budget: {err}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let budget: Decimal = args.next().unwrap_or_else(|| "0.05".into()).parse()?;
     let client = Client::from_env()?;

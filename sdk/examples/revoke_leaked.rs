@@ -12,8 +12,19 @@ use std::io::Read;
 use tokctl_sdk::Client;
 use tokctl_sdk::secrets;
 
+/// Errors are printed as one line with `Display` (never `Debug`, which is for programmers).
 #[tokio::main]
-async fn main() -> Result<(), tokctl_sdk::Error> {
+async fn main() -> std::process::ExitCode {
+    match run().await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("revoke_leaked: {err}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run() -> Result<(), tokctl_sdk::Error> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let text = if args.is_empty() {
         let mut input = Vec::new();

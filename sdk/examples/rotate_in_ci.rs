@@ -38,7 +38,7 @@ async fn main() -> ExitCode {
             ExitCode::FAILURE
         }
         Err(err) => {
-            eprintln!("rotation failed: {err}");
+            eprintln!("rotate_in_ci: {err}");
             ExitCode::FAILURE
         }
     }

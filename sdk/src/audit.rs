@@ -7,6 +7,20 @@ use crate::client::Client;
 use crate::error::Result;
 use crate::pagination::{ItemStream, MAX_PER_PAGE, Page, page_params, walk};
 
+/// Every action the service writes to the audit log, as of this SDK's version.
+pub const ACTIONS: [&str; 10] = [
+    "token.created",
+    "token.rotated",
+    "token.revoked",
+    "key.created",
+    "key.revoked",
+    "session.started",
+    "session.ended",
+    "webhook.created",
+    "webhook.deleted",
+    "auth.denied",
+];
+
 /// One audit entry: a mutation or a denied request.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[non_exhaustive]

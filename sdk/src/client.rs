@@ -198,7 +198,14 @@ impl Client {
             .api_key
             .as_ref()
             .map(|key| format!("Bearer {}", key.expose_secret()));
-        crate::sse::post(transport, url.as_str(), authorization.as_deref(), body)
+        let shown = self.chat_api_url();
+        crate::sse::post(
+            transport,
+            url.as_str(),
+            &shown,
+            authorization.as_deref(),
+            body,
+        )
     }
 
     pub(crate) async fn get<T: DeserializeOwned>(
@@ -294,7 +301,7 @@ impl Client {
                     match body {
                         Ok(body) if status.is_success() => return Ok(body.to_vec()),
                         Ok(body) => (status, headers, body),
-                        Err(err) => return Err(Error::transport(err)),
+                        Err(err) => return Err(self.transport_error(err)),
                     }
                 }
                 Err(err) => {
@@ -306,7 +313,7 @@ impl Client {
                             attempt += 1;
                             continue;
                         }
-                        _ => return Err(Error::transport(err)),
+                        _ => return Err(self.transport_error(err)),
                     }
                 }
             };
@@ -327,6 +334,20 @@ impl Client {
                 None => return Err(Error::from_response(status.as_u16(), &headers, &body)),
             }
         }
+    }
+
+    /// What a failed reqwest request means, naming the base URL.
+    fn transport_error(&self, err: reqwest::Error) -> Error {
+        crate::transport::error(err, self.inner.base_url.as_str())
+    }
+
+    /// The gateway's API base as shown in errors: the chat base URL and `/v1`.
+    pub(crate) fn chat_api_url(&self) -> String {
+        let mut url = self.inner.chat_base_url.clone();
+        if let Ok(mut path) = url.path_segments_mut() {
+            path.pop_if_empty().push("v1");
+        }
+        url.to_string()
     }
 
     fn observe(

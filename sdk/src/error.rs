@@ -114,9 +114,26 @@ pub enum Error {
     /// next chunk did.
     #[error("the request timed out")]
     Timeout,
-    /// The request could not be sent or the response not read (connection refused, reset, DNS).
-    #[error("could not reach the server: {0}")]
-    Transport(#[source] reqwest::Error),
+    /// No connection could be made, so nothing was sent: refused, timed out, host not found or
+    /// TLS failed. Shown as `cannot connect to URL: CAUSE`.
+    #[error("cannot connect to {url}: {cause}")]
+    Connect {
+        /// The base URL the client was built with (for chat, the gateway's base and `/v1`).
+        url: String,
+        /// Why.
+        cause: ConnectCause,
+    },
+    /// The connection broke while the request was sent or the answer read (reset, closed).
+    #[error("the connection to {url} failed: {reason}")]
+    Transport {
+        /// The base URL the client was built with.
+        url: String,
+        /// What failed, in words.
+        reason: String,
+        /// reqwest's error.
+        #[source]
+        source: reqwest::Error,
+    },
     /// The client is misconfigured (bad base URL, no API key, invalid header value).
     #[error("invalid client configuration: {0}")]
     Config(String),
@@ -172,14 +189,6 @@ impl Error {
                 body: String::from_utf8_lossy(body).into_owned(),
                 rate_limit,
             },
-        }
-    }
-
-    pub(crate) fn transport(err: reqwest::Error) -> Self {
-        if err.is_timeout() {
-            Error::Timeout
-        } else {
-            Error::Transport(err.without_url())
         }
     }
 
@@ -243,8 +252,16 @@ impl Error {
     pub fn is_transport(&self) -> bool {
         matches!(
             self,
-            Error::Transport(_) | Error::Timeout | Error::Stream(_)
+            Error::Connect { .. } | Error::Transport { .. } | Error::Timeout | Error::Stream(_)
         )
+    }
+
+    /// Why no connection could be made, when none could ([`Error::Connect`]).
+    pub fn connect_cause(&self) -> Option<&ConnectCause> {
+        match self {
+            Error::Connect { cause, .. } => Some(cause),
+            _ => None,
+        }
     }
 }
 
@@ -258,4 +275,32 @@ pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
         .parse::<u64>()
         .ok()?;
     Some(Duration::from_secs(seconds))
+}
+
+/// Why the client could not connect to the server. Nothing was sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ConnectCause {
+    /// Nothing listens at the address (the server is not running, or another port).
+    Refused,
+    /// No answer to the connection attempt within the client's timeout.
+    TimedOut,
+    /// The host name did not resolve; the resolver's words.
+    HostNotFound(String),
+    /// The TLS handshake failed or the server's certificate was rejected; rustls's words.
+    Tls(String),
+    /// Anything else (network unreachable, connection reset while connecting), in the OS's
+    /// words.
+    Other(String),
+}
+
+impl std::fmt::Display for ConnectCause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConnectCause::Refused => f.write_str("connection refused"),
+            ConnectCause::TimedOut => f.write_str("timed out"),
+            ConnectCause::HostNotFound(why) => write!(f, "host not found ({why})"),
+            ConnectCause::Tls(why) | ConnectCause::Other(why) => f.write_str(why),
+        }
+    }
 }

@@ -67,6 +67,7 @@ mod secret;
 pub mod secrets;
 mod sse;
 pub mod tokens;
+mod transport;
 pub mod usage;
 pub mod webhooks;
 
@@ -76,7 +77,7 @@ pub use chat::{ChatChunk, ChatCompletion, ChatMessage, ChatRequest, ChatStream, 
 pub use client::{
     Client, DEFAULT_BASE_URL, DEFAULT_CHAT_BASE_URL, DEFAULT_TIMEOUT, RequestEvent, RequestObserver,
 };
-pub use error::{ApiError, Error, RateLimit, RawBody, Result};
+pub use error::{ApiError, ConnectCause, Error, RateLimit, RawBody, Result};
 pub use keys::{ApiKey, CreateKey, ListKeys};
 pub use models::Model;
 pub use pagination::{ItemStream, Page, PageMeta};

@@ -6,6 +6,22 @@ use crate::client::Client;
 use crate::error::Result;
 use crate::pagination::Page;
 
+/// Every scope the service knows, as of this SDK's version: what a credential may hold.
+/// [`Scopes::list`] asks the server, with descriptions.
+pub const ALL: [&str; 11] = [
+    "tokens:read",
+    "tokens:write",
+    "tokens:rotate",
+    "tokens:revoke",
+    "audit:read",
+    "webhooks:read",
+    "webhooks:write",
+    "chat:write",
+    "usage:read",
+    "keys:read",
+    "keys:write",
+];
+
 /// A scope and what it allows.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[non_exhaustive]

@@ -12,6 +12,7 @@ use launchdarkly_sdk_transport::{ByteStream, HttpTransport, ResponseFuture, Tran
 use sync_wrapper::{SyncFuture, SyncStream};
 
 use crate::client::{RequestEvent, RequestObserver};
+use crate::error::ConnectCause;
 use crate::error::{Error, Result};
 
 /// `eventsource-client`'s transport, on reqwest.
@@ -62,9 +63,11 @@ impl HttpTransport for Transport {
 }
 
 /// POSTs `body` as JSON to `url` and yields each event's data until `[DONE]`.
+/// `shown` is the base URL errors name.
 pub(crate) fn post(
     transport: Transport,
     url: &str,
+    shown: &str,
     authorization: Option<&str>,
     body: String,
 ) -> Result<impl Stream<Item = Result<String>> + Send + use<>> {
@@ -86,41 +89,47 @@ pub(crate) fn post(
             .map_err(config)?;
     }
     let client = builder.build_with_transport(transport);
-    let events = client.stream().then(|item| async move {
-        match item {
-            Ok(SSE::Event(event)) => Some(Ok(event.data)),
-            Ok(SSE::Connected(_) | SSE::Comment(_)) => None,
-            Err(eventsource_client::Error::Eof) => {
-                Some(Err(Error::Stream("the stream ended before [DONE]".into())))
-            }
-            Err(eventsource_client::Error::UnexpectedResponse(response, body)) => {
-                let bytes: Vec<u8> = body
-                    .into_stream()
-                    .try_fold(Vec::new(), |mut all, chunk| async move {
-                        all.extend_from_slice(&chunk);
-                        Ok(all)
-                    })
-                    .await
-                    .unwrap_or_default();
-                let mut headers = reqwest::header::HeaderMap::new();
-                for name in response.get_header_keys() {
-                    if let (Ok(name), Ok(Some(value))) = (
-                        reqwest::header::HeaderName::from_bytes(name.as_bytes()),
-                        response.get_header_value(name),
-                    ) && let Ok(value) = reqwest::header::HeaderValue::from_str(value)
-                    {
-                        headers.insert(name, value);
-                    }
+    let shown = shown.to_string();
+    let events = client.stream().then(move |item| {
+        let shown = shown.clone();
+        async move {
+            match item {
+                Ok(SSE::Event(event)) => Some(Ok(event.data)),
+                Ok(SSE::Connected(_) | SSE::Comment(_)) => None,
+                Err(eventsource_client::Error::Eof) => {
+                    Some(Err(Error::Stream("the stream ended before [DONE]".into())))
                 }
-                Some(Err(Error::from_response(
-                    response.status(),
-                    &headers,
-                    &bytes,
-                )))
+                Err(eventsource_client::Error::UnexpectedResponse(response, body)) => {
+                    let bytes: Vec<u8> = body
+                        .into_stream()
+                        .try_fold(Vec::new(), |mut all, chunk| async move {
+                            all.extend_from_slice(&chunk);
+                            Ok(all)
+                        })
+                        .await
+                        .unwrap_or_default();
+                    let mut headers = reqwest::header::HeaderMap::new();
+                    for name in response.get_header_keys() {
+                        if let (Ok(name), Ok(Some(value))) = (
+                            reqwest::header::HeaderName::from_bytes(name.as_bytes()),
+                            response.get_header_value(name),
+                        ) && let Ok(value) = reqwest::header::HeaderValue::from_str(value)
+                        {
+                            headers.insert(name, value);
+                        }
+                    }
+                    Some(Err(Error::from_response(
+                        response.status(),
+                        &headers,
+                        &bytes,
+                    )))
+                }
+                Err(eventsource_client::Error::Transport(err)) => {
+                    Some(Err(transport_error(&err, &shown)))
+                }
+                Err(eventsource_client::Error::TimedOut) => Some(Err(Error::Timeout)),
+                Err(err) => Some(Err(Error::Stream(err.to_string()))),
             }
-            Err(eventsource_client::Error::Transport(err)) => Some(Err(transport_error(&err))),
-            Err(eventsource_client::Error::TimedOut) => Some(Err(Error::Timeout)),
-            Err(err) => Some(Err(Error::Stream(err.to_string()))),
         }
     });
     // Stop at `[DONE]` and after the first error, dropping the connection at once: the SSE
@@ -170,24 +179,26 @@ impl std::fmt::Display for Redirected {
 
 impl std::error::Error for Redirected {}
 
-/// What the transport reported, as the SDK's error.
-fn transport_error(err: &TransportError) -> Error {
+/// What the transport reported, as the SDK's error; `shown` is the base URL errors name.
+fn transport_error(err: &TransportError, shown: &str) -> Error {
     let inner = err.inner();
+    let reqwest = inner.downcast_ref::<reqwest::Error>();
     if let Some(redirected) = inner.downcast_ref::<Redirected>() {
         Error::from_response(redirected.status, &redirected.headers, &redirected.body)
-    } else if inner
-        .downcast_ref::<reqwest::Error>()
-        .is_some_and(reqwest::Error::is_timeout)
-    {
+    } else if reqwest.is_some_and(reqwest::Error::is_connect) {
+        let cause = if reqwest.is_some_and(reqwest::Error::is_timeout) {
+            ConnectCause::TimedOut
+        } else {
+            crate::transport::connect_cause(inner)
+        };
+        Error::Connect {
+            url: shown.to_string(),
+            cause,
+        }
+    } else if reqwest.is_some_and(reqwest::Error::is_timeout) {
         Error::Timeout
     } else {
         // reqwest's own text ("error decoding response body") hides the cause: add the chain.
-        let mut message = inner.to_string();
-        let mut source = inner.source();
-        while let Some(cause) = source {
-            message = format!("{message}: {cause}");
-            source = cause.source();
-        }
-        Error::Stream(message)
+        Error::Stream(crate::transport::chain(inner))
     }
 }

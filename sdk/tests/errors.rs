@@ -180,9 +180,53 @@ async fn an_unreachable_server_is_a_transport_error_without_the_key() {
         .unwrap();
     let err = client.tokens().get("tok_x").await.unwrap_err();
     assert!(err.is_transport(), "{err:?}");
+    assert_eq!(
+        err.connect_cause(),
+        Some(&tokctl_sdk::ConnectCause::Refused)
+    );
+    assert_eq!(
+        err.to_string(),
+        format!("cannot connect to http://127.0.0.1:{port}/v1: connection refused")
+    );
     assert!(
         !format!("{err} {err:?} {client:?}").contains(KEY),
         "the key never shows"
+    );
+
+    // A stream says the same, naming the gateway's base.
+    let request = tokctl_sdk::ChatRequest::new("auto").message(tokctl_sdk::ChatMessage::user("hi"));
+    let err = match client.chat().create_stream(&request).await {
+        Ok(mut stream) => futures::StreamExt::next(&mut stream)
+            .await
+            .expect("an item")
+            .unwrap_err(),
+        Err(err) => err,
+    };
+    assert_eq!(
+        err.to_string(),
+        format!("cannot connect to http://127.0.0.1:{port}/v1: connection refused")
+    );
+}
+
+#[tokio::test]
+async fn https_to_a_plain_http_server_is_a_tls_failure() {
+    let server = mock_server().await;
+    let base = format!("{}/v1", server.uri().replace("http://", "https://"));
+    let client = tokctl_sdk::Client::builder()
+        .base_url(&base)
+        .api_key(KEY)
+        .retry_policy(RetryPolicy::none())
+        .build()
+        .unwrap();
+    let err = client.tokens().get("tok_x").await.unwrap_err();
+    assert!(
+        matches!(err.connect_cause(), Some(tokctl_sdk::ConnectCause::Tls(_))),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string()
+            .starts_with(&format!("cannot connect to {base}: TLS handshake failed: ")),
+        "{err}"
     );
 }
 

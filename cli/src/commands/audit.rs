@@ -6,6 +6,7 @@ use serde::Serialize;
 use tokctl_sdk::{AuditEntry, ListAudit};
 
 use super::Ctx;
+use super::names::{KEY, TOKEN, resolve};
 use crate::cli::AuditCommand;
 use crate::error::CliError;
 use crate::output::Row;
@@ -39,20 +40,21 @@ impl Row for AuditRow {
     }
 }
 
-/// Runs an audit subcommand.
+/// Runs an audit subcommand. `--token` and `--key` take an id or a name, resolved as the
+/// tokens and keys commands do (a revoked one's name too: its history is what audit is for).
 pub async fn run(ctx: &Ctx, command: AuditCommand) -> Result<(), CliError> {
     let AuditCommand::List { token, key, action } = command;
+    let client = ctx.client()?;
     let mut request = ListAudit::new();
     if let Some(token) = token {
-        request = request.token_id(token);
+        request = request.token_id(resolve(&client, TOKEN, &token, true).await?);
     }
     if let Some(key) = key {
-        request = request.key_id(key);
+        request = request.key_id(resolve(&client, KEY, &key, true).await?);
     }
     if let Some(action) = action {
         request = request.action(action);
     }
-    let client = ctx.client()?;
     let entries: Vec<AuditRow> = client
         .audit()
         .list_all(request)

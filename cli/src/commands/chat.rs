@@ -7,7 +7,24 @@ use tokctl_sdk::{ChatMessage, ChatRequest, Client, Platform};
 
 use super::Ctx;
 use crate::cli::ChatArgs;
-use crate::error::CliError;
+use crate::error::{CliError, exit};
+
+/// The gateway's words for what `chat` sends, and the flags that set them.
+const WORDS: [(&str, &str); 8] = [
+    ("budget_limit", "--budget"),
+    ("max_tokens", "--max-tokens"),
+    ("temperature", "--temperature"),
+    ("agent_wallet", "--wallet"),
+    ("cost_weight", "--cost-weight"),
+    ("quality_weight", "--quality-weight"),
+    ("route_strategy", "--cost-weight and --quality-weight"),
+    ("GET /v1/models", "`tokctl models`"),
+];
+
+/// A gateway error in the CLI's words.
+fn in_cli_words(err: tokctl_sdk::Error) -> CliError {
+    CliError::from(err).in_cli_words(&WORDS)
+}
 
 /// Runs `tokctl chat`.
 pub async fn run(ctx: &Ctx, args: ChatArgs) -> Result<(), CliError> {
@@ -35,14 +52,27 @@ pub async fn run(ctx: &Ctx, args: ChatArgs) -> Result<(), CliError> {
     }
     let mut messages: Vec<ChatMessage> = args.system.iter().map(ChatMessage::system).collect();
     messages.push(ChatMessage::user(prompt));
-    answer(
-        ctx,
-        &client,
-        request(&args, &args.model, messages),
-        args.stream,
-    )
-    .await?;
-    Ok(())
+    let request = request(&args, &args.model, messages);
+    // Ctrl-C stops the answer (the server stops generating and bills what was sent) and ends
+    // the line it was printing, instead of killing the process mid-line.
+    let mut text = String::new();
+    let finished = {
+        let asked = answer(ctx, &client, request, args.stream, &mut text);
+        tokio::select! {
+            result = asked => Some(result),
+            _ = tokio::signal::ctrl_c() => None,
+        }
+    };
+    match finished {
+        Some(result) => result,
+        None => {
+            if !text.is_empty() && !ctx.out.json() {
+                ctx.out.line("")?;
+            }
+            Err(CliError::new("interrupted: the answer above is incomplete")
+                .with_code(exit::INTERRUPTED))
+        }
+    }
 }
 
 fn request(args: &ChatArgs, model: &str, messages: Vec<ChatMessage>) -> ChatRequest {
@@ -68,25 +98,31 @@ fn request(args: &ChatArgs, model: &str, messages: Vec<ChatMessage>) -> ChatRequ
     request
 }
 
-/// Asks once and prints the answer (as it arrives with `stream`); returns its text.
+/// Asks once and prints the answer (as it arrives with `stream`), collecting what was printed
+/// in `text` (so a caller that stops it knows whether a line was left open).
 async fn answer(
     ctx: &Ctx,
     client: &Client,
     request: ChatRequest,
     stream: bool,
-) -> Result<String, CliError> {
+    text: &mut String,
+) -> Result<(), CliError> {
     if !stream {
-        let completion = client.chat().create(&request).await?;
+        let completion = client.chat().create(&request).await.map_err(in_cli_words)?;
         if ctx.out.json() {
             ctx.out.print_json(&completion)?;
         } else {
             ctx.out.line(completion.text())?;
         }
         footer(ctx, completion.platform.as_ref());
-        return Ok(completion.text().to_string());
+        text.push_str(completion.text());
+        return Ok(());
     }
-    let mut chunks = client.chat().create_stream(&request).await?;
-    let mut text = String::new();
+    let mut chunks = client
+        .chat()
+        .create_stream(&request)
+        .await
+        .map_err(in_cli_words)?;
     let mut platform = None;
     while let Some(chunk) = chunks.next().await {
         let chunk = match chunk {
@@ -95,7 +131,7 @@ async fn answer(
                 if !text.is_empty() && !ctx.out.json() {
                     ctx.out.line("")?;
                 }
-                return Err(err.into());
+                return Err(in_cli_words(err));
             }
         };
         if ctx.out.json() {
@@ -111,19 +147,29 @@ async fn answer(
         ctx.out.line("")?;
     }
     footer(ctx, platform.as_ref());
-    Ok(text)
+    Ok(())
 }
 
 /// Routed model, credits and savings, on stderr.
 fn footer(ctx: &Ctx, platform: Option<&Platform>) {
     if let (false, Some(p)) = (ctx.out.quiet(), platform) {
         eprintln!(
-            "— {} · {} credits · saved {} · {}",
+            "— {} · {} · saved {} · {}",
             p.routed_model,
-            p.credits_consumed.normalize(),
+            credits(p.credits_consumed),
             p.cost_saved_credits.normalize(),
             p.route_reason
         );
+    }
+}
+
+/// "1 credit", "0.0102 credits".
+pub(crate) fn credits(amount: tokctl_sdk::Decimal) -> String {
+    let amount = amount.normalize();
+    if amount == tokctl_sdk::Decimal::ONE {
+        "1 credit".into()
+    } else {
+        format!("{amount} credits")
     }
 }
 
@@ -190,19 +236,45 @@ async fn session(ctx: &Ctx, client: &Client, args: &ChatArgs) -> Result<(), CliE
         history.push(ChatMessage::user(line));
         let mut messages: Vec<ChatMessage> = system.iter().map(ChatMessage::system).collect();
         messages.extend(history.iter().cloned());
-        let asked = answer(ctx, client, request(args, &model, messages), true);
-        tokio::select! {
-            result = asked => match result {
-                Ok(text) => history.push(ChatMessage::assistant(text)),
+        let mut text = String::new();
+        let asked = answer(
+            ctx,
+            client,
+            request(args, &model, messages),
+            true,
+            &mut text,
+        );
+        let finished = tokio::select! {
+            result = asked => Some(result),
+            _ = tokio::signal::ctrl_c() => None,
+        };
+        match finished {
+            Some(result) => match result {
+                Ok(()) => history.push(ChatMessage::assistant(text)),
                 Err(err) => {
                     history.pop();
                     eprintln!("tokctl: {err}");
                 }
             },
-            _ = tokio::signal::ctrl_c() => {
+            None => {
                 history.pop();
                 eprintln!("\n(answer cancelled)");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_credit_is_singular() {
+        let amount = |text: &str| text.parse::<tokctl_sdk::Decimal>().unwrap();
+        assert_eq!(credits(amount("1")), "1 credit");
+        assert_eq!(credits(amount("1.000")), "1 credit");
+        assert_eq!(credits(amount("0.0102")), "0.0102 credits");
+        assert_eq!(credits(amount("2")), "2 credits");
+        assert_eq!(credits(amount("0")), "0 credits");
     }
 }

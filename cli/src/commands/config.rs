@@ -11,8 +11,12 @@ use crate::error::CliError;
 struct Shown<'a> {
     config_file: String,
     profile: &'a str,
-    base_url: &'a str,
+    /// As used (`/v1` added when missing), or as given when it cannot be used.
+    base_url: String,
     base_url_source: String,
+    /// Why the base URL cannot be used, when it cannot.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    base_url_error: Option<String>,
     chat_base_url: &'a str,
     api_key: Option<String>,
     api_key_source: Option<String>,
@@ -23,11 +27,16 @@ pub fn run(mut ctx: Ctx, command: ConfigCommand) -> Result<(), CliError> {
     match command {
         ConfigCommand::Show => {
             let s = &ctx.settings;
+            let (base_url, base_url_error) = match config::base_url(&s.base_url.0) {
+                Ok(url) => (url, None),
+                Err(why) => (s.base_url.0.clone(), Some(why)),
+            };
             let shown = Shown {
                 config_file: ctx.config_path.display().to_string(),
                 profile: &s.profile,
-                base_url: &s.base_url.0,
+                base_url,
                 base_url_source: s.base_url.1.to_string(),
+                base_url_error,
                 chat_base_url: s
                     .chat_base_url
                     .as_ref()
@@ -41,8 +50,12 @@ pub fn run(mut ctx: Ctx, command: ConfigCommand) -> Result<(), CliError> {
             ctx.out
                 .line(&format!("config file    {}", shown.config_file))?;
             ctx.out.line(&format!("profile        {}", shown.profile))?;
+            let invalid = shown
+                .base_url_error
+                .as_ref()
+                .map_or(String::new(), |why| format!("; invalid: {why}"));
             ctx.out.line(&format!(
-                "base_url       {} ({})",
+                "base_url       {} ({}{invalid})",
                 shown.base_url, shown.base_url_source
             ))?;
             ctx.out
@@ -66,12 +79,17 @@ pub fn run(mut ctx: Ctx, command: ConfigCommand) -> Result<(), CliError> {
                     )));
                 }
             };
+            let value = match key.as_str() {
+                "base_url" => config::base_url(&value)
+                    .map_err(|why| CliError::usage(format!("invalid base URL {value:?}: {why}")))?,
+                _ => value,
+            };
             *slot = Some(value);
             if ctx.config.current_profile.is_none() {
                 ctx.config.current_profile = Some(name.clone());
             }
             config::save(&ctx.config_path, &ctx.config)?;
-            eprintln!("Set {key} in profile {name:?}.");
+            ctx.note(&format!("Set {key} in profile {name:?}."));
             Ok(())
         }
         ConfigCommand::Profiles => {
@@ -99,7 +117,7 @@ pub fn run(mut ctx: Ctx, command: ConfigCommand) -> Result<(), CliError> {
             }
             ctx.config.current_profile = Some(profile.clone());
             config::save(&ctx.config_path, &ctx.config)?;
-            eprintln!("Now using profile {profile:?}.");
+            ctx.note(&format!("Now using profile {profile:?}."));
             Ok(())
         }
     }

@@ -5,7 +5,8 @@ use futures::TryStreamExt;
 use serde::Serialize;
 use tokctl_sdk::{ApiKey, Client, CreateKey, ListKeys, RevokeOutcome, TokenStatus};
 
-use super::tokens::{expiry, mark, print_with_secret, status_cell};
+use super::names::{Found, KEY, Names};
+use super::tokens::{expiry, in_cli_words, mark, print_with_secret, status_cell};
 use super::{Ctx, confirm};
 use crate::cli::{CreateKeyArgs, KeysCommand, ListKeysArgs, RevokeKeyArgs};
 use crate::error::{CliError, exit};
@@ -87,7 +88,8 @@ async fn create(ctx: &Ctx, client: &Client, args: CreateKeyArgs) -> Result<(), C
     if let Some(at) = expiry(args.expires_in, args.expires_at)? {
         request = request.expires_at(at);
     }
-    let key = KeyRow(client.keys().create(&request).await?);
+    let created = client.keys().create(&request).await;
+    let key = KeyRow(created.map_err(|err| in_cli_words(err, args.expires_in.is_some()))?);
     print_with_secret(ctx, &key, key.0.secret.as_ref())
 }
 
@@ -105,16 +107,25 @@ async fn list(ctx: &Ctx, client: &Client, args: ListKeysArgs) -> Result<(), CliE
     Ok(ctx.out.list(&keys)?)
 }
 
-/// Revokes one key by id. Like `tokens revoke`, a 404 counts as already gone (exit 0); the key
-/// this run authenticates with cannot go (409, exit 6).
+/// Revokes one key by id or name. Like `tokens revoke`, a 404 (or a name only revoked keys
+/// carry) counts as already gone (exit 0); the key this run authenticates with cannot go (409,
+/// exit 6).
 async fn revoke(ctx: &Ctx, client: &Client, args: RevokeKeyArgs) -> Result<(), CliError> {
-    let id = args.id;
-    if !looks_like_id(&id) {
-        return Err(CliError::usage(format!(
-            "{id:?} is not an API key id (key_...); `tokctl keys list` shows them"
-        )));
-    }
-    confirm(args.yes, || format!("Revoke API key {id} for good?"))?;
+    let found = if KEY.is_id(&args.key) {
+        Found::Id(args.key.clone())
+    } else {
+        Names::fetch(client, KEY).await?.find(&args.key)?
+    };
+    let id = match found {
+        Found::Id(id) => id,
+        Found::Revoked(id) => return summary(ctx, id, "already_gone"),
+    };
+    let shown = if id == args.key {
+        id.clone()
+    } else {
+        format!("{id} ({})", args.key)
+    };
+    confirm(args.yes, || format!("Revoke API key {shown} for good?"))?;
     let outcome = match client.keys().revoke(&id).await {
         Ok(RevokeOutcome::Revoked) => "revoked",
         Ok(RevokeOutcome::AlreadyGone) => "already_gone",
@@ -127,18 +138,15 @@ async fn revoke(ctx: &Ctx, client: &Client, args: RevokeKeyArgs) -> Result<(), C
         }
         Err(err) => return Err(err.into()),
     };
-    let shown = ctx.out.item(&Revoked { id, outcome });
-    let (revoked, gone) = if outcome == "revoked" { (1, 0) } else { (0, 1) };
-    eprintln!("Revoked {revoked}, already gone {gone}, failed 0.");
-    Ok(shown?)
+    summary(ctx, id, outcome)
 }
 
-/// Whether `value` is written like a key id (`key_` and 24 digits or lowercase letters).
-fn looks_like_id(value: &str) -> bool {
-    value.strip_prefix("key_").is_some_and(|rest| {
-        rest.len() == 24
-            && rest
-                .bytes()
-                .all(|b| b.is_ascii_digit() || b.is_ascii_lowercase())
-    })
+/// What `keys revoke` did: the row (its id with `-q`), and the count on stderr.
+fn summary(ctx: &Ctx, id: String, outcome: &'static str) -> Result<(), CliError> {
+    let shown = ctx.out.item(&Revoked { id, outcome });
+    let (revoked, gone) = if outcome == "revoked" { (1, 0) } else { (0, 1) };
+    ctx.note(&format!(
+        "Revoked {revoked}, already gone {gone}, failed 0."
+    ));
+    Ok(shown?)
 }

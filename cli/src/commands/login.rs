@@ -17,11 +17,14 @@ pub async fn run(mut ctx: Ctx, args: LoginArgs) -> Result<(), CliError> {
         dialoguer::Input::<String>::new()
             .with_prompt("Base URL")
             .default(current_url)
+            .validate_with(|url: &String| config::base_url(url).map(|_| ()))
             .interact_text()
             .map_err(|err| CliError::new(format!("no base URL: {err}")))?
     } else {
         current_url
     };
+    let base_url = config::base_url(&base_url)
+        .map_err(|why| CliError::usage(format!("invalid base URL {base_url:?}: {why}")))?;
     let key = if args.with_token {
         let mut key = String::new();
         std::io::stdin().read_to_string(&mut key)?;
@@ -41,14 +44,29 @@ pub async fn run(mut ctx: Ctx, args: LoginArgs) -> Result<(), CliError> {
     if key.is_empty() {
         return Err(CliError::usage("the API key is empty"));
     }
+    // A mistyped or truncated key is told apart offline (the format carries a checksum), so
+    // it never travels to the server.
+    if tokctl_sdk::secrets::check(&key).is_none() {
+        return Err(CliError::usage(
+            "that is not a tokctl API key: keys are 40 characters, tka_ (or tkt_ for a token) \
+             and 36 letters and digits; check for a missing or extra character",
+        ));
+    }
 
     let client = ctx.client_for(&base_url, &key)?;
     client.scopes().list().await.map_err(|err| {
+        let unreachable = err.connect_cause().is_some();
         let err = CliError::from(err);
         CliError {
-            message: format!("cannot verify the key with {base_url}: {}", err.message),
+            // A connection failure already names the URL.
+            message: if unreachable {
+                err.message
+            } else {
+                format!("cannot verify the key with {base_url}: {}", err.message)
+            },
             // "run `tokctl login`" is no help to someone doing just that.
             hint: err.hint.filter(|_| err.code != exit::UNAUTHORIZED),
+            key_refused: None,
             ..err
         }
     })?;
@@ -61,9 +79,9 @@ pub async fn run(mut ctx: Ctx, args: LoginArgs) -> Result<(), CliError> {
         ctx.config.current_profile = Some(profile_name.clone());
     }
     config::save(&ctx.config_path, &ctx.config)?;
-    eprintln!(
+    ctx.note(&format!(
         "Logged in to {base_url}; saved as profile {profile_name:?} in {}",
         ctx.config_path.display()
-    );
+    ));
     Ok(())
 }

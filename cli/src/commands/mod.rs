@@ -7,6 +7,7 @@ mod config;
 mod keys;
 mod login;
 mod models;
+mod names;
 mod scan;
 mod scopes;
 mod tokens;
@@ -16,7 +17,7 @@ mod webhooks;
 use std::io::IsTerminal;
 
 use crate::cli::{Cli, Command, ConfigCommand, GlobalArgs, OutputFormat};
-use crate::config::{ConfigFile, Settings};
+use crate::config::{ConfigFile, Settings, Source};
 use crate::error::CliError;
 use crate::output::Output;
 
@@ -30,16 +31,24 @@ pub struct Ctx {
 }
 
 impl Ctx {
-    /// An SDK client from the settings in effect.
+    /// An SDK client from the settings in effect. The base URL is checked first: a bad one
+    /// is the problem to report, not the missing key it leads to.
     pub fn client(&self) -> Result<tokctl_sdk::Client, CliError> {
+        let base_url = self.settings.base_url()?;
         let Some((key, _)) = &self.settings.api_key else {
-            return Err(CliError {
-                hint: Some("run `tokctl login`, or set TOKCTL_API_KEY"),
-                ..CliError::new("no API key configured")
-            }
-            .with_code(crate::error::exit::UNAUTHORIZED));
+            return Err(CliError::new("no API key configured")
+                .with_hint("run `tokctl login`, or set TOKCTL_API_KEY")
+                .with_code(crate::error::exit::UNAUTHORIZED));
         };
-        self.client_for(&self.settings.base_url.0, key)
+        self.client_for(&base_url, key)
+    }
+
+    /// Says `message` on stderr, unless `-q` asked for only the value and stderr is not a
+    /// terminal (a script reading stdout wants nothing else).
+    pub fn note(&self, message: &str) {
+        if !self.out.quiet() || std::io::stderr().is_terminal() {
+            eprintln!("{message}");
+        }
     }
 
     /// An SDK client for `base_url` and `key`, with every other setting in effect: the user
@@ -51,7 +60,7 @@ impl Ctx {
     /// An SDK client for the base URL in effect that sends no API key (reporting leaked
     /// secrets needs none).
     pub fn anonymous_client(&self) -> Result<tokctl_sdk::Client, CliError> {
-        self.build_client(&self.settings.base_url.0, None)
+        self.build_client(&self.settings.base_url()?, None)
     }
 
     fn build_client(
@@ -140,6 +149,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         crate::config::check_profile(&cli.global, &config, &config_path)?;
     }
     let settings = crate::config::resolve(&cli.global, &config);
+    let key_source = settings.api_key.as_ref().map(|(_, source)| source.clone());
     let ctx = Ctx {
         global: cli.global,
         config_path,
@@ -147,7 +157,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         settings,
         out,
     };
-    match cli.command {
+    let result = match cli.command {
         Command::Login(args) => login::run(ctx, args).await,
         Command::Config(command) => config::run(ctx, command),
         Command::Tokens(command) => tokens::run(&ctx, command).await,
@@ -160,7 +170,8 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Webhooks(command) => webhooks::run(&ctx, command).await,
         Command::Scan(args) => scan::run(&ctx, args).await,
         Command::Completions { shell } => completions::run(&ctx.out, shell),
-    }
+    };
+    result.map_err(|err| err.about_key(|what| Source::key_hint(key_source.as_ref(), what)))
 }
 
 /// Commands that create, choose or list profiles, and so may name one the file lacks:

@@ -6,14 +6,12 @@ use serde::Serialize;
 use tokctl_sdk::{Client, CreateToken, ListTokens, Secret, Token, TokenStatus};
 
 use super::Ctx;
+use super::names::{TOKEN, resolve};
 use crate::cli::{CreateArgs, ListArgs, TokensCommand};
 use crate::error::CliError;
 use crate::output::{Mark, Row};
 
-mod names;
 mod revoke;
-
-use names::resolve;
 
 /// How soon an expiry is marked on a terminal.
 const EXPIRING_SOON: Duration = Duration::days(7);
@@ -83,12 +81,12 @@ pub async fn run(ctx: &Ctx, command: TokensCommand) -> Result<(), CliError> {
         TokensCommand::Create(args) => create(ctx, &client, args).await,
         TokensCommand::List(args) => list(ctx, &client, args).await,
         TokensCommand::Get { token } => {
-            let id = resolve(&client, &token).await?;
+            let id = resolve(&client, TOKEN, &token, true).await?;
             let token = client.tokens().get(&id).await?;
             Ok(ctx.out.item(&TokenRow(token))?)
         }
         TokensCommand::Rotate { token } => {
-            let id = resolve(&client, &token).await?;
+            let id = resolve(&client, TOKEN, &token, false).await?;
             let rotated = TokenRow(client.tokens().rotate(&id).await?);
             print_with_secret(ctx, &rotated, rotated.0.secret.as_ref())
         }
@@ -101,18 +99,38 @@ async fn create(ctx: &Ctx, client: &Client, args: CreateArgs) -> Result<(), CliE
     if let Some(at) = expiry(args.expires_in, args.expires_at)? {
         request = request.expires_at(at);
     }
-    let token = TokenRow(client.tokens().create(&request).await?);
+    let created = client.tokens().create(&request).await;
+    let token = TokenRow(created.map_err(|err| in_cli_words(err, args.expires_in.is_some()))?);
     print_with_secret(ctx, &token, token.0.secret.as_ref())
 }
 
-/// The expiry `--expires-in` or `--expires-at` asks for, if either does.
+/// A create's error in the CLI's words: the flags that set what the API names.
+pub(crate) fn in_cli_words(err: tokctl_sdk::Error, expires_in: bool) -> CliError {
+    let expiry_flag = if expires_in {
+        "--expires-in"
+    } else {
+        "--expires-at"
+    };
+    CliError::from(err).in_cli_words(&[
+        ("expires_at", expiry_flag),
+        ("scopes", "--scope"),
+        ("GET /v1/scopes", "`tokctl scopes`"),
+    ])
+}
+
+/// The expiry `--expires-in` or `--expires-at` asks for, if either does; a time already past
+/// is a usage error (exit 2), caught before asking the server.
 pub(crate) fn expiry(
     expires_in: Option<std::time::Duration>,
     expires_at: Option<DateTime<Utc>>,
 ) -> Result<Option<DateTime<Utc>>, CliError> {
-    match expires_in {
-        Some(after) => later(Utc::now(), after, "--expires-in").map(Some),
-        None => Ok(expires_at),
+    match (expires_in, expires_at) {
+        (Some(after), _) => later(Utc::now(), after, "--expires-in").map(Some),
+        (None, Some(at)) if at <= Utc::now() => Err(CliError::usage(format!(
+            "--expires-at must be in the future (it is {})",
+            at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+        ))),
+        (None, at) => Ok(at),
     }
 }
 
@@ -133,7 +151,7 @@ pub(crate) fn print_with_secret<T: Row + Serialize>(
         ctx.out.item(row)?;
         ctx.out.line(&format!("secret     {secret}"))?;
     }
-    eprintln!("Store the secret now: it is not shown again.");
+    ctx.note("Store the secret now: it is not shown again.");
     Ok(())
 }
 

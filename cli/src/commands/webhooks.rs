@@ -121,7 +121,7 @@ pub async fn run(ctx: &Ctx, command: WebhooksCommand) -> Result<(), CliError> {
                 ctx.out.item(&EndpointRow(endpoint))?;
                 ctx.out.line(&format!("secret   {secret}"))?;
             }
-            eprintln!("Store the signing secret now: it is not shown again.");
+            ctx.note("Store the signing secret now: it is not shown again.");
             Ok(())
         }
         WebhooksCommand::List => {
@@ -136,13 +136,13 @@ pub async fn run(ctx: &Ctx, command: WebhooksCommand) -> Result<(), CliError> {
         WebhooksCommand::Get { id } => Ok(ctx.out.item(&EndpointRow(webhooks.get(&id).await?))?),
         WebhooksCommand::Delete { id } => {
             webhooks.delete(&id).await?;
-            eprintln!("Deleted {id}.");
+            ctx.note(&format!("Deleted {id}."));
             Ok(())
         }
         WebhooksCommand::Test { id } => {
             let event = webhooks.test(&id).await?;
             ctx.out.line(&event)?;
-            eprintln!("Queued webhook.test event {event}.");
+            ctx.note(&format!("Queued webhook.test event {event}."));
             Ok(())
         }
         WebhooksCommand::Deliveries { id } => {

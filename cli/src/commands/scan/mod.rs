@@ -14,7 +14,7 @@ use serde::Serialize;
 use tokctl_sdk::Secret;
 use tokctl_sdk::secrets::{self, Kind};
 
-use super::{Ctx, confirm};
+use super::{Ctx, confirm, interactive};
 use crate::cli::{OutputFormat, ScanArgs};
 use crate::error::{CliError, exit};
 use crate::output::Row;
@@ -143,7 +143,7 @@ pub async fn run(ctx: &Ctx, args: ScanArgs) -> Result<(), CliError> {
         return Ok(());
     }
     if args.revoke {
-        revoke(ctx, &findings, args.yes).await?;
+        revoke(ctx, &findings, &args).await?;
     }
     let files: BTreeSet<&str> = findings.iter().map(|f| f.path.as_str()).collect();
     Err(CliError::new(format!(
@@ -169,23 +169,76 @@ fn scan_history(paths: &[PathBuf]) -> Result<(Vec<Finding>, Covered), CliError> 
 }
 
 /// Sends each distinct secret once; the server answers how many it received, never which
-/// were live.
-async fn revoke(ctx: &Ctx, findings: &[Finding], yes: bool) -> Result<(), CliError> {
-    let distinct: BTreeSet<&str> = findings.iter().map(|f| f.secret.expose()).collect();
-    confirm(yes, || {
-        format!(
-            "Revoke {} at {}? Whoever uses them is cut off at once",
+/// were live. The key this CLI is configured with is left out unless `--include-own-key` says
+/// otherwise (or, on a terminal without `--yes`, the user does): revoking it would cut off
+/// every later command, the revocation's own follow-up included.
+async fn revoke(ctx: &Ctx, findings: &[Finding], args: &ScanArgs) -> Result<(), CliError> {
+    let mut distinct: BTreeSet<&str> = findings.iter().map(|f| f.secret.expose()).collect();
+    let base_url = ctx.settings.base_url()?;
+    let own = ctx
+        .settings
+        .api_key
+        .as_ref()
+        .filter(|(key, _)| distinct.contains(key.as_str()));
+    let mut left_out = None;
+    if let Some((key, source)) = own {
+        let include = args.include_own_key
+            || (!args.yes
+                && interactive()
+                && ask(&format!(
+                    "One of them is the API key this CLI uses ({source}): revoking it cuts this CLI off too. Revoke it as well?"
+                ))?);
+        if !include {
+            distinct.remove(key.as_str());
+            left_out = Some((key.as_str(), source));
+        }
+    }
+    if !distinct.is_empty() {
+        confirm(args.yes, || {
+            format!(
+                "Revoke {} at {base_url}? Whoever uses them is cut off at once",
+                count(distinct.len(), "secret"),
+            )
+        })?;
+        let client = ctx.anonymous_client()?;
+        let received = client.credentials().revoke(distinct.iter()).await?;
+        eprintln!(
+            "sent {} for revocation; the server received {received} (it does not say which were live)",
             count(distinct.len(), "secret"),
-            ctx.settings.base_url.0
-        )
-    })?;
-    let client = ctx.anonymous_client()?;
-    let received = client.credentials().revoke(distinct.iter()).await?;
-    eprintln!(
-        "sent {} for revocation; the server received {received} (it does not say which were live)",
-        count(distinct.len(), "secret"),
-    );
+        );
+    }
+    if let Some((key, source)) = left_out {
+        eprintln!("{}", own_key_left_out(key, source));
+    }
     Ok(())
+}
+
+/// Yes or no on the terminal (default no).
+fn ask(prompt: &str) -> Result<bool, CliError> {
+    dialoguer::Confirm::new()
+        .with_prompt(prompt)
+        .default(false)
+        .interact()
+        .map_err(|err| CliError::new(format!("no answer: {err}")))
+}
+
+/// What the summary says of the CLI's own key, left out of a revocation: that it leaked, and
+/// how to replace it before revoking it.
+fn own_key_left_out(key: &str, source: &crate::config::Source) -> String {
+    let masked = secrets::mask(key);
+    let replace = match secrets::check(key) {
+        Some(Kind::Token) => "rotate it (`tokctl tokens rotate ID`) and save the new secret \
+             where it came from (`tokctl login` for a profile)"
+            .to_string(),
+        _ => "make a new key (`tokctl keys create NAME --scope ...`, or \
+             `tokctl-server admin create-key` on the server), switch to it (`tokctl login`), \
+             then revoke this one (`tokctl keys revoke ID`, or this scan again with \
+             --include-own-key)"
+            .to_string(),
+    };
+    format!(
+        "left out 1 secret: {masked}, the API key this CLI uses ({source}). It is leaked too: {replace}"
+    )
 }
 
 /// "scanned 95 files, 99.6 MB in 0.12 s" or "scanned 12 commits in 0.05 s".

@@ -7,9 +7,9 @@ use futures::TryStreamExt;
 use serde::Serialize;
 use tokctl_sdk::{Client, ListTokens, RevokeOutcome, Token, TokenStatus};
 
-use super::names::{Found, Names, looks_like_id};
 use super::{earlier, is_stale};
 use crate::cli::RevokeArgs;
+use crate::commands::names::{Found, Names, TOKEN};
 use crate::commands::{Ctx, interactive};
 use crate::error::{CliError, code_for};
 use crate::output::Row;
@@ -50,12 +50,18 @@ impl Row for Outcome {
 
 /// Revokes every requested token; a failure does not stop the rest. Tokens are listed at most
 /// once a run, for `--expired`, `--stale` and every name together.
+///
+/// One token named on the command line fails with its own exit code (5 not found, 4 refused,
+/// ...). A bulk run (`--from-file`, `--expired`, `--stale`, or several tokens) that had any
+/// failure exits 1 however many failed, so a script sees the same code for one bad line as
+/// for ten.
 pub async fn run(ctx: &Ctx, client: &Client, args: RevokeArgs) -> Result<(), CliError> {
     let asked_for_set = args.expired || args.stale.is_some();
+    let bulk = asked_for_set || args.from_file.is_some() || args.tokens.len() > 1;
     let (targets, names) = targets(client, &args).await?;
     if targets.is_empty() {
         if asked_for_set {
-            eprintln!("Nothing to revoke.");
+            ctx.note("Nothing to revoke.");
             return Ok(());
         }
         return Err(CliError::usage(
@@ -97,16 +103,18 @@ pub async fn run(ctx: &Ctx, client: &Client, args: RevokeArgs) -> Result<(), Cli
     };
     let count = |what| outcomes.iter().filter(|o| o.outcome == what).count();
     let failed = count("failed");
-    eprintln!(
+    ctx.note(&format!(
         "Revoked {}, already gone {}, failed {failed}.",
         count("revoked"),
         count("already_gone")
-    );
+    ));
     match outcomes.as_slice() {
         _ if failed == 0 => Ok(shown?),
-        [only] => Err(CliError::new(only.error.clone().unwrap_or_default()).with_code(only.code)),
+        [only] if !bulk => {
+            Err(CliError::new(only.error.clone().unwrap_or_default()).with_code(only.code))
+        }
         _ => Err(CliError::new(format!(
-            "{failed} of {} revocations failed",
+            "revocations failed: {failed} of {}",
             outcomes.len()
         ))),
     }
@@ -161,7 +169,7 @@ async fn targets(client: &Client, args: &RevokeArgs) -> Result<(Vec<String>, Nam
     if let Some(path) = &args.from_file {
         targets.extend(read_lines(path)?);
     }
-    let listed = args.expired || args.stale.is_some() || targets.iter().any(|t| !looks_like_id(t));
+    let listed = args.expired || args.stale.is_some() || targets.iter().any(|t| !TOKEN.is_id(t));
     let tokens: Vec<Token> = if listed {
         client
             .tokens()
@@ -182,7 +190,7 @@ async fn targets(client: &Client, args: &RevokeArgs) -> Result<(Vec<String>, Nam
     );
     let mut seen = std::collections::HashSet::new();
     targets.retain(|t| seen.insert(t.clone()));
-    Ok((targets, Names::new(&tokens)))
+    Ok((targets, Names::of_tokens(&tokens)))
 }
 
 fn read_lines(path: &std::path::Path) -> Result<Vec<String>, CliError> {
