@@ -18,7 +18,7 @@ async fn create_list_rotate_revoke() {
         .post(format!("{}/tokens", server.base_url))
         .bearer_auth(&key)
         .json(&json!({
-            "name": "ci-deploy",
+            "name": "curl-demo",
             "scopes": ["tokens:read", "tokens:rotate"],
             "expires_at": (chrono::Utc::now() + chrono::Duration::days(365)).to_rfc3339(),
         }))

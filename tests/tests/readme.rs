@@ -1,0 +1,132 @@
+//! The README read top to bottom by a new user in a fresh clone: every link it gives opens a
+//! file of the repository, it says which Rust it needs, and the names its walk-throughs create
+//! do not collide (each section's commands run after the ones before it, on one server).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the workspace")
+        .to_path_buf()
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
+}
+
+/// The Markdown files a user reads: the README and everything under docs/.
+fn documents() -> Vec<PathBuf> {
+    let mut files = vec![root().join("README.md")];
+    for entry in std::fs::read_dir(root().join("docs")).expect("docs/") {
+        let path = entry.expect("an entry").path();
+        if path.extension().is_some_and(|e| e == "md") {
+            files.push(path);
+        }
+    }
+    files
+}
+
+/// The targets of `[text](target)` links.
+fn links(text: &str) -> Vec<String> {
+    text.split("](")
+        .skip(1)
+        .filter_map(|rest| rest.split_once(')').map(|(target, _)| target.to_string()))
+        .collect()
+}
+
+#[test]
+fn every_link_opens_a_file_of_the_repository() {
+    for doc in documents() {
+        let text = read(&doc);
+        assert!(
+            !text.contains("../shared"),
+            "{} points outside the repository",
+            doc.display()
+        );
+        for target in links(&text) {
+            if target.starts_with("http://") || target.starts_with("https://") {
+                continue;
+            }
+            let path = target.split('#').next().unwrap_or_default();
+            if path.is_empty() {
+                continue;
+            }
+            let resolved = doc.parent().expect("a folder").join(path);
+            assert!(
+                resolved.exists(),
+                "{}: the link {target:?} opens nothing",
+                doc.display()
+            );
+        }
+    }
+    let readme = read(&root().join("README.md"));
+    assert!(
+        links(&readme).iter().any(|l| l == "docs/api.md"),
+        "the README links the API description"
+    );
+}
+
+#[test]
+fn the_readme_states_the_rust_version_the_workspace_needs() {
+    let manifest = read(&root().join("Cargo.toml"));
+    let version = manifest
+        .lines()
+        .find_map(|line| line.strip_prefix("rust-version = "))
+        .expect("rust-version in Cargo.toml")
+        .trim_matches('"');
+    let readme = read(&root().join("README.md"));
+    assert!(
+        readme.contains(&format!("Rust {version} or later")),
+        "the README should say Rust {version}"
+    );
+}
+
+#[test]
+fn the_walkthroughs_create_each_name_once() {
+    let readme = read(&root().join("README.md"));
+    // Token names and key names, each with the line that creates it.
+    let mut created: BTreeMap<(&str, String), Vec<usize>> = BTreeMap::new();
+    let mut in_shell = false;
+    for (number, line) in readme.lines().enumerate() {
+        if line.starts_with("```") {
+            in_shell = line == "```sh";
+            continue;
+        }
+        if !in_shell {
+            continue;
+        }
+        let words: Vec<&str> = line.split_whitespace().collect();
+        for window in words.windows(4) {
+            if let ["tokctl", noun @ ("tokens" | "keys"), "create", name] = window {
+                created
+                    .entry((noun, name.to_string()))
+                    .or_default()
+                    .push(number + 1);
+            }
+        }
+        if line.contains("-X POST $API/tokens ") {
+            // curl's body is on the next line: `-d '{"name": "..."'`.
+            let body = readme.lines().nth(number + 1).unwrap_or_default();
+            let name = body
+                .split("\"name\": \"")
+                .nth(1)
+                .and_then(|rest| rest.split('"').next())
+                .expect("a curl create names its token");
+            created
+                .entry(("tokens", name.to_string()))
+                .or_default()
+                .push(number + 2);
+        }
+    }
+    let creates: usize = created.values().map(Vec::len).sum();
+    assert!(creates >= 3, "found the CLI and curl creates: {created:?}");
+    for ((noun, name), lines) in &created {
+        assert_eq!(
+            lines.len(),
+            1,
+            "{noun} {name:?} is created on README lines {lines:?}: the later one gets 409"
+        );
+    }
+}
