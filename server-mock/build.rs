@@ -5,11 +5,19 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("dashboard");
+    // Read at run time, not baked in at compile time: a build script compiled for one checkout
+    // may be run for another that shares the target directory.
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let root = Path::new(&manifest).join("dashboard");
     println!("cargo:rerun-if-changed={}", root.display());
     let mut files = Vec::new();
     collect(&root, &mut files);
     files.sort();
+    assert!(
+        !files.is_empty(),
+        "no dashboard files under {}: the server would serve none",
+        root.display()
+    );
     let mut out = String::from("&[\n");
     for path in &files {
         println!("cargo:rerun-if-changed={}", path.display());

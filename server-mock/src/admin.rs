@@ -1,14 +1,13 @@
 //! Operator actions on a data directory: the first-start bootstrap and the `admin` subcommands.
 //! They work while a server runs on the same directory: it reads credentials from storage.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
 
-use crate::scopes::Scope;
 use crate::secrets::{CredentialKind, Secret, new_id, new_secret};
+use crate::store::Scope;
 use crate::store::{NewApiKey, Store, StoreError, Workspace};
 
 /// Name of the file holding the first admin key.
@@ -106,7 +105,7 @@ pub async fn create_key(
     };
     let name = name
         .map(|raw| {
-            crate::tokens::validate_name(raw).map_err(|_| {
+            crate::validate::name(raw).map_err(|_| {
                 anyhow::anyhow!("--name must be 1 to 100 characters without control characters")
             })
         })
@@ -142,8 +141,8 @@ pub async fn copy_to_postgres(
             }
             crate::lock::LockError::Io { .. } => anyhow::anyhow!(err),
         })?;
-    let key_file = key_file.unwrap_or_else(|| data_dir.join(crate::webhooks::seal::KEY_FILE));
-    let sealer = crate::webhooks::seal::Sealer::load(&key_file)?;
+    let key_file = key_file.unwrap_or_else(|| data_dir.join(crate::seal::KEY_FILE));
+    let sealer = crate::seal::Sealer::load(&key_file)?;
     let copied =
         crate::store::copy::to_postgres(data_dir, &database.url, database.timeout, &sealer).await?;
     println!(
@@ -179,34 +178,7 @@ fn new_key(workspace_id: &str, scopes: Vec<Scope>, name: Option<&str>) -> (NewAp
     (key, secret)
 }
 
-/// Creates `dir` (and parents) readable by the owner only.
-pub fn create_private_dir(dir: &Path) -> anyhow::Result<()> {
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder
-        .create(dir)
-        .with_context(|| format!("cannot create data directory {}", dir.display()))
-}
-
 /// Writes `contents` to a new file readable by the owner only.
 fn write_private(path: &Path, contents: &str) -> anyhow::Result<()> {
-    write_private_bytes(path, contents.as_bytes())
-}
-
-/// Writes `contents` to a file readable by the owner only (0600), synced to disk.
-pub fn write_private_bytes(path: &Path, contents: &[u8]) -> anyhow::Result<()> {
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let mut file = options
-        .open(path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    #[cfg(unix)]
-    file.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
-    file.write_all(contents)?;
-    file.sync_all()?;
-    Ok(())
+    crate::files::write_private_bytes(path, contents.as_bytes())
 }

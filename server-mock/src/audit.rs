@@ -1,59 +1,28 @@
 //! `/v1/audit`: the workspace's audit log (an entry per mutation and per denied request).
 
+use std::sync::Arc;
+
 use axum::Json;
-use axum::extract::State;
+use axum::extract::{FromRef, State};
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::auth::{Authenticated, require};
-use crate::error::{ErrorBody, Result};
-use crate::extract::Query;
-use crate::pagination::ListEnvelope;
-use crate::routes::Routes;
-use crate::state::AppState;
-use crate::store::{AuditEntry, AuditFilter};
-use crate::tokens::timestamp;
+use crate::format::timestamp;
+use crate::http::error::{ErrorBody, Result};
+use crate::http::extract::Query;
+use crate::http::pagination::ListEnvelope;
+use crate::http::routes::Routes;
+use crate::store::{AuditEntry, AuditFilter, Store};
 
-/// The audit actions the server writes.
-pub mod actions {
-    /// A token was created.
-    pub const TOKEN_CREATED: &str = "token.created";
-    /// A token's secret was replaced.
-    pub const TOKEN_ROTATED: &str = "token.rotated";
-    /// A token was revoked.
-    pub const TOKEN_REVOKED: &str = "token.revoked";
-    /// An API key was created through the API.
-    pub const KEY_CREATED: &str = "key.created";
-    /// An API key was revoked.
-    pub const KEY_REVOKED: &str = "key.revoked";
-    /// Someone signed in to the dashboard with an API key.
-    pub const SESSION_STARTED: &str = "session.started";
-    /// Someone signed out of the dashboard.
-    pub const SESSION_ENDED: &str = "session.ended";
-    /// A webhook endpoint was added.
-    pub const WEBHOOK_CREATED: &str = "webhook.created";
-    /// A webhook endpoint was deleted.
-    pub const WEBHOOK_DELETED: &str = "webhook.deleted";
-    /// A request was refused: revoked or expired credential, missing scope, escalation.
-    pub const AUTH_DENIED: &str = "auth.denied";
-
-    /// Every action above.
-    pub const ALL: [&str; 10] = [
-        TOKEN_CREATED,
-        TOKEN_ROTATED,
-        TOKEN_REVOKED,
-        KEY_CREATED,
-        KEY_REVOKED,
-        SESSION_STARTED,
-        SESSION_ENDED,
-        WEBHOOK_CREATED,
-        WEBHOOK_DELETED,
-        AUTH_DENIED,
-    ];
-}
+pub use crate::store::actions;
 
 /// Routes of this resource.
-pub fn routes() -> Routes {
+pub fn routes<S>() -> Routes<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Arc<dyn Store>: FromRef<S>,
+{
     Routes::new().get("/v1/audit", list)
 }
 
@@ -98,7 +67,7 @@ impl From<AuditEntry> for AuditView {
 
 /// List audit entries, newest first.
 #[utoipa::path(get, path = "/v1/audit", tag = "audit",
-    params(crate::pagination::PageParams,
+    params(crate::http::pagination::PageParams,
         ("token_id" = Option<String>, Query, description = "Only entries about this token"),
         ("key_id" = Option<String>, Query, description = "Only entries about this API key (with `token_id` as well: none)"),
         ("action" = Option<String>, Query, description = "Only entries with this action, e.g. token.rotated")),
@@ -108,7 +77,7 @@ impl From<AuditEntry> for AuditView {
         (status = 422, description = "page or per_page out of bounds", body = ErrorBody),
         (status = 429, body = ErrorBody)))]
 pub async fn list(
-    State(state): State<AppState>,
+    State(store): State<Arc<dyn Store>>,
     auth: Authenticated<require::AuditRead>,
     query: Query,
 ) -> Result<Json<ListEnvelope<AuditView>>> {
@@ -124,8 +93,7 @@ pub async fn list(
         token_id: subject.map(str::to_string),
         action: query.get("action").map(str::to_string),
     };
-    let found = state
-        .store
+    let found = store
         .list_audit(&auth.principal.workspace_id, filter, page)
         .await?;
     let data = found.items.into_iter().map(AuditView::from).collect();

@@ -3,24 +3,24 @@
 //! live, so it reveals nothing about the secrets sent.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use axum::Json;
-use axum::extract::{FromRequest, Request, State};
+use axum::extract::{FromRef, FromRequest, Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::audit::actions;
-use crate::auth::client_address;
-use crate::error::{ApiError, ErrorBody};
-use crate::extract::ApiJson;
-use crate::rate_limit::Bucket;
-use crate::request_id::RequestId;
-use crate::routes::Routes;
-use crate::secrets::{CredentialKind, SecretDigest, classify};
-use crate::state::AppState;
-use crate::store::{AuditEntry, Credential, StoreError};
+use crate::auth::{client_address, find_credential};
+use crate::http::error::{ApiError, ErrorBody};
+use crate::http::extract::ApiJson;
+use crate::http::request_id::RequestId;
+use crate::http::routes::Routes;
+use crate::rate_limit::{Bucket, Limits};
+use crate::secrets::{CredentialKind, classify};
+use crate::store::actions;
+use crate::store::{AuditEntry, Store, StoreError};
 
 /// Most secrets one report may hold.
 pub const MAX_CREDENTIALS: usize = 100;
@@ -28,7 +28,12 @@ pub const MAX_CREDENTIALS: usize = 100;
 pub const ACTOR: &str = "leak-report";
 
 /// Routes of this resource (outside the auth layer: no credential is needed).
-pub fn routes() -> Routes {
+pub fn routes<S>() -> Routes<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Arc<dyn Store>: FromRef<S>,
+    Arc<Limits>: FromRef<S>,
+{
     Routes::new().post("/v1/credentials/revoke", revoke)
 }
 
@@ -66,13 +71,17 @@ pub struct Received {
         (status = 400, description = "Not JSON, not `{\"credentials\": [strings]}`, or larger than 64 KiB", body = ErrorBody),
         (status = 422, description = "`credentials` holds no secret or more than 100", body = ErrorBody),
         (status = 429, description = "Too many leak reports from this address", body = ErrorBody)))]
-pub async fn revoke(State(state): State<AppState>, request: Request) -> Response {
+pub async fn revoke(
+    State(store): State<Arc<dyn Store>>,
+    State(limits): State<Arc<Limits>>,
+    request: Request,
+) -> Response {
     let bucket = Bucket::LeakReports(client_address(&request));
     let request_id = request.extensions().get::<RequestId>().map(|r| r.0.clone());
-    state
+    limits
         .leak_reports
         .counted(bucket, async {
-            let ApiJson(report) = ApiJson::<LeakReport>::from_request(request, &state).await?;
+            let ApiJson(report) = ApiJson::<LeakReport>::from_request(request, &()).await?;
             let received = report.credentials.len();
             if !(1..=MAX_CREDENTIALS).contains(&received) {
                 return Err(ApiError::Unprocessable(format!(
@@ -83,7 +92,7 @@ pub async fn revoke(State(state): State<AppState>, request: Request) -> Response
             for secret in &report.credentials {
                 let secret = secret.trim();
                 if seen.insert(secret) {
-                    revoke_one(&state, secret, &request_id).await?;
+                    revoke_one(store.as_ref(), secret, &request_id).await?;
                 }
             }
             Ok((StatusCode::ACCEPTED, Json(Received { received })).into_response())
@@ -95,14 +104,14 @@ pub async fn revoke(State(state): State<AppState>, request: Request) -> Response
 /// harmless, and it ends the question). A string that is no well-formed secret never reaches
 /// storage.
 async fn revoke_one(
-    state: &AppState,
+    store: &dyn Store,
     secret: &str,
     request_id: &Option<String>,
 ) -> Result<(), ApiError> {
     let Some(kind) = classify(secret) else {
         return Ok(());
     };
-    let Some(credential) = find(state, kind, secret).await? else {
+    let Some(credential) = find_credential(store, kind, secret).await? else {
         return Ok(());
     };
     if credential.revoked {
@@ -117,11 +126,11 @@ async fn revoke_one(
     let revoked = match kind {
         CredentialKind::Token => {
             let audit = audit(actions::TOKEN_REVOKED);
-            state.store.revoke_token(workspace, id, audit).await
+            store.revoke_token(workspace, id, audit).await
         }
         CredentialKind::ApiKey => {
             let audit = audit(actions::KEY_REVOKED);
-            state.store.revoke_api_key(workspace, id, audit).await
+            store.revoke_api_key(workspace, id, audit).await
         }
     };
     match revoked {
@@ -133,18 +142,4 @@ async fn revoke_one(
         Err(StoreError::NotFound) => Ok(()),
         Err(err) => Err(err.into()),
     }
-}
-
-/// The credential of kind `kind` whose secret is `secret`, as storage knows it once the request
-/// was counted (see `Store::confirm_credential`), whatever its status.
-pub(crate) async fn find(
-    state: &AppState,
-    kind: CredentialKind,
-    secret: &str,
-) -> Result<Option<Credential>, ApiError> {
-    let digest = SecretDigest::of(secret);
-    let Some(found) = state.store.find_credential(kind, digest).await? else {
-        return Ok(None);
-    };
-    Ok(state.store.confirm_credential(kind, digest, found).await?)
 }

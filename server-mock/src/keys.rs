@@ -1,27 +1,35 @@
 //! `/v1/keys`: the workspace's API keys (the dashboard's Settings > API keys), listed, created
 //! and revoked through the API as tokens are.
 
+use std::sync::Arc;
+
 use axum::Json;
-use axum::extract::State;
+use axum::extract::{FromRef, State};
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
 use chrono::Utc;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::audit::actions;
 use crate::auth::{Authenticated, require};
-use crate::error::{ApiError, ErrorBody, Result};
-use crate::extract::{ApiJson, IgnoredBody, KeyId, Query};
-use crate::pagination::ListEnvelope;
-use crate::routes::Routes;
+use crate::format::timestamp;
+use crate::http::error::{ApiError, ErrorBody, Result};
+use crate::http::extract::{ApiJson, IgnoredBody, KeyId, Query};
+use crate::http::pagination::ListEnvelope;
+use crate::http::routes::Routes;
+use crate::last_used::LastUsed;
 use crate::secrets::{CredentialKind, Secret, new_id, new_secret};
-use crate::state::AppState;
-use crate::store::{self, KeyRecord, NewApiKey, StoreError, TokenFilter};
-use crate::tokens::{CreateToken, TokenStatusName, entry, status_filter, timestamp, validate_new};
+use crate::store::actions;
+use crate::store::{self, KeyRecord, NewApiKey, Store, StoreError, TokenFilter};
+use crate::tokens::{CreateToken, TokenStatusName, entry, status_filter, validate_new};
 
 /// Routes of this resource.
-pub fn routes() -> Routes {
+pub fn routes<S>() -> Routes<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Arc<LastUsed>: FromRef<S>,
+    Arc<dyn Store>: FromRef<S>,
+{
     Routes::new()
         .get("/v1/keys", list)
         .post("/v1/keys", create)
@@ -40,7 +48,7 @@ pub struct KeyView {
     /// The secret (`tka_...`), shown once.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
-    #[schema(schema_with = crate::openapi::scope_names)]
+    #[schema(schema_with = crate::validate::scope_names_schema)]
     pub scopes: Vec<&'static str>,
     /// `active`, `expired` or `revoked`.
     #[schema(value_type = TokenStatusName)]
@@ -60,8 +68,8 @@ pub struct KeyView {
 }
 
 impl KeyView {
-    fn new(state: &AppState, record: KeyRecord, secret: Option<&Secret>) -> Self {
-        let last_used = record.last_used_at.max(state.last_used.pending(&record.id));
+    fn new(last_used: &LastUsed, record: KeyRecord, secret: Option<&Secret>) -> Self {
+        let last_used = record.last_used_at.max(last_used.pending(&record.id));
         KeyView {
             status: record.status(Utc::now()).as_str(),
             id: record.id,
@@ -89,12 +97,13 @@ impl KeyView {
         (status = 422, description = "A value out of bounds (the message names the field)", body = ErrorBody),
         (status = 429, body = ErrorBody)))]
 pub async fn create(
-    State(state): State<AppState>,
+    State(store): State<Arc<dyn Store>>,
+    State(last_used): State<Arc<LastUsed>>,
     auth: Authenticated<require::KeysWrite>,
     ApiJson(body): ApiJson<CreateToken>,
 ) -> Result<impl IntoResponse> {
     let now = store::now();
-    let (name, scopes, expires_at) = validate_new(&state, &auth, &body, now).await?;
+    let (name, scopes, expires_at) = validate_new(store.as_ref(), &auth, &body, now).await?;
     let secret = new_secret(CredentialKind::ApiKey);
     let key = NewApiKey {
         id: new_id("key_"),
@@ -107,7 +116,7 @@ pub async fn create(
         created_by: auth.principal.credential_id.clone(),
     };
     let audit = entry(&auth, actions::KEY_CREATED, &key.id);
-    let record = match state.store.create_api_key(key, Some(audit)).await {
+    let record = match store.create_api_key(key, Some(audit)).await {
         Err(StoreError::NameTaken) => {
             return Err(ApiError::Conflict(
                 "An API key with this name already exists in the workspace".into(),
@@ -116,7 +125,7 @@ pub async fn create(
         other => other?,
     };
     let location = format!("/v1/keys/{}", record.id);
-    let view = KeyView::new(&state, record, Some(&secret));
+    let view = KeyView::new(&last_used, record, Some(&secret));
     Ok((
         StatusCode::CREATED,
         [(header::LOCATION, location)],
@@ -126,21 +135,21 @@ pub async fn create(
 
 /// List API keys, newest first (never their secrets).
 #[utoipa::path(get, path = "/v1/keys", tag = "keys", operation_id = "list_keys",
-    params(crate::pagination::PageParams,
+    params(crate::http::pagination::PageParams,
         ("status" = Option<TokenStatusName>, Query, description = "Only keys with this status; default all")),
     responses((status = 200, body = ListEnvelope<KeyView>),
         (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
         (status = 403, body = ErrorBody), (status = 422, body = ErrorBody),
         (status = 429, body = ErrorBody)))]
 pub async fn list(
-    State(state): State<AppState>,
+    State(store): State<Arc<dyn Store>>,
+    State(last_used): State<Arc<LastUsed>>,
     auth: Authenticated<require::KeysRead>,
     query: Query,
 ) -> Result<Json<ListEnvelope<KeyView>>> {
     let page = query.page_request()?;
     let status = status_filter(&query)?;
-    let found = state
-        .store
+    let found = store
         .list_api_keys(
             &auth.principal.workspace_id,
             TokenFilter { status },
@@ -151,7 +160,7 @@ pub async fn list(
     let data = found
         .items
         .into_iter()
-        .map(|record| KeyView::new(&state, record, None))
+        .map(|record| KeyView::new(&last_used, record, None))
         .collect();
     Ok(Json(ListEnvelope::new(data, page, found.total)))
 }
@@ -169,7 +178,7 @@ pub async fn list(
         (status = 409, description = "The key making the request", body = ErrorBody),
         (status = 429, body = ErrorBody)))]
 pub async fn revoke(
-    State(state): State<AppState>,
+    State(store): State<Arc<dyn Store>>,
     auth: Authenticated<require::KeysWrite>,
     KeyId(id): KeyId,
     _body: IgnoredBody,
@@ -180,8 +189,7 @@ pub async fn revoke(
         ));
     }
     let audit = entry(&auth, actions::KEY_REVOKED, &id);
-    match state
-        .store
+    match store
         .revoke_api_key(&auth.principal.workspace_id, &id, audit)
         .await
     {

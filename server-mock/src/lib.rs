@@ -10,27 +10,24 @@ pub mod chat;
 pub mod credentials;
 pub mod credits;
 pub mod dashboard;
-pub mod edge;
-pub mod error;
-pub mod extract;
+pub mod files;
+pub mod format;
+pub mod http;
 pub mod keys;
 pub mod last_used;
-pub mod listen;
 pub mod lock;
-pub mod models;
 pub mod openapi;
 pub mod outbound;
-pub mod pagination;
 pub mod rate_limit;
-pub mod repoll;
-pub mod request_id;
-pub mod routes;
 pub mod scopes;
+pub mod seal;
 pub mod secrets;
 pub mod state;
 pub mod store;
+pub mod telemetry;
 pub mod tokens;
 pub mod usage;
+pub mod validate;
 pub mod webhooks;
 
 use std::future::Future;
@@ -43,9 +40,9 @@ use axum::http::{Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Json, Router, middleware};
 
-use crate::edge::{EdgeLayer, PanicLayer};
-use crate::error::ApiError;
-use crate::routes::Routes;
+use crate::http::edge::{EdgeLayer, PanicLayer};
+use crate::http::error::ApiError;
+use crate::http::routes::Routes;
 pub use crate::state::AppState;
 use crate::store::Store;
 use crate::store::postgres::{DatabaseUrl, PostgresStore};
@@ -87,7 +84,7 @@ pub fn app(state: AppState) -> Router {
 }
 
 /// The routes under the credential and rate-limit layer: everything under `/v1`.
-fn api_routes() -> Routes {
+fn api_routes() -> Routes<AppState> {
     tokens::routes()
         .merge(audit::routes())
         .merge(keys::routes())
@@ -95,13 +92,12 @@ fn api_routes() -> Routes {
         .merge(usage::routes())
         .merge(webhooks::routes())
         .merge(chat::routes())
-        .merge(models::routes())
         .get("/v1/openapi.json", openapi::serve)
 }
 
 /// The routes outside it: the health check, and leak reports (no credential; counted per
 /// address on a budget of their own).
-fn open_routes() -> Routes {
+fn open_routes() -> Routes<AppState> {
     Routes::new()
         .get("/healthz", healthz)
         .merge(credentials::routes())
@@ -121,8 +117,8 @@ pub fn route_list() -> Vec<(Method, &'static str)> {
 #[utoipa::path(get, path = "/healthz", tag = "health", security(()),
     responses((status = 200, description = "The server and its database answer", body = Health),
         (status = 503, description = "The database cannot be reached", body = Health)))]
-pub async fn healthz(State(state): State<AppState>) -> (StatusCode, Json<Health>) {
-    match state.store.health().await {
+pub async fn healthz(State(store): State<Arc<dyn Store>>) -> (StatusCode, Json<Health>) {
+    match store.health().await {
         Ok(()) => (
             StatusCode::OK,
             Json(Health {
@@ -156,7 +152,7 @@ pub struct Health {
 
 /// Unknown paths and methods: a 404 in the API's error shape (the spec lists no 405).
 async fn no_route(method: Method, OriginalUri(uri): OriginalUri) -> Response {
-    let path = error::truncate(uri.path(), 100);
+    let path = http::error::truncate(uri.path(), 100);
     ApiError::NotFound(format!("No route for {method} {path}")).into_response()
 }
 
@@ -204,7 +200,7 @@ impl ServeConfig {
                 .unwrap_or_default(),
             expiring_notices: webhooks::expiry::parse_notices(webhooks::expiry::DEFAULT_NOTICES)
                 .unwrap_or_default(),
-            header_timeout: listen::DEFAULT_HEADER_TIMEOUT,
+            header_timeout: http::listen::DEFAULT_HEADER_TIMEOUT,
         }
     }
 }
@@ -224,7 +220,7 @@ pub async fn open_store(
     database: Option<&Database>,
 ) -> anyhow::Result<Arc<dyn Store>> {
     let dir = data_dir.clone();
-    tokio::task::spawn_blocking(move || admin::create_private_dir(&dir)).await??;
+    tokio::task::spawn_blocking(move || files::create_private_dir(&dir)).await??;
     if let Some(database) = database {
         return match PostgresStore::open(&database.url, database.timeout).await {
             Ok(store) => Ok(Arc::new(store)),
@@ -248,8 +244,8 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
     let catalogue = match &config.models {
-        Some(path) => models::Catalogue::load(path)?,
-        None => models::Catalogue::builtin(),
+        Some(path) => chat::catalogue::Catalogue::load(path)?,
+        None => chat::catalogue::Catalogue::builtin(),
     };
     let mut lock = match config.database {
         None => Some(lock_data_dir(&config.data_dir).await?),
@@ -264,12 +260,13 @@ pub async fn serve(
     let key_file = config
         .webhook_key_file
         .clone()
-        .unwrap_or_else(|| config.data_dir.join(webhooks::seal::KEY_FILE));
+        .unwrap_or_else(|| config.data_dir.join(seal::KEY_FILE));
     let sealer = {
         let path = key_file.clone();
-        tokio::task::spawn_blocking(move || webhooks::seal::Sealer::load_or_create(&path)).await??
+        tokio::task::spawn_blocking(move || seal::Sealer::load_or_create(&path)).await??
     };
-    sealer.check(store.as_ref(), &key_file).await?;
+    let stored = store.webhook_key_check(sealer.key_check()?).await?;
+    sealer.check(&stored, &key_file)?;
     admin::first_start(&store, &config.data_dir).await?;
     if let Some(lock) = lock.as_mut() {
         // Only for a second start's message: serving goes on without it.
@@ -305,7 +302,7 @@ pub async fn serve(
             }
         }
     });
-    listen::serve(
+    http::listen::serve(
         listener,
         app(state.clone()),
         config.header_timeout,
@@ -328,7 +325,7 @@ pub async fn serve(
 async fn lock_data_dir(data_dir: &Path) -> anyhow::Result<lock::DataDirLock> {
     let dir = data_dir.to_path_buf();
     tokio::task::spawn_blocking(move || {
-        admin::create_private_dir(&dir)?;
+        files::create_private_dir(&dir)?;
         lock::DataDirLock::acquire(&dir).map_err(|err| match err {
             lock::LockError::Held { .. } => anyhow::anyhow!(
                 "{err}: one SQLite data directory serves one process; stop it, pass another \

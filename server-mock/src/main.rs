@@ -291,7 +291,7 @@ async fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
         expiring_notices: args.expiring_notice.0,
         header_timeout: args
             .header_timeout
-            .unwrap_or(tokctl_server::listen::DEFAULT_HEADER_TIMEOUT),
+            .unwrap_or(tokctl_server::http::listen::DEFAULT_HEADER_TIMEOUT),
     };
     let key_file = config.data_dir.join(tokctl_server::admin::ADMIN_KEY_FILE);
     let on_bound = move |addr: std::net::SocketAddr| {

@@ -9,18 +9,16 @@ use axum::http::header;
 use axum::response::IntoResponse;
 use bytes::Bytes;
 use serde_json::{Value, json};
-use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Type};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
-use utoipa::{IntoParams, Modify, OpenApi};
+use utoipa::{Modify, OpenApi};
 
-use crate::scopes::Scope;
-use crate::{audit, credentials, keys, models, scopes, tokens, usage, webhooks};
+use crate::{audit, chat, credentials, keys, scopes, tokens, usage, webhooks};
 
 #[derive(OpenApi)]
 #[openapi(
     info(title = "tokctl API", description = "The token API and the chat gateway of tokctl-server."),
     paths(tokens::create, tokens::list, tokens::show, tokens::rotate, tokens::revoke,
-          keys::create, keys::list, keys::revoke, credentials::revoke, scopes::list, audit::list, models::list, usage::list, webhooks::create,
+          keys::create, keys::list, keys::revoke, credentials::revoke, scopes::list, audit::list, chat::models::list, usage::list, webhooks::create,
           webhooks::list, webhooks::show, webhooks::remove, webhooks::test, webhooks::deliveries,
           serve, crate::healthz),
     modifiers(&BearerAuth),
@@ -38,102 +36,6 @@ impl Modify for BearerAuth {
             SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
         );
     }
-}
-
-/// A token or key name: 1 to 100 characters once the whitespace around it is trimmed (Rust's
-/// `trim`, the Unicode White_Space characters), none of them a control character.
-pub const NAME_PATTERN: &str = concat!(
-    r"^[\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*",
-    r"[^\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f]",
-    r"(?:[^\x00-\x1f\x7f-\x9f]{0,98}",
-    r"[^\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f])?",
-    r"[\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$"
-);
-
-/// One label of a DNS name starting with a character of `$first`: letters, digits and hyphens,
-/// no hyphen first or last, and not hyphens in both 3rd and 4th place (IDNA reserves that form
-/// for `xn--` labels, which the URL parser would have to decode).
-macro_rules! dns_label {
-    ($first:literal) => {
-        concat!(
-            "(?:",
-            $first,
-            "(?:[A-Za-z0-9-]?[A-Za-z0-9])?|",
-            $first,
-            "[A-Za-z0-9-]{2}[A-Za-z0-9]|",
-            $first,
-            "[A-Za-z0-9-](?:[A-Za-z0-9][A-Za-z0-9-]|-[A-Za-z0-9])[A-Za-z0-9-]*[A-Za-z0-9])"
-        )
-    };
-}
-
-/// A webhook URL: `http` or `https`, a DNS name (its last label starting with a letter, so it
-/// is never read as an address) or an IPv4 address, an optional port, path and query; no user,
-/// no fragment, no surrounding whitespace. The server checks this very pattern.
-pub const URL_PATTERN: &str = concat!(
-    r"^https?://(?:",
-    "(?:",
-    dns_label!("[A-Za-z0-9]"),
-    r"\.)*",
-    dns_label!("[A-Za-z]"),
-    r"|(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])",
-    r")(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4}))?",
-    r"(?:/(?:[A-Za-z0-9._~!$&'()*+,;=:@/-]|%[0-9A-Fa-f]{2})*)?",
-    r"(?:\?(?:[A-Za-z0-9._~!$&'()*+,;=:@/?-]|%[0-9A-Fa-f]{2})*)?$"
-);
-
-/// A string matching `pattern`.
-fn string_matching(pattern: &str) -> ObjectBuilder {
-    ObjectBuilder::new()
-        .schema_type(Type::String)
-        .pattern(Some(pattern))
-}
-
-/// A name (tokens, keys), as [`NAME_PATTERN`] says.
-pub fn name() -> utoipa::openapi::Object {
-    string_matching(NAME_PATTERN).build()
-}
-
-/// A webhook URL, as [`URL_PATTERN`] says.
-pub fn url() -> utoipa::openapi::Object {
-    string_matching(URL_PATTERN)
-        .format(Some(utoipa::openapi::SchemaFormat::Custom("uri".into())))
-        .build()
-}
-
-/// Scope names, at least one.
-pub fn scope_names() -> utoipa::openapi::Array {
-    names(Scope::ALL.map(Scope::as_str))
-}
-
-/// Webhook event types, at least one.
-pub fn event_names() -> utoipa::openapi::Array {
-    names(webhooks::EVENT_TYPES)
-}
-
-fn names<const N: usize>(names: [&str; N]) -> utoipa::openapi::Array {
-    let item = ObjectBuilder::new()
-        .schema_type(Type::String)
-        .enum_values(Some(names));
-    ArrayBuilder::new().items(item).min_items(Some(1)).build()
-}
-
-/// The `{id}` of a token path.
-#[derive(IntoParams)]
-#[into_params(parameter_in = Path)]
-pub struct TokenIdParam {
-    /// The token's id (`tok_...`); anything else is a 404.
-    #[param(pattern = "^tok_[0-9a-z]{24}$")]
-    pub id: String,
-}
-
-/// The `{id}` of a webhook endpoint path.
-#[derive(IntoParams)]
-#[into_params(parameter_in = Path)]
-pub struct WebhookIdParam {
-    /// The endpoint's id (`whk_...`); anything else is a 404.
-    #[param(pattern = "^whk_[0-9a-z]{24}$")]
-    pub id: String,
 }
 
 /// The document, built once.
@@ -154,7 +56,7 @@ pub fn document() -> Value {
 /// The OpenAPI 3.1 document of this server (no credential needed).
 #[utoipa::path(get, path = "/v1/openapi.json", tag = "meta", security(()),
     responses((status = 200, description = "This document", content_type = "application/json", body = Object),
-        (status = 429, description = "Too many requests from this address", body = crate::error::ErrorBody)))]
+        (status = 429, description = "Too many requests from this address", body = crate::http::error::ErrorBody)))]
 pub async fn serve() -> impl IntoResponse {
     (
         [(header::CONTENT_TYPE, "application/json")],
@@ -214,7 +116,7 @@ fn unavailable(document: &mut Value) {
         if !path.starts_with("/v1/") {
             continue;
         }
-        let schema = match crate::chat::error::is_openai_path(path) {
+        let schema = match crate::http::openai::is_openai_path(path) {
             true => "#/components/schemas/OpenAiError",
             false => "#/components/schemas/ErrorBody",
         };
@@ -280,7 +182,6 @@ fn escape(path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::{Strategy, prop};
 
     /// Every route the router answers, as `METHOD /path`, and every operation of the document.
     fn both() -> (Vec<String>, Vec<String>) {
@@ -336,71 +237,6 @@ mod tests {
             }
         }
         assert!(checked >= 16, "{checked}");
-    }
-
-    /// `pattern`, whole-string, as the document's readers apply it.
-    fn grammar(pattern: &str) -> regex::Regex {
-        regex::Regex::new(pattern).unwrap()
-    }
-
-    /// Strings heavy in what names get wrong: spaces of every kind, control characters, marks.
-    fn awkward() -> impl Strategy<Value = String> {
-        let chars = prop::sample::select(vec![
-            'a', 'Z', '0', '-', ' ', '\t', '\n', '\r', '\u{b}', '\u{c}', '\u{1c}', '\u{1f}',
-            '\u{7f}', '\u{85}', '\u{9f}', '\u{a0}', '\u{1680}', '\u{2000}', '\u{200b}', '\u{2028}',
-            '\u{3000}', '\u{180e}', '\u{feff}', 'é', '名', '😀',
-        ]);
-        prop::collection::vec(chars, 0..104).prop_map(|c| c.into_iter().collect())
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn fuzz_the_documented_name_grammar_is_exactly_what_the_server_accepts(name in awkward()) {
-            let documented = grammar(NAME_PATTERN).is_match(&name);
-            let accepted = crate::tokens::validate_name(&name).is_ok();
-            proptest::prop_assert_eq!(documented, accepted, "{:?}", name);
-        }
-
-        #[test]
-        fn fuzz_every_url_the_document_allows_is_accepted(
-            url in proptest::string::string_regex(URL_PATTERN.trim_start_matches('^').trim_end_matches('$')).unwrap(),
-        ) {
-            let body = webhooks::CreateEndpoint { url: url.clone(), events: vec!["token.rotated".into()] };
-            proptest::prop_assert!(webhooks::validate(&body).is_ok(), "{:?}", url);
-        }
-
-        #[test]
-        fn fuzz_any_url_the_server_accepts_matches_the_documented_grammar(url in "[ -~]{0,40}|https?://[ -~]{0,30}") {
-            let body = webhooks::CreateEndpoint { url: url.clone(), events: vec!["token.rotated".into()] };
-            if webhooks::validate(&body).is_ok() {
-                proptest::prop_assert!(grammar(URL_PATTERN).is_match(&url), "{:?}", url);
-            }
-        }
-    }
-
-    #[test]
-    fn an_idna_reserved_label_is_outside_the_grammar_and_refused() {
-        // Found by fuzz_every_url_the_document_allows_is_accepted: the URL parser refuses an
-        // `xn--` label that is not valid punycode, so the grammar leaves out that form.
-        for url in [
-            "http://XN--Aa-aAaa.A",
-            "http://ab--cd.example",
-            "http://a.xn--zz",
-        ] {
-            assert!(!grammar(URL_PATTERN).is_match(url), "{url}");
-            let body = webhooks::CreateEndpoint {
-                url: url.into(),
-                events: vec!["token.rotated".into()],
-            };
-            assert!(webhooks::validate(&body).is_err(), "{url}");
-        }
-        for url in [
-            "http://a-b--c.example:8080/x?y=1",
-            "https://127.0.0.1/hook",
-            "http://x.y-z",
-        ] {
-            assert!(grammar(URL_PATTERN).is_match(url), "{url}");
-        }
     }
 
     #[test]

@@ -11,7 +11,7 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 
-use crate::error::ApiError;
+use crate::http::error::ApiError;
 use crate::store::{StoreResult, WindowCounter};
 
 const WINDOW_SECS: i64 = 60;
@@ -59,6 +59,14 @@ impl Decision {
         headers.insert(REMAINING, HeaderValue::from(self.remaining));
         headers.insert(RESET, HeaderValue::from(self.reset));
     }
+}
+
+/// The server's budgets.
+pub struct Limits {
+    /// Requests per workspace, or per client address without a valid credential.
+    pub api: RateLimiter,
+    /// Leak reports per client address, apart from `api`'s budgets.
+    pub leak_reports: RateLimiter,
 }
 
 /// Counts requests per bucket in fixed windows aligned to the minute.

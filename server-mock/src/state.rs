@@ -1,14 +1,16 @@
-//! What every handler shares.
+//! The one place that assembles what handlers share. Each resource takes only the parts it
+//! uses, as axum substates (`State<Arc<dyn Store>>`, `State<Arc<Hub>>`, ...): [`FromRef`]
+//! below hands each out, so no resource imports this file.
 
 use std::sync::Arc;
 
-use crate::audit::actions;
-use crate::auth::Principal;
+use axum::extract::FromRef;
+
 use crate::chat::Gateway;
-use crate::error::ApiError;
 use crate::last_used::LastUsed;
-use crate::rate_limit::RateLimiter;
-use crate::store::{AuditEntry, Store};
+use crate::rate_limit::{Limits, RateLimiter};
+use crate::store::Store;
+use crate::usage::Ledger;
 use crate::webhooks::Hub;
 
 /// Shared state: one reference count to clone, however many parts it has.
@@ -18,10 +20,9 @@ pub struct AppState(Arc<Shared>);
 /// The parts of [`AppState`].
 pub struct Shared {
     pub store: Arc<dyn Store>,
-    pub limiter: RateLimiter,
-    /// Leak reports per client address, apart from `limiter`'s budgets.
-    pub leak_reports: RateLimiter,
-    pub last_used: LastUsed,
+    /// The workspace and per-address budgets, and leak reports' own.
+    pub limits: Arc<Limits>,
+    pub last_used: Arc<LastUsed>,
     pub gateway: Arc<Gateway>,
     pub webhooks: Arc<Hub>,
 }
@@ -43,32 +44,52 @@ impl AppState {
         gateway: Gateway,
         webhooks: Hub,
     ) -> Self {
-        let limiter = RateLimiter::new(rate_limit, store.window_counter());
-        let leak_reports = RateLimiter::new(leak_report_rate_limit, store.window_counter());
+        let limits = Limits {
+            api: RateLimiter::new(rate_limit, store.window_counter()),
+            leak_reports: RateLimiter::new(leak_report_rate_limit, store.window_counter()),
+        };
         AppState(Arc::new(Shared {
             store,
-            limiter,
-            leak_reports,
-            last_used: LastUsed::default(),
+            limits: Arc::new(limits),
+            last_used: Arc::default(),
             gateway: Arc::new(gateway),
             webhooks: Arc::new(webhooks),
         }))
     }
+}
 
-    /// Records that `principal` was refused (missing scope, escalation) in the audit log.
-    pub async fn audit_denied(
-        &self,
-        principal: &Principal,
-        token_id: Option<String>,
-        request_id: Option<String>,
-    ) -> Result<(), ApiError> {
-        let entry = AuditEntry::new(
-            &principal.workspace_id,
-            actions::AUTH_DENIED,
-            &principal.credential_id,
-        )
-        .token(token_id)
-        .request(request_id);
-        Ok(self.store.record_audit(entry).await?)
+impl FromRef<AppState> for Arc<dyn Store> {
+    fn from_ref(state: &AppState) -> Self {
+        state.store.clone()
+    }
+}
+
+impl FromRef<AppState> for Arc<Limits> {
+    fn from_ref(state: &AppState) -> Self {
+        state.limits.clone()
+    }
+}
+
+impl FromRef<AppState> for Arc<LastUsed> {
+    fn from_ref(state: &AppState) -> Self {
+        state.last_used.clone()
+    }
+}
+
+impl FromRef<AppState> for Arc<Gateway> {
+    fn from_ref(state: &AppState) -> Self {
+        state.gateway.clone()
+    }
+}
+
+impl FromRef<AppState> for Arc<Ledger> {
+    fn from_ref(state: &AppState) -> Self {
+        state.gateway.ledger.clone()
+    }
+}
+
+impl FromRef<AppState> for Arc<Hub> {
+    fn from_ref(state: &AppState) -> Self {
+        state.webhooks.clone()
     }
 }

@@ -1,26 +1,39 @@
 //! `/v1/tokens`: create, list, get, rotate and revoke tokens.
 
+use std::sync::Arc;
+
 use axum::Json;
-use axum::extract::State;
+use axum::extract::{FromRef, State};
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
-use chrono::{DateTime, SecondsFormat, SubsecRound, Utc};
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::audit::actions;
 use crate::auth::{Authenticated, require};
-use crate::error::{ApiError, ErrorBody, Result};
-use crate::extract::{ApiJson, IgnoredBody, Query, TokenId};
-use crate::pagination::ListEnvelope;
-use crate::routes::Routes;
-use crate::scopes::Scope;
+use crate::format::timestamp;
+use crate::http::error::{ApiError, ErrorBody, Result};
+use crate::http::extract::{ApiJson, IgnoredBody, Query, TokenId};
+use crate::http::pagination::ListEnvelope;
+use crate::http::routes::Routes;
+use crate::last_used::LastUsed;
 use crate::secrets::{CredentialKind, Secret, new_id, new_secret};
-use crate::state::AppState;
-use crate::store::{self, AuditEntry, NewToken, StoreError, TokenFilter, TokenRecord, TokenStatus};
+use crate::store::Scope;
+use crate::store::actions;
+use crate::store::{
+    self, AuditEntry, NewToken, Store, StoreError, TokenFilter, TokenRecord, TokenStatus,
+};
+use crate::validate;
+use crate::webhooks::Hub;
 
 /// Routes of this resource.
-pub fn routes() -> Routes {
+pub fn routes<S>() -> Routes<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Arc<Hub>: FromRef<S>,
+    Arc<LastUsed>: FromRef<S>,
+    Arc<dyn Store>: FromRef<S>,
+{
     Routes::new()
         .get("/v1/tokens", list)
         .post("/v1/tokens", create)
@@ -36,11 +49,11 @@ pub fn routes() -> Routes {
 pub struct CreateToken {
     /// 1 to 100 characters once surrounding whitespace is trimmed, no control characters;
     /// unique among the workspace's tokens that are not revoked.
-    #[schema(schema_with = crate::openapi::name)]
+    #[schema(schema_with = crate::validate::name_schema)]
     pub name: String,
     /// Scope names (`GET /v1/scopes`), at least one, each held by the caller; repeats are
     /// ignored.
-    #[schema(schema_with = crate::openapi::scope_names)]
+    #[schema(schema_with = crate::validate::scope_names_schema)]
     pub scopes: Vec<String>,
     /// An RFC 3339 datetime with a time zone, in the future; absent or null: never expires.
     #[serde(default)]
@@ -60,7 +73,7 @@ pub struct TokenView {
     /// The secret, shown once.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub token: Option<String>,
-    #[schema(schema_with = crate::openapi::scope_names)]
+    #[schema(schema_with = crate::validate::scope_names_schema)]
     pub scopes: Vec<&'static str>,
     /// `active`, `expired` or `revoked`.
     #[schema(value_type = TokenStatusName)]
@@ -87,15 +100,10 @@ pub enum TokenStatusName {
     Revoked,
 }
 
-/// Formats a timestamp as the API does: RFC 3339 in UTC with a `Z`.
-pub fn timestamp(at: DateTime<Utc>) -> String {
-    at.to_rfc3339_opts(SecondsFormat::AutoSi, true)
-}
-
 impl TokenView {
-    fn new(state: &AppState, record: TokenRecord, secret: Option<&Secret>) -> Self {
+    fn new(last_used: &LastUsed, record: TokenRecord, secret: Option<&Secret>) -> Self {
         let now = Utc::now();
-        let last_used = record.last_used_at.max(state.last_used.pending(&record.id));
+        let last_used = record.last_used_at.max(last_used.pending(&record.id));
         TokenView {
             status: record.status(now).as_str(),
             id: record.id,
@@ -123,12 +131,13 @@ impl TokenView {
         (status = 422, description = "A value out of bounds (the message names the field)", body = ErrorBody),
         (status = 429, body = ErrorBody)))]
 pub async fn create(
-    State(state): State<AppState>,
+    State(store): State<Arc<dyn Store>>,
+    State(last_used): State<Arc<LastUsed>>,
     auth: Authenticated<require::TokensWrite>,
     ApiJson(body): ApiJson<CreateToken>,
 ) -> Result<impl IntoResponse> {
     let now = store::now();
-    let (name, scopes, expires_at) = validate_new(&state, &auth, &body, now).await?;
+    let (name, scopes, expires_at) = validate_new(store.as_ref(), &auth, &body, now).await?;
     let secret = new_secret(CredentialKind::Token);
     let token = NewToken {
         id: new_id("tok_"),
@@ -141,7 +150,7 @@ pub async fn create(
         created_by: auth.principal.credential_id.clone(),
     };
     let audit = entry(&auth, actions::TOKEN_CREATED, &token.id);
-    let record = match state.store.create_token(token, audit).await {
+    let record = match store.create_token(token, audit).await {
         Err(StoreError::NameTaken) => {
             return Err(ApiError::Conflict(
                 "A token with this name already exists in the workspace".into(),
@@ -150,7 +159,7 @@ pub async fn create(
         other => other?,
     };
     let location = format!("/v1/tokens/{}", record.id);
-    let view = TokenView::new(&state, record, Some(&secret));
+    let view = TokenView::new(&last_used, record, Some(&secret));
     Ok((
         StatusCode::CREATED,
         [(header::LOCATION, location)],
@@ -160,21 +169,21 @@ pub async fn create(
 
 /// List tokens, newest first.
 #[utoipa::path(get, path = "/v1/tokens", tag = "tokens", operation_id = "list_tokens",
-    params(crate::pagination::PageParams,
+    params(crate::http::pagination::PageParams,
         ("status" = Option<TokenStatusName>, Query, description = "Only tokens with this status; default all")),
     responses((status = 200, body = ListEnvelope<TokenView>),
         (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
         (status = 403, body = ErrorBody), (status = 422, body = ErrorBody),
         (status = 429, body = ErrorBody)))]
 pub async fn list(
-    State(state): State<AppState>,
+    State(store): State<Arc<dyn Store>>,
+    State(last_used): State<Arc<LastUsed>>,
     auth: Authenticated<require::TokensRead>,
     query: Query,
 ) -> Result<Json<ListEnvelope<TokenView>>> {
     let page = query.page_request()?;
     let status = status_filter(&query)?;
-    let found = state
-        .store
+    let found = store
         .list_tokens(
             &auth.principal.workspace_id,
             TokenFilter { status },
@@ -185,7 +194,7 @@ pub async fn list(
     let data = found
         .items
         .into_iter()
-        .map(|record| TokenView::new(&state, record, None))
+        .map(|record| TokenView::new(&last_used, record, None))
         .collect();
     Ok(Json(ListEnvelope::new(data, page, found.total)))
 }
@@ -205,26 +214,26 @@ pub(crate) fn status_filter(query: &Query) -> Result<Option<TokenStatus>> {
 
 /// Get one token, whatever its status (never its secret).
 #[utoipa::path(get, path = "/v1/tokens/{id}", tag = "tokens", operation_id = "get_token",
-    params(crate::openapi::TokenIdParam),
+    params(TokenIdParam),
     responses((status = 200, body = TokenView), (status = 401, body = ErrorBody),
         (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
         (status = 429, body = ErrorBody)))]
 pub async fn show(
-    State(state): State<AppState>,
+    State(store): State<Arc<dyn Store>>,
+    State(last_used): State<Arc<LastUsed>>,
     auth: Authenticated<require::TokensRead>,
     TokenId(id): TokenId,
 ) -> Result<Json<TokenView>> {
-    let record = state
-        .store
+    let record = store
         .get_token(&auth.principal.workspace_id, &id)
         .await?
         .ok_or_else(|| ApiError::token_not_found(&id))?;
-    Ok(Json(TokenView::new(&state, record, None)))
+    Ok(Json(TokenView::new(&last_used, record, None)))
 }
 
 /// Replace an active token's secret; the old secret stops working at once.
 #[utoipa::path(post, path = "/v1/tokens/{id}/rotate", tag = "tokens", operation_id = "rotate_token",
-    params(crate::openapi::TokenIdParam),
+    params(TokenIdParam),
     responses((status = 200, description = "The token with its new secret", body = TokenView),
         (status = 400, description = "A body was sent that is not JSON", body = ErrorBody),
         (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
@@ -232,7 +241,9 @@ pub async fn show(
         (status = 409, description = "The token has expired", body = ErrorBody),
         (status = 429, body = ErrorBody)))]
 pub async fn rotate(
-    State(state): State<AppState>,
+    State(store): State<Arc<dyn Store>>,
+    State(last_used): State<Arc<LastUsed>>,
+    State(hub): State<Arc<Hub>>,
     auth: Authenticated<require::TokensRotate>,
     TokenId(id): TokenId,
     _body: IgnoredBody,
@@ -244,8 +255,7 @@ pub async fn rotate(
         "token.rotated",
         serde_json::json!({ "id": id }),
     );
-    let rotated = state
-        .store
+    let rotated = store
         .rotate_token(
             &auth.principal.workspace_id,
             &id,
@@ -254,7 +264,7 @@ pub async fn rotate(
             event,
         )
         .await;
-    state.webhooks.wake.notify_one();
+    hub.wake.notify_one();
     let record = match rotated {
         Err(StoreError::NotFound) => return Err(ApiError::token_not_found(&id)),
         Err(StoreError::Expired) => {
@@ -264,13 +274,13 @@ pub async fn rotate(
         }
         other => other?,
     };
-    Ok(Json(TokenView::new(&state, record, Some(&secret))))
+    Ok(Json(TokenView::new(&last_used, record, Some(&secret))))
 }
 
 /// Revoke a token permanently. A 404 means it is already revoked or unknown: callers may treat
 /// it as success.
 #[utoipa::path(delete, path = "/v1/tokens/{id}", tag = "tokens", operation_id = "revoke_token",
-    params(crate::openapi::TokenIdParam),
+    params(TokenIdParam),
     responses((status = 204, description = "Revoked"),
         (status = 400, description = "A body was sent that is not JSON", body = ErrorBody),
         (status = 401, body = ErrorBody),
@@ -278,14 +288,13 @@ pub async fn rotate(
         (status = 404, description = "Already revoked, unknown, or in another workspace", body = ErrorBody),
         (status = 429, body = ErrorBody)))]
 pub async fn revoke(
-    State(state): State<AppState>,
+    State(store): State<Arc<dyn Store>>,
     auth: Authenticated<require::TokensRevoke>,
     TokenId(id): TokenId,
     _body: IgnoredBody,
 ) -> Result<StatusCode> {
     let audit = entry(&auth, actions::TOKEN_REVOKED, &id);
-    match state
-        .store
+    match store
         .revoke_token(&auth.principal.workspace_id, &id, audit)
         .await
     {
@@ -312,21 +321,21 @@ pub(crate) fn entry<R: crate::auth::Requirement>(
 /// The name, scopes and expiry of a new token or API key, checked: the scopes must be known and
 /// held by the caller (no privilege escalation: a refusal is audited), the expiry in the future.
 pub(crate) async fn validate_new<R: crate::auth::Requirement>(
-    state: &AppState,
+    store: &dyn Store,
     auth: &Authenticated<R>,
     body: &CreateToken,
     now: DateTime<Utc>,
 ) -> Result<(String, Vec<Scope>, Option<DateTime<Utc>>)> {
-    let name = validate_name(&body.name)?;
-    let scopes = validate_scopes(&body.scopes)?;
+    let name = validate::name(&body.name)?;
+    let scopes = validate::scopes(&body.scopes)?;
     if let Some(missing) = scopes.iter().find(|s| !auth.principal.scopes.contains(s)) {
-        state
-            .audit_denied(
-                &auth.principal,
-                crate::auth::about(None, &auth.principal.credential_id),
-                auth.request_id.clone(),
-            )
-            .await?;
+        crate::auth::audit_denied(
+            store,
+            &auth.principal,
+            crate::auth::about(None, &auth.principal.credential_id),
+            auth.request_id.clone(),
+        )
+        .await?;
         return Err(ApiError::Forbidden(format!(
             "Cannot grant scope {}: the caller does not hold it",
             missing.as_str()
@@ -335,63 +344,16 @@ pub(crate) async fn validate_new<R: crate::auth::Requirement>(
     let expires_at = body
         .expires_at
         .as_deref()
-        .map(|raw| validate_expiry(raw, now))
+        .map(|raw| validate::expiry(raw, now))
         .transpose()?;
     Ok((name, scopes, expires_at))
 }
 
-pub(crate) fn validate_name(raw: &str) -> Result<String> {
-    let name = raw.trim();
-    let length = name.chars().count();
-    if !(1..=100).contains(&length) {
-        return Err(ApiError::Unprocessable(
-            "name must be 1 to 100 characters".into(),
-        ));
-    }
-    if name.chars().any(char::is_control) {
-        return Err(ApiError::Unprocessable(
-            "name must not contain control characters".into(),
-        ));
-    }
-    Ok(name.to_string())
-}
-
-fn validate_scopes(raw: &[String]) -> Result<Vec<Scope>> {
-    if raw.is_empty() {
-        return Err(ApiError::Unprocessable(
-            "scopes must name at least one scope".into(),
-        ));
-    }
-    let mut scopes = Vec::new();
-    for name in raw {
-        let scope = Scope::parse(name).ok_or_else(|| {
-            ApiError::Unprocessable(format!(
-                "scopes: unknown scope {:?}; GET /v1/scopes lists them",
-                crate::error::truncate(name, 40)
-            ))
-        })?;
-        if !scopes.contains(&scope) {
-            scopes.push(scope);
-        }
-    }
-    Ok(scopes)
-}
-
-fn validate_expiry(raw: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>> {
-    let at = DateTime::parse_from_rfc3339(raw.trim())
-        .map_err(|_| {
-            ApiError::Unprocessable(
-                "expires_at must be an ISO 8601 / RFC 3339 datetime with a time zone, \
-                 e.g. 2030-01-01T00:00:00Z"
-                    .into(),
-            )
-        })?
-        .with_timezone(&Utc)
-        .trunc_subsecs(6);
-    if at <= now {
-        return Err(ApiError::Unprocessable(
-            "expires_at must be in the future".into(),
-        ));
-    }
-    Ok(at)
+/// The `{id}` of a token path.
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct TokenIdParam {
+    /// The token's id (`tok_...`); anything else is a 404.
+    #[param(pattern = "^tok_[0-9a-z]{24}$")]
+    pub id: String,
 }

@@ -8,18 +8,17 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::Json;
-use axum::extract::State;
+use axum::extract::{FromRef, State};
 use serde::Serialize;
 use tokio::sync::oneshot;
 use utoipa::ToSchema;
 
 use crate::auth::{Authenticated, require};
 use crate::credits::Credits;
-use crate::error::{ErrorBody, Result};
-use crate::extract::Query;
-use crate::pagination::Meta;
-use crate::routes::Routes;
-use crate::state::AppState;
+use crate::http::error::{ErrorBody, Result};
+use crate::http::extract::Query;
+use crate::http::pagination::Meta;
+use crate::http::routes::Routes;
 use crate::store::{Store, UsageRecord, UsageTotals};
 
 /// How often pending ledger records are written.
@@ -140,7 +139,12 @@ impl Ledger {
 }
 
 /// Routes of this resource.
-pub fn routes() -> Routes {
+pub fn routes<S>() -> Routes<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Arc<Ledger>: FromRef<S>,
+    Arc<dyn Store>: FromRef<S>,
+{
     Routes::new().get("/v1/usage", list)
 }
 
@@ -184,22 +188,22 @@ pub struct UsageList {
 
 /// Credit ledger totals by day and model, newest day first, and the grand total.
 #[utoipa::path(get, path = "/v1/usage", tag = "usage",
-    params(crate::pagination::PageParams),
+    params(crate::http::pagination::PageParams),
     responses((status = 200, body = UsageList),
         (status = 400, description = "Malformed query", body = ErrorBody),
         (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
         (status = 422, description = "page or per_page out of bounds", body = ErrorBody),
         (status = 429, body = ErrorBody)))]
 pub async fn list(
-    State(state): State<AppState>,
+    State(store): State<Arc<dyn Store>>,
+    State(ledger): State<Arc<Ledger>>,
     auth: Authenticated<require::UsageRead>,
     query: Query,
 ) -> Result<Json<UsageList>> {
     let page = query.page_request()?;
     // What this server has queued is part of the answer.
-    state.gateway.ledger.flush(&state.store).await;
-    let (rows, totals) = state
-        .store
+    ledger.flush(&store).await;
+    let (rows, totals) = store
         .usage_by_day(&auth.principal.workspace_id, page)
         .await?;
     Ok(Json(UsageList {

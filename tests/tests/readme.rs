@@ -130,3 +130,31 @@ fn the_walkthroughs_create_each_name_once() {
         );
     }
 }
+
+/// The `path/like.rs` or `folder/` names in backticks in `text`.
+fn named_paths(text: &str) -> Vec<&str> {
+    text.split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|name| name.ends_with(".rs") || name.ends_with('/') || name.ends_with(".md"))
+        .filter(|name| {
+            name.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_./-".contains(c))
+        })
+        .collect()
+}
+
+#[test]
+fn architecture_names_only_paths_that_exist() {
+    let text = read(&root().join("ARCHITECTURE.md"));
+    let named = named_paths(&text);
+    assert!(named.len() >= 40, "the map names the rooms: {named:?}");
+    // Paths are from the workspace root, or (for the server's rooms) from server-mock/src/.
+    let bases = [root(), root().join("server-mock/src")];
+    for name in named {
+        assert!(
+            bases.iter().any(|base| base.join(name).exists()),
+            "ARCHITECTURE.md names {name}, which does not exist"
+        );
+    }
+}

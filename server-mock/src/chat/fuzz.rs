@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::openai::items;
 use super::request::ChatRequest;
-use crate::models::Catalogue;
+use crate::chat::catalogue::Catalogue;
 
 /// What the gateway makes of an upstream body arriving in `chunks`, written out.
 fn read(chunks: Vec<Vec<u8>>) -> Vec<String> {

@@ -1,10 +1,12 @@
 //! The chat completions gateway: `POST /v1/chat/completions`, OpenAI-compatible, with routing,
 //! budgets, credit accounting and SSE streaming.
 
+mod answer;
+pub mod catalogue;
 mod decode;
-pub mod error;
 #[cfg(test)]
 mod fuzz;
+pub mod models;
 mod openai;
 mod provider;
 pub mod request;
@@ -18,22 +20,21 @@ mod wire;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::State;
+use axum::extract::{FromRef, State};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use serde::Serialize;
 
-use self::error::GatewayError;
 use self::request::{ChatRequest, Checked, prompt_tokens};
 use self::routing::{Ask, route};
 use crate::auth::{Authenticated, require};
+use crate::chat::catalogue::{Catalogue, Model};
 use crate::credits::Credits;
-use crate::extract::ApiJson;
-use crate::models::{Catalogue, Model};
-use crate::request_id::RequestId;
-use crate::routes::Routes;
-use crate::state::AppState;
-use crate::store::{self, UsageRecord};
+use crate::http::extract::ApiJson;
+use crate::http::openai::GatewayError;
+use crate::http::request_id::RequestId;
+use crate::http::routes::Routes;
+use crate::store::{self, Store, UsageRecord};
 use crate::usage::{Ledger, Recorded};
 
 /// What the gateway needs: the catalogue (with each model's way to its upstream), the ledger.
@@ -55,9 +56,16 @@ impl Gateway {
     }
 }
 
-/// Routes of this resource.
-pub fn routes() -> Routes {
-    Routes::new().post("/v1/chat/completions", create)
+/// Routes of this resource: the completions, and the models they route over.
+pub fn routes<S>() -> Routes<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Arc<dyn Store>: FromRef<S>,
+    Arc<Gateway>: FromRef<S>,
+{
+    Routes::new()
+        .post("/v1/chat/completions", create)
+        .merge(models::routes())
 }
 
 /// `platform`: how the request was routed and what it cost.
@@ -114,7 +122,7 @@ impl Accounting {
 
 /// Create a chat completion (OpenAI-compatible), streamed as SSE when `stream` is true.
 pub async fn create(
-    State(state): State<AppState>,
+    State(gateway): State<Arc<Gateway>>,
     auth: Authenticated<require::ChatWrite>,
     request_id: Option<Extension<RequestId>>,
     ApiJson(request): ApiJson<ChatRequest>,
@@ -123,7 +131,7 @@ pub async fn create(
         Ok(checked) => checked,
         Err(err) => return err.into_response(),
     };
-    let gateway = state.gateway.clone();
+    let gateway = gateway.clone();
     let prompt = prompt_tokens(&checked.request.messages);
     let ask = Ask {
         model: &checked.request.model,
@@ -191,12 +199,12 @@ async fn complete(
 
 /// Candidates that failed before answering, in the order they were tried.
 #[derive(Default)]
-pub(crate) struct Failures(Vec<(String, provider::Failure)>);
+pub(crate) struct Failures(Vec<(String, answer::Failure)>);
 
 impl Failures {
     /// Notes that `model` failed; the next candidate is tried.
-    pub fn push(&mut self, model: &Model, failure: provider::Failure) {
-        tracing::warn!(model = %model.id, error = %failure, "upstream failed before answering; trying the next candidate");
+    pub fn push(&mut self, model: &Model, failure: answer::Failure) {
+        crate::telemetry::upstream_failed(&model.id, &failure);
         self.0.push((model.id.clone(), failure));
     }
 

@@ -12,11 +12,11 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use sse_core::{SseEvent, SseStream, SseStreamError};
 
-use super::provider::{Completion, Failure, Item, ItemStream};
+use super::answer::{Completion, Failure, Item, ItemStream};
 use super::request::{ChatRequest, Message};
 use super::upstream::Reply;
 use super::wire;
-use crate::models::Model;
+use crate::chat::catalogue::Model;
 
 /// Longest upstream error text quoted in our messages.
 const QUOTE: usize = 200;
@@ -105,7 +105,7 @@ async fn send(model: &Model, body: &UpstreamRequest<'_>) -> Result<Reply, Failur
         let text = reply.bytes().await.unwrap_or_default();
         return Err(Failure::other(format!(
             "HTTP {status}: {}",
-            crate::error::truncate(&String::from_utf8_lossy(&text), QUOTE)
+            crate::http::error::truncate(&String::from_utf8_lossy(&text), QUOTE)
         )));
     }
     Ok(reply)
@@ -257,7 +257,7 @@ fn chunk_items(data: &str) -> Items {
         };
         return failed(Failure::other(format!(
             "the upstream failed: {}",
-            crate::error::truncate(&message, QUOTE)
+            crate::http::error::truncate(&message, QUOTE)
         )));
     }
     let choice = first(&chunk.choices);

@@ -3,8 +3,8 @@
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::error::GatewayError;
 use crate::credits::Credits;
+use crate::http::openai::GatewayError;
 
 /// `POST /v1/chat/completions` body. Fields the gateway does not use are kept in `extra` and
 /// passed to OpenAI-compatible upstreams unchanged. Read field by field (see `decode`), so that

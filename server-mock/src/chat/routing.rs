@@ -5,9 +5,9 @@
 
 use std::sync::Arc;
 
-use super::error::GatewayError;
+use crate::chat::catalogue::{Catalogue, Model};
 use crate::credits::Credits;
-use crate::models::{Catalogue, Model};
+use crate::http::openai::GatewayError;
 
 /// The routing decision.
 #[derive(Debug, Clone)]

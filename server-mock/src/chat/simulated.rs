@@ -5,10 +5,10 @@ use std::time::Duration;
 
 use futures::StreamExt;
 
-use super::provider::{Completion, Item, ItemStream};
+use super::answer::{Completion, Item, ItemStream};
 use super::request::{ChatRequest, content_text};
 use super::wire;
-use crate::models::Model;
+use crate::chat::catalogue::Model;
 
 const WORDS: &[&str] = &[
     "tokens", "rotate", "safely", "and", "the", "gateway", "routes", "each", "request", "to", "a",

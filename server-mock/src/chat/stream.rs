@@ -16,13 +16,14 @@ use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 
-use super::error::GatewayError;
-use super::provider::{self, Item, ItemStream};
+use super::answer::{Failure, Item, ItemStream};
+use super::provider;
 use super::request::Checked;
 use super::routing::Route;
 use super::wire::{self, Chunk, ChunkChoice, Delta, Usage};
 use super::{Accounting, Failures, Gateway, Platform};
-use crate::models::Model;
+use crate::chat::catalogue::Model;
+use crate::http::openai::GatewayError;
 use crate::usage::Recorded;
 
 /// Opens the first candidate that produces anything, then streams it to the client. A
@@ -37,12 +38,12 @@ pub async fn respond(
 ) -> Response {
     let mut failures = Failures::default();
     for (model, cap) in route.candidates {
-        let opened = provider::stream(gateway, model, cap, &checked.request).await;
+        let opened = provider::stream(gateway.sim_token_delay, model, cap, &checked.request).await;
         let first = match opened {
             Ok(mut upstream) => match upstream.next().await {
                 Some(Ok(item)) => Ok((item, upstream)),
                 Some(Err(err)) => Err(err),
-                None => Err(provider::Failure::other(
+                None => Err(Failure::other(
                     "the upstream ended its stream before answering",
                 )),
             },

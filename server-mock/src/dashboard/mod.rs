@@ -5,9 +5,10 @@
 //! Every response here carries a strict Content-Security-Policy (no inline script or style, no
 //! framing), `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer`.
 
-pub mod session;
+use std::sync::Arc;
 
 use axum::Router;
+use axum::extract::FromRef;
 use axum::extract::Request;
 use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
 use axum::http::{HeaderName, HeaderValue};
@@ -15,7 +16,8 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
-use crate::state::AppState;
+use crate::rate_limit::Limits;
+use crate::store::Store;
 
 /// Each file of the dashboard: its URL path (`/js/app.js`) and its bytes.
 static ASSETS: &[(&str, &[u8])] = include!(concat!(env!("OUT_DIR"), "/dashboard_assets.rs"));
@@ -26,12 +28,17 @@ pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'
     frame-ancestors 'none'; base-uri 'none'; form-action 'none'; object-src 'none'";
 
 /// The dashboard's routes: its files (`/` is `index.html`), and signing in and out.
-pub fn router() -> Router<AppState> {
+pub fn router<S>() -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Arc<dyn Store>: FromRef<S>,
+    Arc<Limits>: FromRef<S>,
+{
     let mut router = Router::new().route(
         "/session",
-        get(session::show)
-            .post(session::sign_in)
-            .delete(session::sign_out),
+        get(crate::auth::session::show)
+            .post(crate::auth::session::sign_in)
+            .delete(crate::auth::session::sign_out),
     );
     for &(path, bytes) in ASSETS {
         let file = get(move || async move { asset(path, bytes) });

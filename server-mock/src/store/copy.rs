@@ -18,7 +18,7 @@ use tokio_postgres::types::{ToSql, Type};
 
 use super::postgres::{DatabaseUrl, connect_migrated};
 use super::{WEBHOOK_KEY_CHECK, sqlite};
-use crate::webhooks::seal::Sealer;
+use crate::seal::Sealer;
 
 /// Rows read from SQLite at a time.
 const CHUNK: usize = 1000;

@@ -4,8 +4,8 @@ use chrono::{DateTime, Utc};
 
 use super::now;
 use crate::credits::Credits;
-use crate::scopes::Scope;
 use crate::secrets::{CredentialKind, SecretDigest};
+use crate::store::Scope;
 
 /// A workspace: owner of tokens, keys and audit entries.
 #[derive(Debug, Clone)]

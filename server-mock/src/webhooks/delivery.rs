@@ -31,7 +31,7 @@ pub async fn run(hub: Arc<Hub>, store: Arc<dyn Store>) {
         let now = store::now();
         let lease_until = now + chrono::Duration::from_std(LEASE).unwrap_or_default();
         let free = slots.available_permits().max(1);
-        let due = match store.claim_due(now, lease_until, free).await {
+        let due = match store.claim_due(now, lease_until, free, PER_ENDPOINT).await {
             Ok(due) => due,
             Err(err) => {
                 tracing::error!(error = %err, "could not read the webhook outbox");

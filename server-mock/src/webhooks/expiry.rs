@@ -8,8 +8,8 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::{Hub, event};
+use crate::format::timestamp;
 use crate::store::{EventMaker, Store};
-use crate::tokens::timestamp;
 
 /// The default notice offsets.
 pub const DEFAULT_NOTICES: &str = "7d,1d";

@@ -3,7 +3,7 @@
 use axum::extract::{FromRequestParts, Path};
 use axum::http::request::Parts;
 
-use crate::error::{ApiError, truncate};
+use crate::http::error::{ApiError, truncate};
 
 /// A `:id` path segment naming a webhook endpoint. Anything that cannot be one (not UTF-8
 /// after percent-decoding, or not `whk_` and 24 of `[0-9a-z]`) is a 404 in the API's error

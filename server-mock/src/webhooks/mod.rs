@@ -3,27 +3,27 @@
 pub mod delivery;
 pub mod expiry;
 mod id;
-pub mod seal;
 mod views;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Json;
-use axum::extract::State;
+use axum::extract::{FromRef, State};
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
 use serde_json::json;
 
-use crate::audit::actions;
 use crate::auth::{Authenticated, require};
-use crate::error::{ApiError, ErrorBody, Result};
-use crate::extract::{ApiJson, Query};
-use crate::pagination::ListEnvelope;
-use crate::routes::Routes;
+use crate::format::timestamp;
+use crate::http::error::{ApiError, ErrorBody, Result};
+use crate::http::extract::{ApiJson, Query};
+use crate::http::pagination::ListEnvelope;
+use crate::http::routes::Routes;
+use crate::seal::Sealer;
 use crate::secrets::new_id;
-use crate::state::AppState;
-use crate::store::{self, AuditEntry, Endpoint, NewEvent, StoreError};
-use crate::tokens::timestamp;
+use crate::store::actions;
+use crate::store::{self, AuditEntry, Endpoint, NewEvent, Store, StoreError};
 pub use id::WebhookId;
 pub use views::{AttemptView, CreateEndpoint, EndpointStatus, EndpointView};
 
@@ -35,7 +35,7 @@ pub const DEFAULT_SCHEDULE: &str = "5s,30s,2m,10m,30m,1h,2h,4h,8h,8h";
 
 /// What the webhook machinery shares: the sealing key, the worker's wake-up, the schedule.
 pub struct Hub {
-    pub sealer: seal::Sealer,
+    pub sealer: Sealer,
     pub wake: tokio::sync::Notify,
     /// Wait before retry n (after attempt n fails); past its end a delivery fails for good.
     pub schedule: Vec<Duration>,
@@ -44,7 +44,7 @@ pub struct Hub {
 
 impl Hub {
     /// A hub over `sealer` retrying on `schedule`.
-    pub fn new(sealer: seal::Sealer, schedule: Vec<Duration>) -> Self {
+    pub fn new(sealer: Sealer, schedule: Vec<Duration>) -> Self {
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()
@@ -82,7 +82,12 @@ pub fn event(workspace_id: &str, kind: &str, data: serde_json::Value) -> NewEven
 }
 
 /// Routes of this resource.
-pub fn routes() -> Routes {
+pub fn routes<S>() -> Routes<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Arc<Hub>: FromRef<S>,
+    Arc<dyn Store>: FromRef<S>,
+{
     Routes::new()
         .get("/v1/webhooks", list)
         .post("/v1/webhooks", create)
@@ -92,22 +97,9 @@ pub fn routes() -> Routes {
         .get("/v1/webhooks/{id}/deliveries", deliveries)
 }
 
-/// The documented URL grammar ([`crate::openapi::URL_PATTERN`]), compiled once.
-static URL_GRAMMAR: std::sync::LazyLock<Option<regex::Regex>> =
-    std::sync::LazyLock::new(|| regex::Regex::new(crate::openapi::URL_PATTERN).ok());
-
 pub(crate) fn validate(body: &CreateEndpoint) -> Result<(String, Vec<String>)> {
     let url = body.url.as_str();
-    let documented = URL_GRAMMAR
-        .as_ref()
-        .is_some_and(|grammar| grammar.is_match(url));
-    let parsed = reqwest::Url::parse(url).ok().filter(|_| documented);
-    if !parsed.is_some_and(|p| matches!(p.scheme(), "http" | "https") && p.host_str().is_some()) {
-        return Err(ApiError::Unprocessable(
-            "url must be an http or https URL with a DNS name or IPv4 address, without a user or fragment"
-                .into(),
-        ));
-    }
+    crate::validate::webhook_url(url)?;
     if body.events.is_empty() {
         return Err(ApiError::Unprocessable(
             "events must name at least one event type".into(),
@@ -118,7 +110,7 @@ pub(crate) fn validate(body: &CreateEndpoint) -> Result<(String, Vec<String>)> {
         if !EVENT_TYPES.contains(&kind.as_str()) {
             return Err(ApiError::Unprocessable(format!(
                 "events: unknown event type {:?}; known: {}",
-                crate::error::truncate(kind, 40),
+                crate::http::error::truncate(kind, 40),
                 EVENT_TYPES.join(", ")
             )));
         }
@@ -131,7 +123,7 @@ pub(crate) fn validate(body: &CreateEndpoint) -> Result<(String, Vec<String>)> {
 
 /// Records a change to the workspace's endpoints in the audit log.
 async fn audit<R: crate::auth::Requirement>(
-    state: &AppState,
+    store: &dyn Store,
     auth: &Authenticated<R>,
     action: &str,
 ) -> Result<()> {
@@ -141,7 +133,7 @@ async fn audit<R: crate::auth::Requirement>(
         &auth.principal.credential_id,
     )
     .request(auth.request_id.clone());
-    Ok(state.store.record_audit(entry).await?)
+    Ok(store.record_audit(entry).await?)
 }
 
 /// Add an endpoint; the answer holds its signing secret, shown only this once.
@@ -154,13 +146,14 @@ async fn audit<R: crate::auth::Requirement>(
         (status = 422, description = "A value out of bounds (the message names the field)", body = ErrorBody),
         (status = 429, body = ErrorBody)))]
 pub async fn create(
-    State(state): State<AppState>,
+    State(store): State<Arc<dyn Store>>,
+    State(hub): State<Arc<Hub>>,
     auth: Authenticated<require::WebhooksWrite>,
     ApiJson(body): ApiJson<CreateEndpoint>,
 ) -> Result<impl IntoResponse> {
     let (url, events) = validate(&body)?;
     let secret = crate::secrets::new_webhook_secret();
-    let sealed = state.webhooks.sealer.seal(&secret).map_err(|err| {
+    let sealed = hub.sealer.seal(&secret).map_err(|err| {
         tracing::error!(error = %err, "could not seal a webhook secret");
         ApiError::Internal
     })?;
@@ -173,8 +166,8 @@ pub async fn create(
         created_at: store::now(),
         disabled: false,
     };
-    state.store.create_endpoint(endpoint.clone()).await?;
-    audit(&state, &auth, actions::WEBHOOK_CREATED).await?;
+    store.create_endpoint(endpoint.clone()).await?;
+    audit(store.as_ref(), &auth, actions::WEBHOOK_CREATED).await?;
     let location = format!("/v1/webhooks/{}", endpoint.id);
     Ok((
         StatusCode::CREATED,
@@ -185,20 +178,19 @@ pub async fn create(
 
 /// List endpoints, newest first.
 #[utoipa::path(get, path = "/v1/webhooks", tag = "webhooks", operation_id = "list_webhooks",
-    params(crate::pagination::PageParams),
+    params(crate::http::pagination::PageParams),
     responses((status = 200, body = ListEnvelope<EndpointView>),
         (status = 400, description = "Malformed query", body = ErrorBody),
         (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
         (status = 422, description = "page or per_page out of bounds", body = ErrorBody),
         (status = 429, body = ErrorBody)))]
 pub async fn list(
-    State(state): State<AppState>,
+    State(store): State<Arc<dyn Store>>,
     auth: Authenticated<require::WebhooksRead>,
     query: Query,
 ) -> Result<Json<ListEnvelope<EndpointView>>> {
     let page = query.page_request()?;
-    let found = state
-        .store
+    let found = store
         .list_endpoints(&auth.principal.workspace_id, page)
         .await?;
     let data = found
@@ -209,9 +201,8 @@ pub async fn list(
     Ok(Json(ListEnvelope::new(data, page, found.total)))
 }
 
-async fn find(state: &AppState, workspace_id: &str, id: &str) -> Result<Endpoint> {
-    state
-        .store
+async fn find(store: &dyn Store, workspace_id: &str, id: &str) -> Result<Endpoint> {
+    store
         .get_endpoint(workspace_id, id)
         .await?
         .ok_or_else(|| id::not_found(id))
@@ -219,40 +210,39 @@ async fn find(state: &AppState, workspace_id: &str, id: &str) -> Result<Endpoint
 
 /// One endpoint (never its secret).
 #[utoipa::path(get, path = "/v1/webhooks/{id}", tag = "webhooks", operation_id = "get_webhook",
-    params(crate::openapi::WebhookIdParam),
+    params(WebhookIdParam),
     responses((status = 200, body = EndpointView), (status = 401, body = ErrorBody),
         (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
         (status = 429, body = ErrorBody)))]
 pub async fn show(
-    State(state): State<AppState>,
+    State(store): State<Arc<dyn Store>>,
     auth: Authenticated<require::WebhooksRead>,
     WebhookId(id): WebhookId,
 ) -> Result<Json<EndpointView>> {
-    let endpoint = find(&state, &auth.principal.workspace_id, &id).await?;
+    let endpoint = find(store.as_ref(), &auth.principal.workspace_id, &id).await?;
     Ok(Json(EndpointView::new(endpoint, None)))
 }
 
 /// Delete an endpoint; its pending deliveries are dropped.
 #[utoipa::path(delete, path = "/v1/webhooks/{id}", tag = "webhooks", operation_id = "delete_webhook",
-    params(crate::openapi::WebhookIdParam),
+    params(WebhookIdParam),
     responses((status = 204, description = "Deleted"), (status = 401, body = ErrorBody),
         (status = 403, body = ErrorBody),
         (status = 404, description = "Unknown, already deleted, or in another workspace", body = ErrorBody),
         (status = 429, body = ErrorBody)))]
 pub async fn remove(
-    State(state): State<AppState>,
+    State(store): State<Arc<dyn Store>>,
     auth: Authenticated<require::WebhooksWrite>,
     WebhookId(id): WebhookId,
 ) -> Result<StatusCode> {
-    match state
-        .store
+    match store
         .delete_endpoint(&auth.principal.workspace_id, &id)
         .await
     {
         Err(StoreError::NotFound) => Err(id::not_found(&id)),
         Err(err) => Err(err.into()),
         Ok(()) => {
-            audit(&state, &auth, actions::WEBHOOK_DELETED).await?;
+            audit(store.as_ref(), &auth, actions::WEBHOOK_DELETED).await?;
             Ok(StatusCode::NO_CONTENT)
         }
     }
@@ -260,18 +250,19 @@ pub async fn remove(
 
 /// Send a `webhook.test` event to this endpoint; 409 when it is disabled (nothing would be sent).
 #[utoipa::path(post, path = "/v1/webhooks/{id}/test", tag = "webhooks", operation_id = "test_webhook",
-    params(crate::openapi::WebhookIdParam),
+    params(WebhookIdParam),
     responses((status = 202, description = "Queued", body = TestEvent),
         (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
         (status = 404, body = ErrorBody),
         (status = 409, description = "The endpoint is disabled", body = ErrorBody),
         (status = 429, body = ErrorBody)))]
 pub async fn test(
-    State(state): State<AppState>,
+    State(store): State<Arc<dyn Store>>,
+    State(hub): State<Arc<Hub>>,
     auth: Authenticated<require::WebhooksWrite>,
     WebhookId(id): WebhookId,
 ) -> Result<impl IntoResponse> {
-    let endpoint = find(&state, &auth.principal.workspace_id, &id).await?;
+    let endpoint = find(store.as_ref(), &auth.principal.workspace_id, &id).await?;
     if endpoint.disabled {
         return Err(ApiError::Conflict(format!(
             "Webhook endpoint {} is disabled (its receiver answered 410 Gone); no event can be sent to it",
@@ -284,8 +275,8 @@ pub async fn test(
         json!({"id": endpoint.id}),
     );
     let event_id = event.id.clone();
-    state.store.enqueue_for(&endpoint.id, event).await?;
-    state.webhooks.wake.notify_one();
+    store.enqueue_for(&endpoint.id, event).await?;
+    hub.wake.notify_one();
     Ok((
         StatusCode::ACCEPTED,
         Json(TestEvent {
@@ -309,7 +300,7 @@ pub struct TestEvent {
 /// Delivery attempts to this endpoint, newest first.
 #[utoipa::path(get, path = "/v1/webhooks/{id}/deliveries", tag = "webhooks",
     operation_id = "list_webhook_deliveries",
-    params(crate::openapi::WebhookIdParam, crate::pagination::PageParams),
+    params(WebhookIdParam, crate::http::pagination::PageParams),
     responses((status = 200, body = ListEnvelope<AttemptView>),
         (status = 400, description = "Malformed query", body = ErrorBody),
         (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
@@ -317,14 +308,23 @@ pub struct TestEvent {
         (status = 422, description = "page or per_page out of bounds", body = ErrorBody),
         (status = 429, body = ErrorBody)))]
 pub async fn deliveries(
-    State(state): State<AppState>,
+    State(store): State<Arc<dyn Store>>,
     auth: Authenticated<require::WebhooksRead>,
     WebhookId(id): WebhookId,
     query: Query,
 ) -> Result<Json<ListEnvelope<AttemptView>>> {
     let page = query.page_request()?;
-    let endpoint = find(&state, &auth.principal.workspace_id, &id).await?;
-    let found = state.store.list_attempts(&endpoint.id, page).await?;
+    let endpoint = find(store.as_ref(), &auth.principal.workspace_id, &id).await?;
+    let found = store.list_attempts(&endpoint.id, page).await?;
     let data = found.items.into_iter().map(AttemptView::from).collect();
     Ok(Json(ListEnvelope::new(data, page, found.total)))
+}
+
+/// The `{id}` of a webhook endpoint path.
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct WebhookIdParam {
+    /// The endpoint's id (`whk_...`); anything else is a 404.
+    #[param(pattern = "^whk_[0-9a-z]{24}$")]
+    pub id: String,
 }

@@ -3,8 +3,8 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::format::timestamp;
 use crate::store::{Attempt, Endpoint};
-use crate::tokens::timestamp;
 
 /// Body of `POST /v1/webhooks`.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -12,10 +12,10 @@ use crate::tokens::timestamp;
 pub struct CreateEndpoint {
     /// Where events are POSTed: an http or https URL with a DNS name or IPv4 address, without
     /// a user or a fragment.
-    #[schema(schema_with = crate::openapi::url)]
+    #[schema(schema_with = crate::validate::url_schema)]
     pub url: String,
     /// Event types to receive, at least one: `token.rotated`, `token.expiring`.
-    #[schema(schema_with = crate::openapi::event_names)]
+    #[schema(schema_with = event_names)]
     pub events: Vec<String>,
 }
 
@@ -26,7 +26,7 @@ pub struct EndpointView {
     #[schema(pattern = "^whk_[0-9a-z]{24}$")]
     pub id: String,
     pub url: String,
-    #[schema(schema_with = crate::openapi::event_names)]
+    #[schema(schema_with = event_names)]
     pub events: Vec<String>,
     /// `active`, or `disabled` after the receiver answered 410 Gone.
     #[schema(value_type = EndpointStatus)]
@@ -109,6 +109,11 @@ impl From<Attempt> for AttemptView {
             created_at: timestamp(a.created_at),
         }
     }
+}
+
+/// The schema of a list of webhook event types, at least one.
+fn event_names() -> utoipa::openapi::Array {
+    crate::validate::names_schema(super::EVENT_TYPES)
 }
 
 #[cfg(test)]

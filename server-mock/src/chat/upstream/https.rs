@@ -8,7 +8,7 @@ use futures::StreamExt;
 use hyper::header::{AUTHORIZATION, CONTENT_TYPE, HeaderValue};
 
 use super::Reply;
-use crate::chat::provider::Failure;
+use crate::chat::answer::Failure;
 use crate::outbound;
 
 /// How long a TCP connection and TLS handshake may take.

@@ -16,7 +16,7 @@ use futures::{Stream, StreamExt};
 use hyper::header::HeaderValue;
 use hyper::{StatusCode, Uri};
 
-use super::provider::Failure;
+use super::answer::Failure;
 use plain::Plain;
 
 /// Longest quiet gap in an upstream's answer before it counts as failed.

@@ -19,7 +19,7 @@ use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 
 use super::{READ_TIMEOUT, Reply};
-use crate::chat::provider::Failure;
+use crate::chat::answer::Failure;
 use crate::outbound;
 
 /// Idle connections kept per upstream.

@@ -12,6 +12,7 @@ use std::future::Future;
 use tokio_postgres::config::{Host, SslMode};
 use tokio_postgres::{Config, NoTls};
 
+use crate::store::PageRequest;
 use crate::store::{StoreError, StoreResult};
 
 /// Runs `$body` with `$c` bound to a pooled connection, within the store's time limit.
@@ -266,4 +267,9 @@ pub fn violates(err: &tokio_postgres::Error, name: &str) -> bool {
         *db.code() == tokio_postgres::error::SqlState::UNIQUE_VIOLATION
             && db.constraint() == Some(name)
     })
+}
+/// `LIMIT` and `OFFSET` of a page (an absurd page number reads past the end).
+pub(super) fn limits(page: PageRequest) -> (i64, i64) {
+    let offset = i64::try_from(page.offset()).unwrap_or(i64::MAX);
+    (page.per_page as i64, offset)
 }

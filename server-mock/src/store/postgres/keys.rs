@@ -1,19 +1,47 @@
 //! API keys and dashboard sessions on PostgreSQL. Sessions are read from the database on every
 //! request, never cached: a sign-out or revocation through any instance is seen by all at once.
 
+use super::db::violates;
+use crate::store::format_stored;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
 
 use super::PostgresStore;
+use super::audit::insert_audit;
 use super::sync;
-use super::tokens::{insert_api_key, insert_audit, list_tokens};
-use crate::scopes::parse_stored;
+use super::tokens::list_tokens;
 use crate::secrets::{CredentialKind, SecretDigest};
+use crate::store::parse_stored;
 use crate::store::{
     AuditEntry, Credential, KeyRecord, KeyStore, NewApiKey, NewSession, Page, PageRequest,
     SessionRecord, StoreError, StoreResult, TokenFilter, Workspace,
 };
+
+/// Inserts an API key; [`StoreError::NameTaken`] when a live key of the workspace has its name.
+pub(super) async fn insert_api_key(c: &impl GenericClient, key: &NewApiKey) -> StoreResult<()> {
+    let inserted = c
+        .execute(
+            "INSERT INTO api_keys (id, workspace_id, name, secret_digest, scopes, created_at,
+                                   expires_at, created_by)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+            &[
+                &key.id,
+                &key.workspace_id,
+                &key.name,
+                &key.digest.0.as_slice(),
+                &format_stored(&key.scopes),
+                &key.created_at,
+                &key.expires_at,
+                &key.created_by,
+            ],
+        )
+        .await;
+    match inserted {
+        Err(err) if violates(&err, "api_keys_live_name") => Err(StoreError::NameTaken),
+        other => other.map(|_| ()).map_err(Into::into),
+    }
+}
 
 #[async_trait]
 impl KeyStore for PostgresStore {

@@ -5,15 +5,20 @@ use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
+use super::PostgresStore;
+use super::audit::{audit_params, insert_audit};
+use super::db::limits;
 use super::db::violates;
-use super::schema::{LOCK_SPACE, SETUP_LOCK};
 use super::{sync, webhooks};
-use crate::scopes::{format_stored, parse_stored};
 use crate::secrets::{CredentialKind, SecretDigest};
+use crate::store::TokenStore;
 use crate::store::{
-    AuditEntry, AuditFilter, Credential, NewApiKey, NewEvent, NewToken, Page, PageRequest,
-    StoreError, StoreResult, TokenFilter, TokenRecord, TokenStatus, Workspace,
+    AuditEntry, Credential, NewEvent, NewToken, Page, PageRequest, StoreError, StoreResult,
+    TokenFilter, TokenRecord, TokenStatus,
 };
+use crate::store::{format_stored, parse_stored};
+#[allow(unused_imports)]
+use async_trait::async_trait;
 
 pub(super) const TOKEN_COLUMNS: &str =
     "id, workspace_id, name, scopes, created_at, expires_at, revoked_at, last_used_at, created_by";
@@ -99,27 +104,6 @@ pub(super) async fn create_token(
     }
 }
 
-fn audit_params(entry: &AuditEntry) -> [&(dyn ToSql + Sync); 7] {
-    [
-        &entry.id,
-        &entry.workspace_id,
-        &entry.action,
-        &entry.actor,
-        &entry.token_id,
-        &entry.request_id,
-        &entry.created_at,
-    ]
-}
-
-pub(super) async fn insert_audit(c: &impl GenericClient, entry: &AuditEntry) -> StoreResult<()> {
-    let sql = "INSERT INTO audit_log (id, workspace_id, action, actor, token_id, request_id,
-                                      created_at)
-               VALUES ($1, $2, $3, $4, $5, $6, $7)";
-    c.execute(&c.prepare_cached(sql).await?, &audit_params(entry))
-        .await?;
-    Ok(())
-}
-
 pub(super) async fn fetch_token(
     c: &impl GenericClient,
     workspace_id: &str,
@@ -183,115 +167,6 @@ pub(super) async fn list_tokens(
         items: rows.iter().map(token).collect(),
         total: total as u64,
     })
-}
-
-/// `LIMIT` and `OFFSET` of a page (an absurd page number reads past the end).
-pub(super) fn limits(page: PageRequest) -> (i64, i64) {
-    let offset = i64::try_from(page.offset()).unwrap_or(i64::MAX);
-    (page.per_page as i64, offset)
-}
-
-/// One page of the workspace's audit log, newest first.
-pub(super) async fn list_audit(
-    c: &impl GenericClient,
-    workspace_id: &str,
-    filter: &AuditFilter,
-    page: PageRequest,
-) -> StoreResult<Page<AuditEntry>> {
-    // NULL filters match everything.
-    let condition = "workspace_id = $1 AND ($2::text IS NULL OR token_id = $2)
-                     AND ($3::text IS NULL OR action = $3)";
-    let (limit, offset) = limits(page);
-    let sql = format!(
-        "SELECT id, workspace_id, action, actor, token_id, request_id, created_at, COUNT(*) OVER ()
-         FROM audit_log WHERE {condition} ORDER BY seq DESC LIMIT $4 OFFSET $5"
-    );
-    let params: [&(dyn ToSql + Sync); 5] = [
-        &workspace_id,
-        &filter.token_id,
-        &filter.action,
-        &limit,
-        &offset,
-    ];
-    let rows = c.query(&c.prepare_cached(&sql).await?, &params).await?;
-    let total = match rows.first() {
-        Some(row) => row.get::<_, i64>(7),
-        None => {
-            let sql = format!("SELECT COUNT(*) FROM audit_log WHERE {condition}");
-            c.query_one(&c.prepare_cached(&sql).await?, &params[..3])
-                .await?
-                .get(0)
-        }
-    };
-    let items = rows
-        .iter()
-        .map(|row| AuditEntry {
-            id: row.get(0),
-            workspace_id: row.get(1),
-            action: row.get(2),
-            actor: row.get(3),
-            token_id: row.get(4),
-            request_id: row.get(5),
-            created_at: row.get(6),
-        })
-        .collect();
-    Ok(Page {
-        items,
-        total: total as u64,
-    })
-}
-
-pub(super) async fn insert_workspace(
-    c: &impl GenericClient,
-    workspace: &Workspace,
-) -> StoreResult<()> {
-    let sql = "INSERT INTO workspaces (id, name, created_at) VALUES ($1, $2, $3)";
-    let now = Utc::now();
-    match c
-        .execute(sql, &[&workspace.id, &workspace.name, &now])
-        .await
-    {
-        Err(err) if violates(&err, "workspaces_name_key") => Err(StoreError::WorkspaceExists),
-        other => other.map(|_| ()).map_err(Into::into),
-    }
-}
-
-/// Inserts an API key; [`StoreError::NameTaken`] when a live key of the workspace has its name.
-pub(super) async fn insert_api_key(c: &impl GenericClient, key: &NewApiKey) -> StoreResult<()> {
-    let inserted = c
-        .execute(
-            "INSERT INTO api_keys (id, workspace_id, name, secret_digest, scopes, created_at,
-                                   expires_at, created_by)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-            &[
-                &key.id,
-                &key.workspace_id,
-                &key.name,
-                &key.digest.0.as_slice(),
-                &format_stored(&key.scopes),
-                &key.created_at,
-                &key.expires_at,
-                &key.created_by,
-            ],
-        )
-        .await;
-    match inserted {
-        Err(err) if violates(&err, "api_keys_live_name") => Err(StoreError::NameTaken),
-        other => other.map(|_| ()).map_err(Into::into),
-    }
-}
-
-pub(super) async fn workspace_by_name(
-    c: &impl GenericClient,
-    name: &str,
-) -> StoreResult<Option<Workspace>> {
-    let row = c
-        .query_opt("SELECT id, name FROM workspaces WHERE name = $1", &[&name])
-        .await?;
-    Ok(row.map(|row| Workspace {
-        id: row.get(0),
-        name: row.get(1),
-    }))
 }
 
 /// Replaces an active token's secret, with its audit entry, its event and its change-log
@@ -382,27 +257,82 @@ pub(super) async fn record_uses(
     sync::changed(c, &ids).await
 }
 
-/// On an empty database, creates `workspace` and `key` (in the caller's transaction); `false`
-/// when there is a workspace already. Instances starting together wait for each other here: one
-/// creates, the others see it.
-pub(super) async fn bootstrap(
-    c: &impl GenericClient,
-    workspace: &Workspace,
-    key: &NewApiKey,
-) -> StoreResult<bool> {
-    c.execute(
-        "SELECT pg_advisory_xact_lock($1, $2)",
-        &[&LOCK_SPACE, &SETUP_LOCK],
-    )
-    .await?;
-    let existing: i64 = c
-        .query_one("SELECT COUNT(*) FROM workspaces", &[])
-        .await?
-        .get(0);
-    if existing > 0 {
-        return Ok(false);
+#[async_trait]
+impl TokenStore for PostgresStore {
+    async fn find_credential(
+        &self,
+        kind: CredentialKind,
+        digest: SecretDigest,
+    ) -> StoreResult<Option<Credential>> {
+        // A hit may be stale until the request's count reads the change log; the count is
+        // followed by `confirm_credential`.
+        let read = async { with_client!(self, |c| find_credential(&c, kind, &digest).await) };
+        self.cache.credential_or(digest.0, read).await
     }
-    insert_workspace(c, workspace).await?;
-    insert_api_key(c, key).await?;
-    Ok(true)
+
+    async fn confirm_credential(
+        &self,
+        kind: CredentialKind,
+        digest: SecretDigest,
+        _found: Credential,
+    ) -> StoreResult<Option<Credential>> {
+        // The count has dropped whatever changed before the request arrived: still cached is
+        // still current; gone means changed, and the database says how.
+        self.find_credential(kind, digest).await
+    }
+
+    async fn create_token(&self, token: NewToken, audit: AuditEntry) -> StoreResult<TokenRecord> {
+        with_client!(self, |c| create_token(&c, &token, &audit).await)?;
+        Ok(token.into_record())
+    }
+
+    async fn list_tokens(
+        &self,
+        workspace_id: &str,
+        filter: TokenFilter,
+        page: PageRequest,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Page<TokenRecord>> {
+        with_client!(self, |c| list_tokens(
+            &c,
+            "tokens",
+            workspace_id,
+            filter,
+            page,
+            now
+        )
+        .await)
+    }
+
+    async fn get_token(&self, workspace_id: &str, id: &str) -> StoreResult<Option<TokenRecord>> {
+        // Fresh as of the change log read by this request's count.
+        let read = async { with_client!(self, |c| fetch_token(&c, workspace_id, id).await) };
+        self.cache.token_or(workspace_id, id, read).await
+    }
+
+    async fn rotate_token(
+        &self,
+        workspace_id: &str,
+        id: &str,
+        digest: SecretDigest,
+        audit: AuditEntry,
+        event: NewEvent,
+    ) -> StoreResult<TokenRecord> {
+        in_transaction!(self, |tx| {
+            rotate(&tx, workspace_id, id, &digest, &audit, &event).await?
+        })
+    }
+
+    async fn revoke_token(
+        &self,
+        workspace_id: &str,
+        id: &str,
+        audit: AuditEntry,
+    ) -> StoreResult<()> {
+        in_transaction!(self, |tx| { revoke(&tx, workspace_id, id, &audit).await? })
+    }
+
+    async fn record_last_used(&self, uses: Vec<(String, DateTime<Utc>)>) -> StoreResult<()> {
+        in_transaction!(self, |tx| record_uses(&tx, uses).await?)
+    }
 }

@@ -3,9 +3,14 @@
 use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
 
-use super::tokens::limits;
+use super::PostgresStore;
+use super::db::limits;
 use crate::credits::Credits;
+use crate::store::UsageLedger;
 use crate::store::{Page, PageRequest, StoreResult, UsageRecord, UsageTotals};
+#[allow(unused_imports)]
+use async_trait::async_trait;
+use std::sync::Arc;
 
 /// Appends ledger records, all in one statement.
 pub(super) async fn insert(c: &impl GenericClient, records: &[UsageRecord]) -> StoreResult<()> {
@@ -110,4 +115,19 @@ pub(super) async fn by_day(
         },
         totals(&grand),
     ))
+}
+
+#[async_trait]
+impl UsageLedger for PostgresStore {
+    async fn record_usage(&self, records: Arc<Vec<UsageRecord>>) -> StoreResult<()> {
+        with_client!(self, |c| insert(&c, &records).await)
+    }
+
+    async fn usage_by_day(
+        &self,
+        workspace_id: &str,
+        page: PageRequest,
+    ) -> StoreResult<(Page<UsageTotals>, UsageTotals)> {
+        with_client!(self, |c| by_day(c, workspace_id, page).await)
+    }
 }

@@ -8,19 +8,24 @@
 
 use chrono::{DateTime, Utc};
 use deadpool_postgres::GenericClient;
-use tokio_postgres::Row;
 
+use super::PostgresStore;
+use crate::store::EventMaker;
+use crate::store::WEBHOOK_KEY_CHECK;
+use crate::store::WebhookOutbox;
+use async_trait::async_trait;
+
+mod endpoints;
 mod expiring;
 
+pub(super) use endpoints::{delete_endpoint, get_endpoint, insert_endpoint, list_endpoints};
 pub(super) use expiring::expiring;
 
+use super::db::limits;
 use super::schema::INSTANCE_SPACE;
-use super::tokens::limits;
 use crate::store::{
-    Attempt, Delivery, DeliveryOutcome, Endpoint, NewEvent, Page, PageRequest, StoreError,
-    StoreResult,
+    Attempt, Delivery, DeliveryOutcome, Endpoint, NewEvent, Page, PageRequest, StoreResult,
 };
-use crate::webhooks::delivery::PER_ENDPOINT;
 
 /// The numbers of the instances alive now: each holds its presence lock.
 fn alive() -> String {
@@ -29,116 +34,6 @@ fn alive() -> String {
          WHERE locktype = 'advisory' AND classid = {INSTANCE_SPACE} AND objsubid = 2 AND granted
            AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
     )
-}
-
-const ENDPOINT_COLUMNS: &str =
-    "id, workspace_id, url, events, secret_sealed, created_at, disabled_at IS NOT NULL";
-
-fn endpoint(row: &Row) -> Endpoint {
-    Endpoint {
-        id: row.get(0),
-        workspace_id: row.get(1),
-        url: row.get(2),
-        events: row
-            .get::<_, &str>(3)
-            .split_whitespace()
-            .map(str::to_string)
-            .collect(),
-        secret_sealed: row.get(4),
-        created_at: row.get(5),
-        disabled: row.get(6),
-    }
-}
-
-pub(super) async fn insert_endpoint(c: &impl GenericClient, e: &Endpoint) -> StoreResult<()> {
-    c.execute(
-        "INSERT INTO webhook_endpoints (id, workspace_id, url, events, secret_sealed, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6)",
-        &[
-            &e.id,
-            &e.workspace_id,
-            &e.url,
-            &e.events.join(" "),
-            &e.secret_sealed,
-            &e.created_at,
-        ],
-    )
-    .await?;
-    Ok(())
-}
-
-pub(super) async fn list_endpoints(
-    c: &impl GenericClient,
-    workspace_id: &str,
-    page: PageRequest,
-) -> StoreResult<Page<Endpoint>> {
-    let (limit, offset) = limits(page);
-    let sql = format!(
-        "SELECT {ENDPOINT_COLUMNS}, COUNT(*) OVER () FROM webhook_endpoints
-         WHERE workspace_id = $1 AND deleted_at IS NULL
-         ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3"
-    );
-    let rows = c
-        .query(
-            &c.prepare_cached(&sql).await?,
-            &[&workspace_id, &limit, &offset],
-        )
-        .await?;
-    let total = match rows.first() {
-        Some(row) => row.get::<_, i64>(7),
-        None => c
-            .query_one(
-                "SELECT COUNT(*) FROM webhook_endpoints WHERE workspace_id = $1 AND deleted_at IS NULL",
-                &[&workspace_id],
-            )
-            .await?
-            .get(0),
-    };
-    Ok(Page {
-        items: rows.iter().map(endpoint).collect(),
-        total: total as u64,
-    })
-}
-
-pub(super) async fn get_endpoint(
-    c: &impl GenericClient,
-    workspace_id: &str,
-    id: &str,
-) -> StoreResult<Option<Endpoint>> {
-    let sql = format!(
-        "SELECT {ENDPOINT_COLUMNS} FROM webhook_endpoints
-         WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL"
-    );
-    let row = c
-        .query_opt(&c.prepare_cached(&sql).await?, &[&id, &workspace_id])
-        .await?;
-    Ok(row.as_ref().map(endpoint))
-}
-
-/// Soft-deletes an endpoint and abandons its pending deliveries (in the caller's transaction).
-pub(super) async fn delete_endpoint(
-    c: &impl GenericClient,
-    workspace_id: &str,
-    id: &str,
-    now: DateTime<Utc>,
-) -> StoreResult<()> {
-    let changed = c
-        .execute(
-            "UPDATE webhook_endpoints SET deleted_at = $1
-             WHERE id = $2 AND workspace_id = $3 AND deleted_at IS NULL",
-            &[&now, &id, &workspace_id],
-        )
-        .await?;
-    if changed == 0 {
-        return Err(StoreError::NotFound);
-    }
-    c.execute(
-        "UPDATE webhook_deliveries SET state = 'abandoned', leased_by = NULL
-         WHERE endpoint_id = $1 AND state = 'pending'",
-        &[&id],
-    )
-    .await?;
-    Ok(())
 }
 
 /// Writes an event and a pending delivery for every live endpoint of the workspace that
@@ -175,7 +70,7 @@ pub(super) async fn enqueue(
 }
 
 /// Due deliveries of live endpoints, oldest due first, at most `limit`, leased by instance
-/// `me` until `lease_until`; an endpoint never has more than [`PER_ENDPOINT`] deliveries leased
+/// `me` until `lease_until`; an endpoint never has more than `per_endpoint` deliveries leased
 /// by live instances at once. `c` is a transaction: the endpoint rows stay locked until it ends.
 pub(super) async fn claim_due(
     c: &impl GenericClient,
@@ -183,6 +78,7 @@ pub(super) async fn claim_due(
     now: DateTime<Utc>,
     lease_until: DateTime<Utc>,
     limit: usize,
+    per_endpoint: usize,
 ) -> StoreResult<Vec<Delivery>> {
     let alive = alive();
     // (`NOT IN` an empty set holds even for NULL: unleased rows are ruled out first.)
@@ -218,7 +114,7 @@ pub(super) async fn claim_due(
     for e in &endpoints {
         let endpoint_id: String = e.get(0);
         let busy: i64 = c.query_one(&busy_sql, &[&endpoint_id, &now]).await?.get(0);
-        let room = PER_ENDPOINT
+        let room = per_endpoint
             .saturating_sub(usize::try_from(busy).unwrap_or(usize::MAX))
             .min(limit);
         if room == 0 {
@@ -369,4 +265,100 @@ pub(super) async fn list_attempts(
         items,
         total: total as u64,
     })
+}
+
+#[async_trait]
+impl WebhookOutbox for PostgresStore {
+    async fn create_endpoint(&self, endpoint: Endpoint) -> StoreResult<()> {
+        with_client!(self, |c| insert_endpoint(&c, &endpoint).await)
+    }
+
+    async fn list_endpoints(
+        &self,
+        workspace_id: &str,
+        page: PageRequest,
+    ) -> StoreResult<Page<Endpoint>> {
+        with_client!(self, |c| list_endpoints(&c, workspace_id, page).await)
+    }
+
+    async fn get_endpoint(&self, workspace_id: &str, id: &str) -> StoreResult<Option<Endpoint>> {
+        with_client!(self, |c| get_endpoint(&c, workspace_id, id).await)
+    }
+
+    async fn delete_endpoint(&self, workspace_id: &str, id: &str) -> StoreResult<()> {
+        in_transaction!(self, |tx| {
+            delete_endpoint(&tx, workspace_id, id, crate::store::now()).await?
+        })
+    }
+
+    async fn enqueue_for(&self, endpoint_id: &str, event: NewEvent) -> StoreResult<()> {
+        with_client!(self, |c| enqueue(&c, &event, Some(endpoint_id)).await)?;
+        Ok(())
+    }
+
+    async fn expiring_notices(
+        &self,
+        offsets: Vec<(String, chrono::Duration)>,
+        make_event: EventMaker,
+    ) -> StoreResult<usize> {
+        in_transaction!(self, |tx| {
+            expiring(&tx, crate::store::now(), &offsets, make_event.as_ref()).await?
+        })
+    }
+
+    async fn release_leases(&self) -> StoreResult<()> {
+        with_client!(self, |c| release_leases(&c, crate::store::now()).await)?;
+        // Alive from now on, before this instance leases anything.
+        self.me().await?;
+        Ok(())
+    }
+
+    async fn claim_due(
+        &self,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        limit: usize,
+        per_endpoint: usize,
+    ) -> StoreResult<Vec<Delivery>> {
+        let me = self.me().await?;
+        in_transaction!(self, |tx| {
+            claim_due(&tx, me, now, lease_until, limit, per_endpoint).await?
+        })
+    }
+
+    async fn finish_attempt(
+        &self,
+        delivery_id: i64,
+        attempt: Attempt,
+        outcome: DeliveryOutcome,
+    ) -> StoreResult<()> {
+        in_transaction!(self, |tx| {
+            finish(&tx, &attempt, delivery_id, outcome).await?
+        })
+    }
+
+    async fn list_attempts(
+        &self,
+        endpoint_id: &str,
+        page: PageRequest,
+    ) -> StoreResult<Page<Attempt>> {
+        with_client!(self, |c| list_attempts(&c, endpoint_id, page).await)
+    }
+
+    async fn webhook_key_check(&self, proposed: Vec<u8>) -> StoreResult<Vec<u8>> {
+        with_client!(self, |c| {
+            c.execute(
+                "INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+                &[&WEBHOOK_KEY_CHECK, &proposed],
+            )
+            .await?;
+            let row = c
+                .query_one(
+                    "SELECT value FROM settings WHERE name = $1",
+                    &[&WEBHOOK_KEY_CHECK],
+                )
+                .await?;
+            Ok(row.get(0))
+        })
+    }
 }

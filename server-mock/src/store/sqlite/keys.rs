@@ -6,8 +6,8 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::SqliteStore;
 use super::rows::{from_micros, insert_api_key, insert_audit, list_tokens, micros};
-use crate::scopes::parse_stored;
 use crate::secrets::{CredentialKind, SecretDigest};
+use crate::store::parse_stored;
 use crate::store::{
     AuditEntry, Credential, KeyRecord, KeyStore, NewApiKey, NewSession, Page, PageRequest,
     SessionRecord, StoreError, StoreResult, TokenFilter, Workspace,

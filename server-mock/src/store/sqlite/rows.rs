@@ -4,12 +4,12 @@ use chrono::{DateTime, Utc};
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 
-use crate::scopes::{format_stored, parse_stored};
 use crate::secrets::{CredentialKind, SecretDigest};
 use crate::store::{
     AuditEntry, AuditFilter, Credential, NewApiKey, NewToken, Page, PageRequest, StoreError,
     StoreResult, TokenFilter, TokenRecord, TokenStatus, Workspace,
 };
+use crate::store::{format_stored, parse_stored};
 
 pub(super) const TOKEN_COLUMNS: &str =
     "id, workspace_id, name, scopes, created_at, expires_at, revoked_at, last_used_at, created_by";

@@ -2,9 +2,14 @@
 
 use rusqlite::{Connection, Row, params};
 
+use super::SqliteStore;
 use super::rows::page_bounds;
 use crate::credits::Credits;
+use crate::store::UsageLedger;
 use crate::store::{Page, PageRequest, StoreResult, UsageRecord, UsageTotals};
+#[allow(unused_imports)]
+use async_trait::async_trait;
+use std::sync::Arc;
 
 /// Appends ledger records.
 pub(super) fn insert(conn: &Connection, records: &[UsageRecord]) -> StoreResult<()> {
@@ -78,4 +83,24 @@ pub(super) fn by_day(
             .collect::<rusqlite::Result<Vec<_>>>()?,
     };
     Ok((Page { items, total }, grand))
+}
+
+#[async_trait]
+impl UsageLedger for SqliteStore {
+    async fn record_usage(&self, records: Arc<Vec<UsageRecord>>) -> StoreResult<()> {
+        self.engine
+            .write(Vec::new(), move |conn| insert(conn, &records))
+            .await
+    }
+
+    async fn usage_by_day(
+        &self,
+        workspace_id: &str,
+        page: PageRequest,
+    ) -> StoreResult<(Page<UsageTotals>, UsageTotals)> {
+        let workspace_id = workspace_id.to_string();
+        self.engine
+            .read(move |conn| by_day(conn, &workspace_id, page))
+            .await
+    }
 }

@@ -1,117 +1,24 @@
 //! The SQL of webhook endpoints, the event outbox, deliveries and their attempts.
 
 use chrono::{DateTime, Utc};
-use rusqlite::{Connection, OptionalExtension, Row, params};
+use rusqlite::{Connection, params};
 
+use super::SqliteStore;
+use crate::store::WebhookOutbox;
+use async_trait::async_trait;
+
+mod endpoints;
 mod expiring;
 #[cfg(test)]
 mod tests;
 
 use super::rows::{from_micros, micros, page_bounds};
 use crate::store::{
-    Attempt, Delivery, DeliveryOutcome, Endpoint, NewEvent, Page, PageRequest, StoreError,
-    StoreResult,
+    Attempt, Delivery, DeliveryOutcome, Endpoint, NewEvent, Page, PageRequest, StoreResult,
 };
-use crate::webhooks::delivery::PER_ENDPOINT;
 
+pub(super) use endpoints::{delete_endpoint, get_endpoint, insert_endpoint, list_endpoints};
 pub(super) use expiring::expiring;
-
-const ENDPOINT_COLUMNS: &str =
-    "id, workspace_id, url, events, secret_sealed, created_at, disabled_at";
-
-fn endpoint(row: &Row<'_>) -> rusqlite::Result<Endpoint> {
-    Ok(Endpoint {
-        id: row.get(0)?,
-        workspace_id: row.get(1)?,
-        url: row.get(2)?,
-        events: row
-            .get::<_, String>(3)?
-            .split_whitespace()
-            .map(str::to_string)
-            .collect(),
-        secret_sealed: row.get(4)?,
-        created_at: from_micros(row.get(5)?),
-        disabled: row.get::<_, Option<i64>>(6)?.is_some(),
-    })
-}
-
-pub(super) fn insert_endpoint(conn: &Connection, e: &Endpoint) -> StoreResult<()> {
-    conn.execute(
-        "INSERT INTO webhook_endpoints (id, workspace_id, url, events, secret_sealed, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        params![
-            e.id,
-            e.workspace_id,
-            e.url,
-            e.events.join(" "),
-            e.secret_sealed,
-            micros(e.created_at)
-        ],
-    )?;
-    Ok(())
-}
-
-pub(super) fn list_endpoints(
-    conn: &Connection,
-    workspace_id: &str,
-    page: PageRequest,
-) -> StoreResult<Page<Endpoint>> {
-    let total: i64 = conn.query_row(
-        "SELECT COUNT(*) FROM webhook_endpoints WHERE workspace_id = ?1 AND deleted_at IS NULL",
-        params![workspace_id],
-        |r| r.get(0),
-    )?;
-    let total = total as u64;
-    let Some((limit, offset)) = page_bounds(page, total) else {
-        return Ok(Page {
-            items: Vec::new(),
-            total,
-        });
-    };
-    let items = conn
-        .prepare_cached(&format!(
-            "SELECT {ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE workspace_id = ?1 AND deleted_at IS NULL
-             ORDER BY created_at DESC, id DESC LIMIT ?2 OFFSET ?3"
-        ))?
-        .query_map(params![workspace_id, limit, offset], endpoint)?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok(Page { items, total })
-}
-
-pub(super) fn get_endpoint(
-    conn: &Connection,
-    workspace_id: &str,
-    id: &str,
-) -> StoreResult<Option<Endpoint>> {
-    Ok(conn
-        .prepare_cached(&format!(
-            "SELECT {ENDPOINT_COLUMNS} FROM webhook_endpoints
-             WHERE id = ?1 AND workspace_id = ?2 AND deleted_at IS NULL"
-        ))?
-        .query_row(params![id, workspace_id], endpoint)
-        .optional()?)
-}
-
-/// Soft-deletes an endpoint and abandons its pending deliveries.
-pub(super) fn delete_endpoint(
-    conn: &Connection,
-    workspace_id: &str,
-    id: &str,
-    now: DateTime<Utc>,
-) -> StoreResult<()> {
-    let changed = conn.execute(
-        "UPDATE webhook_endpoints SET deleted_at = ?1 WHERE id = ?2 AND workspace_id = ?3 AND deleted_at IS NULL",
-        params![micros(now), id, workspace_id],
-    )?;
-    if changed == 0 {
-        return Err(StoreError::NotFound);
-    }
-    conn.execute(
-        "UPDATE webhook_deliveries SET state = 'abandoned' WHERE endpoint_id = ?1 AND state = 'pending'",
-        params![id],
-    )?;
-    Ok(())
-}
 
 /// Writes an event and a pending delivery for every live endpoint of the workspace that
 /// subscribes to its type (or only for `only`), in the caller's transaction.
@@ -152,13 +59,14 @@ pub(super) fn enqueue(
 
 /// Due deliveries of live endpoints (neither deleted nor disabled), oldest due first, at most
 /// `limit`, each leased until `lease_until` so a crash mid-attempt retries it later. An
-/// endpoint never has more than [`PER_ENDPOINT`] deliveries leased at once, so one slow
+/// endpoint never has more than `per_endpoint` deliveries leased at once, so one slow
 /// endpoint's backlog cannot take every slot.
 pub(super) fn claim_due(
     conn: &Connection,
     now: DateTime<Utc>,
     lease_until: DateTime<Utc>,
     limit: usize,
+    per_endpoint: usize,
 ) -> StoreResult<Vec<Delivery>> {
     // Live endpoints with something due, and how many of their deliveries are in flight (a
     // lease not yet run out: only one process delivers from a data directory).
@@ -192,7 +100,7 @@ pub(super) fn claim_due(
     )?;
     let mut due: Vec<(i64, Delivery)> = Vec::new();
     for (endpoint_id, url, secret_sealed, busy) in endpoints {
-        let room = PER_ENDPOINT
+        let room = per_endpoint
             .saturating_sub(usize::try_from(busy).unwrap_or(usize::MAX))
             .min(limit);
         if room == 0 {
@@ -329,4 +237,127 @@ pub(super) fn list_attempts(
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(Page { items, total })
+}
+
+#[async_trait]
+impl WebhookOutbox for SqliteStore {
+    async fn create_endpoint(&self, endpoint: Endpoint) -> StoreResult<()> {
+        self.engine
+            .write(Vec::new(), move |conn| insert_endpoint(conn, &endpoint))
+            .await
+    }
+
+    async fn list_endpoints(
+        &self,
+        workspace_id: &str,
+        page: PageRequest,
+    ) -> StoreResult<Page<Endpoint>> {
+        let workspace_id = workspace_id.to_string();
+        self.engine
+            .read(move |conn| list_endpoints(conn, &workspace_id, page))
+            .await
+    }
+
+    async fn get_endpoint(&self, workspace_id: &str, id: &str) -> StoreResult<Option<Endpoint>> {
+        let (workspace_id, id) = (workspace_id.to_string(), id.to_string());
+        self.engine
+            .read(move |conn| get_endpoint(conn, &workspace_id, &id))
+            .await
+    }
+
+    async fn delete_endpoint(&self, workspace_id: &str, id: &str) -> StoreResult<()> {
+        let (workspace_id, id) = (workspace_id.to_string(), id.to_string());
+        self.engine
+            .write(Vec::new(), move |conn| {
+                delete_endpoint(conn, &workspace_id, &id, crate::store::now())
+            })
+            .await
+    }
+
+    async fn enqueue_for(&self, endpoint_id: &str, event: NewEvent) -> StoreResult<()> {
+        let endpoint_id = endpoint_id.to_string();
+        self.engine
+            .write(Vec::new(), move |conn| {
+                enqueue(conn, &event, Some(&endpoint_id)).map(|_| ())
+            })
+            .await
+    }
+
+    async fn expiring_notices(
+        &self,
+        offsets: Vec<(String, chrono::Duration)>,
+        make_event: crate::store::EventMaker,
+    ) -> StoreResult<usize> {
+        let offsets: Vec<(String, i64)> = offsets
+            .into_iter()
+            .map(|(label, d)| (label, d.num_microseconds().unwrap_or(i64::MAX)))
+            .collect();
+        self.engine
+            .write(Vec::new(), move |conn| {
+                expiring(conn, crate::store::now(), &offsets, make_event.as_ref())
+            })
+            .await
+    }
+
+    async fn release_leases(&self) -> StoreResult<()> {
+        self.engine
+            .write(Vec::new(), move |conn| {
+                release_leases(conn, crate::store::now())
+            })
+            .await
+    }
+
+    async fn claim_due(
+        &self,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        limit: usize,
+        per_endpoint: usize,
+    ) -> StoreResult<Vec<Delivery>> {
+        self.engine
+            .write(Vec::new(), move |conn| {
+                claim_due(conn, now, lease_until, limit, per_endpoint)
+            })
+            .await
+    }
+
+    async fn finish_attempt(
+        &self,
+        delivery_id: i64,
+        attempt: Attempt,
+        outcome: DeliveryOutcome,
+    ) -> StoreResult<()> {
+        self.engine
+            .write(Vec::new(), move |conn| {
+                finish(conn, &attempt, delivery_id, outcome)
+            })
+            .await
+    }
+
+    async fn list_attempts(
+        &self,
+        endpoint_id: &str,
+        page: PageRequest,
+    ) -> StoreResult<Page<Attempt>> {
+        let endpoint_id = endpoint_id.to_string();
+        self.engine
+            .read(move |conn| list_attempts(conn, &endpoint_id, page))
+            .await
+    }
+
+    async fn webhook_key_check(&self, proposed: Vec<u8>) -> StoreResult<Vec<u8>> {
+        self.engine
+            .write(Vec::new(), move |conn| {
+                conn.execute(
+                    "INSERT INTO settings (name, value) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
+                    params![crate::store::WEBHOOK_KEY_CHECK, proposed],
+                )?;
+                Ok(conn.query_row(
+                    "SELECT value FROM settings WHERE name = ?1",
+                    params![crate::store::WEBHOOK_KEY_CHECK],
+                    |row| row.get(0),
+                )?)
+            })
+            .await
+    }
 }

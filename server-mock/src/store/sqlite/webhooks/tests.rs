@@ -47,7 +47,7 @@ fn queue(conn: &Connection, endpoint_id: &str, n: usize, at: DateTime<Utc>) {
 }
 
 fn claim(conn: &Connection, now: DateTime<Utc>, limit: usize) -> Vec<(i64, String)> {
-    claim_due(conn, now, now + Duration::minutes(2), limit)
+    claim_due(conn, now, now + Duration::minutes(2), limit, PER_ENDPOINT)
         .unwrap()
         .into_iter()
         .map(|d| (d.id, d.endpoint_id))

@@ -3,7 +3,7 @@
 //!
 //! - [`EdgeLayer`], outermost: gives the request its id and writes `x-request-id` on the
 //!   answer, rewrites errors on the OpenAI-compatible paths into OpenAI's envelope, and logs
-//!   the answer (at `debug`, or `error` for a 5xx).
+//!   the answer to [`crate::telemetry`] (and a 5xx at `error`).
 //! - [`PanicLayer`]: a panic while serving becomes a 500 in the error shape, never a dropped
 //!   connection.
 
@@ -12,17 +12,17 @@ use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
-use std::time::Instant;
 
 use axum::extract::Request;
-use axum::http::{HeaderValue, Method};
+use axum::http::HeaderValue;
 use axum::response::{IntoResponse, Response};
 use pin_project_lite::pin_project;
 use tower::{Layer, Service};
 
-use crate::chat::error::{is_openai_path, openai_envelope};
-use crate::error::ApiError;
-use crate::request_id;
+use crate::http::error::ApiError;
+use crate::http::openai::{is_openai_path, openai_envelope};
+use crate::http::request_id;
+use crate::telemetry;
 
 /// Layer of [`Edge`].
 #[derive(Debug, Clone, Copy, Default)]
@@ -42,13 +42,6 @@ pub struct Edge<S> {
     inner: S,
 }
 
-/// What the log line says about a request, noted only when the line will be written.
-struct Noted {
-    method: Method,
-    path: String,
-    started: Instant,
-}
-
 impl<S> Service<Request> for Edge<S>
 where
     S: Service<Request, Response = Response, Error = Infallible>,
@@ -64,11 +57,7 @@ where
     fn call(&mut self, mut request: Request) -> Self::Future {
         let id = request_id::assign(&mut request);
         let openai = is_openai_path(request.uri().path());
-        let noted = tracing::enabled!(tracing::Level::DEBUG).then(|| Noted {
-            method: request.method().clone(),
-            path: request.uri().path().to_string(),
-            started: Instant::now(),
-        });
+        let noted = telemetry::Request::arrived(request.method(), request.uri().path());
         EdgeFuture {
             inner: self.inner.call(request),
             id,
@@ -85,7 +74,7 @@ pin_project! {
         inner: F,
         id: Option<HeaderValue>,
         openai: bool,
-        noted: Option<Noted>,
+        noted: Option<telemetry::Request>,
     }
 }
 
@@ -108,9 +97,7 @@ where
             tracing::error!(status, request_id, "answered with a server error");
         }
         if let Some(noted) = this.noted.take() {
-            let latency_ms = noted.started.elapsed().as_secs_f64() * 1000.0;
-            let (method, path) = (noted.method, noted.path);
-            tracing::debug!(%method, path, status, latency_ms, "answered");
+            noted.answered(status);
         }
         if let Some(id) = id {
             response.headers_mut().insert(request_id::HEADER, id);

@@ -23,7 +23,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tower::ServiceExt as _;
 
-use crate::repoll::Repoll;
+use crate::http::repoll::Repoll;
 
 /// How long a connection may take to send a request's head (hyper's own default).
 pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(30);

@@ -1,54 +1,57 @@
 //! Every resource registers its routes through [`Routes`], which builds the axum router and keeps
 //! the list of what it answers, so the server can say which routes it has (a test holds the
-//! OpenAPI document against that list).
+//! OpenAPI document against that list). Routes are generic over the router's state `S`: each
+//! resource asks only that the parts it uses can be had from it (`Arc<dyn Store>: FromRef<S>`).
 
 use axum::Router;
 use axum::handler::Handler;
 use axum::http::Method;
 use axum::routing::{MethodRouter, delete, get, post};
 
-use crate::state::AppState;
-
 /// A router under construction, and the method and path of each route in it.
-#[derive(Default)]
-pub struct Routes {
-    paths: Vec<(&'static str, MethodRouter<AppState>)>,
+pub struct Routes<S> {
+    paths: Vec<(&'static str, MethodRouter<S>)>,
     list: Vec<(Method, &'static str)>,
 }
 
-impl Routes {
+impl<S: Clone + Send + Sync + 'static> Default for Routes<S> {
+    fn default() -> Self {
+        Routes {
+            paths: Vec::new(),
+            list: Vec::new(),
+        }
+    }
+}
+
+impl<S: Clone + Send + Sync + 'static> Routes<S> {
     /// No routes yet.
     pub fn new() -> Self {
         Routes::default()
     }
 
     /// `GET path`.
-    pub fn get<H: Handler<T, AppState>, T: 'static>(self, path: &'static str, handler: H) -> Self {
+    pub fn get<H: Handler<T, S>, T: 'static>(self, path: &'static str, handler: H) -> Self {
         self.add(Method::GET, path, get(handler))
     }
 
     /// `POST path`.
-    pub fn post<H: Handler<T, AppState>, T: 'static>(self, path: &'static str, handler: H) -> Self {
+    pub fn post<H: Handler<T, S>, T: 'static>(self, path: &'static str, handler: H) -> Self {
         self.add(Method::POST, path, post(handler))
     }
 
     /// `DELETE path`.
-    pub fn delete<H: Handler<T, AppState>, T: 'static>(
-        self,
-        path: &'static str,
-        handler: H,
-    ) -> Self {
+    pub fn delete<H: Handler<T, S>, T: 'static>(self, path: &'static str, handler: H) -> Self {
         self.add(Method::DELETE, path, delete(handler))
     }
 
-    fn add(mut self, method: Method, path: &'static str, route: MethodRouter<AppState>) -> Self {
+    fn add(mut self, method: Method, path: &'static str, route: MethodRouter<S>) -> Self {
         self.join(path, route);
         self.list.push((method, path));
         self
     }
 
     /// Adds `route` to what `path` already answers.
-    fn join(&mut self, path: &'static str, route: MethodRouter<AppState>) {
+    fn join(&mut self, path: &'static str, route: MethodRouter<S>) {
         match self.paths.iter_mut().find(|(p, _)| *p == path) {
             Some((_, existing)) => *existing = std::mem::take(existing).merge(route),
             None => self.paths.push((path, route)),
@@ -56,7 +59,7 @@ impl Routes {
     }
 
     /// Both sets of routes.
-    pub fn merge(mut self, other: Routes) -> Self {
+    pub fn merge(mut self, other: Routes<S>) -> Self {
         for (path, route) in other.paths {
             self.join(path, route);
         }
@@ -70,10 +73,10 @@ impl Routes {
     }
 
     /// The axum router; a known path asked with another method gets `method_fallback`.
-    pub fn into_router<H: Handler<T, AppState> + Clone, T: 'static>(
+    pub fn into_router<H: Handler<T, S> + Clone, T: 'static>(
         self,
         method_fallback: H,
-    ) -> Router<AppState> {
+    ) -> Router<S> {
         self.paths
             .into_iter()
             .fold(Router::new(), |router, (path, route)| {

@@ -10,8 +10,6 @@ use anyhow::Context;
 use chacha20poly1305::aead::{Aead, KeyInit};
 use chacha20poly1305::{XChaCha20Poly1305, XNonce};
 
-use crate::store::Store;
-
 /// File name of the sealing key in the data directory.
 pub const KEY_FILE: &str = "webhook.key";
 
@@ -55,9 +53,10 @@ impl Sealer {
 
     /// Refuses to go on when this key is not the one the stored secrets are sealed with (the
     /// first instance to start stores its key check; every later one must match it).
-    pub async fn check(&self, store: &dyn Store, path: &Path) -> anyhow::Result<()> {
-        let stored = store.webhook_key_check(self.key_check()?).await?;
-        if !self.opens_check(&stored) {
+    /// `stored` is the key check the database holds (see [`Sealer::key_check`]); `path` names
+    /// the key file for the message.
+    pub fn check(&self, stored: &[u8], path: &Path) -> anyhow::Result<()> {
+        if !self.opens_check(stored) {
             anyhow::bail!(
                 "the webhook key in {} is not the key the stored webhook secrets are sealed with; \
                  start every instance sharing this database with the same --webhook-key-file",
@@ -99,7 +98,7 @@ fn create(path: &Path) -> anyhow::Result<()> {
     let mut key = vec![0u8; 32];
     getrandom::fill(&mut key).map_err(|e| anyhow::anyhow!("random source: {e}"))?;
     let aside = path.with_extension(format!("new-{}", std::process::id()));
-    crate::admin::write_private_bytes(&aside, &key)?;
+    crate::files::write_private_bytes(&aside, &key)?;
     let linked = std::fs::hard_link(&aside, path);
     let _ = std::fs::remove_file(&aside);
     match linked {

@@ -1,10 +1,13 @@
 //! Authentication and scopes: a layer that resolves the bearer credential and spends the rate
 //! limit of its workspace (or of the client address), and an extractor that enforces a scope.
 
+pub mod session;
+
 use std::marker::PhantomData;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::Arc;
 
-use axum::extract::{ConnectInfo, FromRequestParts, Request, State};
+use axum::extract::{ConnectInfo, FromRef, FromRequestParts, Request, State};
 use axum::http::HeaderMap;
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
@@ -12,15 +15,13 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 
-use crate::audit::actions;
-use crate::dashboard::session;
-use crate::error::ApiError;
-use crate::rate_limit::Bucket;
-use crate::request_id::RequestId;
-use crate::scopes::Scope;
+use crate::http::error::ApiError;
+use crate::http::request_id::RequestId;
+use crate::last_used::LastUsed;
+use crate::rate_limit::{Bucket, Limits};
 use crate::secrets::{CredentialKind, SecretDigest, classify, is_token_id};
-use crate::state::AppState;
-use crate::store::{self, AuditEntry, Credential};
+use crate::store::Scope;
+use crate::store::{self, AuditEntry, Credential, Store, actions};
 
 /// Who is calling: the credential that authenticated and what it may do.
 #[derive(Debug, Clone)]
@@ -88,12 +89,12 @@ struct Presented {
 /// The credential presented, or why there is none usable. Without an `Authorization` header,
 /// the dashboard's session cookie (with its CSRF header) stands for the key that signed in.
 async fn resolve(
-    state: &AppState,
+    store: &dyn Store,
     headers: &HeaderMap,
 ) -> Result<Result<Presented, Denied>, ApiError> {
     let Some(header) = headers.get(AUTHORIZATION) else {
         return match session::cookie(headers) {
-            Some(secret) => Ok(session::resolve(state, headers, secret)
+            Some(secret) => Ok(session::resolve(store, headers, secret)
                 .await?
                 .map(|credential| Presented {
                     confirm: None,
@@ -112,7 +113,7 @@ async fn resolve(
         return Ok(Err(Denied::invalid()));
     };
     let digest = SecretDigest::of(secret);
-    let Some(credential) = state.store.find_credential(kind, digest).await? else {
+    let Some(credential) = store.find_credential(kind, digest).await? else {
         return Ok(Err(Denied::invalid()));
     };
     Ok(usable(credential).map(|credential| Presented {
@@ -124,14 +125,13 @@ async fn resolve(
 /// The credential once the request is counted, as storage now knows it (see
 /// `Store::confirm_credential`), or why it is no longer usable.
 async fn confirm(
-    state: &AppState,
+    store: &dyn Store,
     presented: Presented,
 ) -> Result<Result<Credential, Denied>, ApiError> {
     let Some((kind, digest)) = presented.confirm else {
         return Ok(Ok(presented.credential));
     };
-    let confirmed = state
-        .store
+    let confirmed = store
         .confirm_credential(kind, digest, presented.credential)
         .await?;
     Ok(match confirmed {
@@ -173,8 +173,14 @@ fn principal(credential: Credential) -> Principal {
 /// When storage fails before the request is counted (a shared database that is unreachable),
 /// the answer is that failure (503) with `Retry-After` and no rate-limit headers: nothing was
 /// counted, so there is nothing true to say about the window.
-pub async fn layer(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
-    let resolved = match resolve(&state, request.headers()).await {
+pub async fn layer(
+    State(store): State<Arc<dyn Store>>,
+    State(limits): State<Arc<Limits>>,
+    State(last_used): State<Arc<LastUsed>>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let resolved = match resolve(store.as_ref(), request.headers()).await {
         Ok(resolved) => resolved,
         Err(err) => return err.into_response(),
     };
@@ -182,7 +188,7 @@ pub async fn layer(State(state): State<AppState>, mut request: Request, next: Ne
         Ok(presented) => Bucket::Workspace(presented.credential.workspace_id.clone()),
         Err(_) => Bucket::Address(client_address(&request)),
     };
-    let decision = match state.limiter.check(bucket, Utc::now().timestamp()).await {
+    let decision = match limits.api.check(bucket, Utc::now().timestamp()).await {
         Ok(decision) => decision,
         Err(err) => return ApiError::from(err).into_response(),
     };
@@ -190,8 +196,8 @@ pub async fn layer(State(state): State<AppState>, mut request: Request, next: Ne
     // up to date: it is confirmed now. One changed meanwhile is refused; it was counted against
     // its workspace, which can only refuse a later request early, never admit one too many.
     let resolved = match resolved {
-        Ok(presented) if decision.allowed && state.store.shared() => {
-            match confirm(&state, presented).await {
+        Ok(presented) if decision.allowed && store.shared() => {
+            match confirm(store.as_ref(), presented).await {
                 Ok(confirmed) => confirmed,
                 Err(err) => {
                     let mut response = err.into_response();
@@ -207,10 +213,7 @@ pub async fn layer(State(state): State<AppState>, mut request: Request, next: Ne
         // Only a request that is let through counts as a use of its credential.
         let outcome: Outcome = match resolved {
             Ok(credential) => {
-                state
-                    .last_used
-                    .record(&state.store, &credential, store::now())
-                    .await;
+                last_used.record(&store, &credential, store::now()).await;
                 Ok(principal(credential))
             }
             Err(denied) => Err(denied),
@@ -296,10 +299,14 @@ pub struct Authenticated<R: Requirement> {
     _requirement: PhantomData<R>,
 }
 
-impl<R: Requirement> FromRequestParts<AppState> for Authenticated<R> {
+impl<R: Requirement, S: Send + Sync> FromRequestParts<S> for Authenticated<R>
+where
+    Arc<dyn Store>: FromRef<S>,
+{
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let store = Arc::<dyn Store>::from_ref(state);
         let request_id = parts.extensions.get::<RequestId>().map(|r| r.0.clone());
         let outcome = parts
             .extensions
@@ -315,7 +322,7 @@ impl<R: Requirement> FromRequestParts<AppState> for Authenticated<R> {
                     let entry = AuditEntry::new(&workspace, actions::AUTH_DENIED, &actor)
                         .token(about(target, &actor))
                         .request(request_id);
-                    state.store.record_audit(entry).await?;
+                    store.record_audit(entry).await?;
                 }
                 return Err(match denied.forbidden {
                     true => ApiError::Forbidden(denied.message.into()),
@@ -325,7 +332,7 @@ impl<R: Requirement> FromRequestParts<AppState> for Authenticated<R> {
         };
         if let Some(scope) = R::SCOPE.filter(|s| !principal.scopes.contains(s)) {
             let about = about(target, &principal.credential_id);
-            state.audit_denied(&principal, about, request_id).await?;
+            audit_denied(store.as_ref(), &principal, about, request_id).await?;
             return Err(ApiError::Forbidden(format!(
                 "Missing required scope: {}",
                 scope.as_str()
@@ -352,4 +359,35 @@ fn target_token(path: &str) -> Option<String> {
 /// a token.
 pub fn about(target: Option<String>, credential_id: &str) -> Option<String> {
     target.or_else(|| is_token_id(credential_id).then(|| credential_id.to_string()))
+}
+
+/// The credential of kind `kind` whose secret is `secret`, as storage knows it once the request
+/// was counted (see `Store::confirm_credential`), whatever its status.
+pub(crate) async fn find_credential(
+    store: &dyn Store,
+    kind: CredentialKind,
+    secret: &str,
+) -> Result<Option<Credential>, ApiError> {
+    let digest = SecretDigest::of(secret);
+    let Some(found) = store.find_credential(kind, digest).await? else {
+        return Ok(None);
+    };
+    Ok(store.confirm_credential(kind, digest, found).await?)
+}
+
+/// Records that `principal` was refused (missing scope, escalation) in the audit log.
+pub(crate) async fn audit_denied(
+    store: &dyn Store,
+    principal: &Principal,
+    token_id: Option<String>,
+    request_id: Option<String>,
+) -> Result<(), ApiError> {
+    let entry = AuditEntry::new(
+        &principal.workspace_id,
+        actions::AUTH_DENIED,
+        &principal.credential_id,
+    )
+    .token(token_id)
+    .request(request_id);
+    Ok(store.record_audit(entry).await?)
 }

@@ -4,6 +4,7 @@
 //! the cookie also carry the session's CSRF token in `X-CSRF-Token`, or get 403.
 
 use std::net::IpAddr;
+use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{FromRequest, Request, State};
@@ -14,16 +15,14 @@ use chrono::Duration;
 use serde::{Deserialize, Serialize};
 use subtle::ConstantTimeEq;
 
-use crate::audit::actions;
-use crate::auth::{Denied, address_in, client_address, usable};
-use crate::credentials;
-use crate::error::ApiError;
-use crate::extract::ApiJson;
-use crate::rate_limit::Bucket;
+use super::{Denied, address_in, client_address, find_credential, usable};
+use crate::format::timestamp;
+use crate::http::error::ApiError;
+use crate::http::extract::ApiJson;
+use crate::rate_limit::{Bucket, Limits};
 use crate::secrets::{CredentialKind, SecretDigest, classify, csrf_token, new_session_secret};
-use crate::state::AppState;
-use crate::store::{self, AuditEntry, Credential, NewSession, SessionRecord};
-use crate::tokens::timestamp;
+use crate::store::actions;
+use crate::store::{self, AuditEntry, Credential, NewSession, SessionRecord, Store};
 
 /// The session cookie's name.
 pub const COOKIE_NAME: &str = "tokctl_session";
@@ -49,11 +48,11 @@ pub fn cookie(headers: &HeaderMap) -> Option<&str> {
 
 /// The key a session cookie stands for, once the request's CSRF header matches; or why not.
 pub async fn resolve(
-    state: &AppState,
+    store: &dyn Store,
     headers: &HeaderMap,
     secret: &str,
 ) -> Result<Result<Credential, Denied>, ApiError> {
-    let Some(session) = find(state, secret).await? else {
+    let Some(session) = find(store, secret).await? else {
         return Ok(Err(Denied::session_ended()));
     };
     if !csrf_matches(headers, secret) {
@@ -62,9 +61,8 @@ pub async fn resolve(
     Ok(usable(session.credential))
 }
 
-async fn find(state: &AppState, secret: &str) -> Result<Option<SessionRecord>, ApiError> {
-    Ok(state
-        .store
+async fn find(store: &dyn Store, secret: &str) -> Result<Option<SessionRecord>, ApiError> {
+    Ok(store
         .find_session(SecretDigest::of(secret), store::now())
         .await?)
 }
@@ -130,16 +128,20 @@ fn view(session: SessionRecord, secret: &str) -> SessionView {
 }
 
 /// `POST /session`: checks the key, starts a session and sets its cookie (201).
-pub async fn sign_in(State(state): State<AppState>, request: Request) -> Response {
+pub async fn sign_in(
+    State(store): State<Arc<dyn Store>>,
+    State(limits): State<Arc<Limits>>,
+    request: Request,
+) -> Response {
     let address = client_address(&request);
     let secure = is_https(request.headers());
     let request_id = request_id(request.extensions());
-    counted(&state, address, async {
-        let ApiJson(body) = ApiJson::<SignIn>::from_request(request, &state).await?;
+    counted(&limits, address, async {
+        let ApiJson(body) = ApiJson::<SignIn>::from_request(request, &()).await?;
         let key = body.key.trim();
         let credential = match classify(key) {
             Some(CredentialKind::ApiKey) => {
-                credentials::find(&state, CredentialKind::ApiKey, key).await?
+                find_credential(store.as_ref(), CredentialKind::ApiKey, key).await?
             }
             Some(CredentialKind::Token) => {
                 return Err(ApiError::Unauthorized(
@@ -169,7 +171,7 @@ pub async fn sign_in(State(state): State<AppState>, request: Request) -> Respons
             created_at: now,
             expires_at: now + LIFETIME,
         };
-        state.store.create_session(session).await?;
+        store.create_session(session).await?;
         let audit = AuditEntry::new(
             &credential.workspace_id,
             actions::SESSION_STARTED,
@@ -177,8 +179,8 @@ pub async fn sign_in(State(state): State<AppState>, request: Request) -> Respons
         )
         .token(Some(credential.id.clone()))
         .request(request_id);
-        state.store.record_audit(audit).await?;
-        let found = find(&state, secret.expose())
+        store.record_audit(audit).await?;
+        let found = find(store.as_ref(), secret.expose())
             .await?
             .ok_or_else(|| ApiError::Unauthorized("The session ended at once".into()))?;
         let cookie = session_cookie(secret.expose(), secure);
@@ -193,13 +195,17 @@ pub async fn sign_in(State(state): State<AppState>, request: Request) -> Respons
 }
 
 /// `GET /session`: the signed-in session (so a reloaded page learns its CSRF token), else 401.
-pub async fn show(State(state): State<AppState>, request: Request) -> Response {
+pub async fn show(
+    State(store): State<Arc<dyn Store>>,
+    State(limits): State<Arc<Limits>>,
+    request: Request,
+) -> Response {
     let (parts, _) = request.into_parts();
-    counted(&state, address_in(&parts.extensions), async {
+    counted(&limits, address_in(&parts.extensions), async {
         let secret = cookie(&parts.headers).ok_or_else(|| {
             ApiError::Unauthorized("Not signed in: sign in with an API key".into())
         })?;
-        let session = find(&state, secret)
+        let session = find(store.as_ref(), secret)
             .await?
             .filter(|session| usable(session.credential.clone()).is_ok())
             .ok_or_else(|| ApiError::Unauthorized(SESSION_ENDED.into()))?;
@@ -209,11 +215,15 @@ pub async fn show(State(state): State<AppState>, request: Request) -> Response {
 }
 
 /// `DELETE /session`: ends the session (it needs the CSRF header) and clears the cookie (204).
-pub async fn sign_out(State(state): State<AppState>, request: Request) -> Response {
+pub async fn sign_out(
+    State(store): State<Arc<dyn Store>>,
+    State(limits): State<Arc<Limits>>,
+    request: Request,
+) -> Response {
     let (parts, _) = request.into_parts();
     let secure = is_https(&parts.headers);
     let request_id = request_id(&parts.extensions);
-    counted(&state, address_in(&parts.extensions), async {
+    counted(&limits, address_in(&parts.extensions), async {
         if let Some(secret) = cookie(&parts.headers) {
             if !csrf_matches(&parts.headers, secret) {
                 return Err(ApiError::Forbidden(
@@ -221,13 +231,13 @@ pub async fn sign_out(State(state): State<AppState>, request: Request) -> Respon
                         .into(),
                 ));
             }
-            if let Some(session) = find(&state, secret).await? {
-                state.store.delete_session(SecretDigest::of(secret)).await?;
+            if let Some(session) = find(store.as_ref(), secret).await? {
+                store.delete_session(SecretDigest::of(secret)).await?;
                 let key = &session.credential;
                 let audit = AuditEntry::new(&key.workspace_id, actions::SESSION_ENDED, &key.id)
                     .token(Some(key.id.clone()))
                     .request(request_id);
-                state.store.record_audit(audit).await?;
+                store.record_audit(audit).await?;
             }
         }
         Ok((
@@ -243,11 +253,11 @@ pub async fn sign_out(State(state): State<AppState>, request: Request) -> Respon
 /// `work` if the limit allows, and writes the rate-limit headers either way. Session answers are
 /// never cached.
 async fn counted(
-    state: &AppState,
+    limits: &Limits,
     address: IpAddr,
     work: impl Future<Output = Result<Response, ApiError>>,
 ) -> Response {
-    let mut response = state.limiter.counted(Bucket::Address(address), work).await;
+    let mut response = limits.api.counted(Bucket::Address(address), work).await;
     response
         .headers_mut()
         .insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
@@ -256,7 +266,7 @@ async fn counted(
 
 fn request_id(extensions: &axum::http::Extensions) -> Option<String> {
     extensions
-        .get::<crate::request_id::RequestId>()
+        .get::<crate::http::request_id::RequestId>()
         .map(|r| r.0.clone())
 }
 

@@ -1,4 +1,4 @@
-//! Request ids: every response carries `x-request-id` (written by [`crate::edge`]); audit
+//! Request ids: every response carries `x-request-id` (written by [`crate::http::edge`]); audit
 //! entries record it.
 
 use axum::extract::Request;

@@ -7,7 +7,7 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
-use crate::error::ErrorBody;
+use crate::http::error::ErrorBody;
 
 /// A gateway error.
 #[derive(Debug, Clone)]
@@ -37,7 +37,7 @@ impl GatewayError {
             status: StatusCode::NOT_FOUND,
             message: format!(
                 "The model {:?} does not exist; GET /v1/models lists them, or use auto, auto-fast, auto-cheap",
-                crate::error::truncate(model, 64)
+                crate::http::error::truncate(model, 64)
             ),
             kind: "invalid_request_error",
             code: Some("model_not_found"),

@@ -8,7 +8,7 @@ use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE, TRANSFER_ENCODING};
 use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 
-use crate::error::ApiError;
+use crate::http::error::ApiError;
 use crate::secrets::is_token_id;
 use crate::store::PageRequest;
 

@@ -1,0 +1,67 @@
+//! What every provider gives the gateway: a whole completion, or a stream of deltas, or the
+//! failure that stopped it.
+
+use std::pin::Pin;
+
+use futures::Stream;
+use serde_json::value::RawValue;
+
+/// One item of an upstream stream.
+#[derive(Debug, Clone)]
+pub enum Item {
+    /// A `delta` object as raw JSON, forwarded as is (text in `content`, or tool calls).
+    Delta(Box<RawValue>),
+    /// The upstream's `finish_reason`.
+    Finish(String),
+    /// Token counts the upstream reported.
+    Usage {
+        prompt: Option<u64>,
+        completion: u64,
+    },
+}
+
+/// Deltas as they arrive; an `Err` is the upstream failing mid-stream.
+pub type ItemStream = Pin<Box<dyn Stream<Item = Result<Item, Failure>> + Send>>;
+
+/// Why an upstream gave no (or no more) answer.
+#[derive(Debug, Clone)]
+pub struct Failure {
+    /// It did not answer in time (a 504 when every candidate timed out).
+    pub timed_out: bool,
+    message: String,
+}
+
+impl Failure {
+    /// Any failure but a timeout.
+    pub fn other(message: impl Into<String>) -> Self {
+        Failure {
+            timed_out: false,
+            message: message.into(),
+        }
+    }
+
+    /// No answer in time.
+    pub fn timeout() -> Self {
+        Failure {
+            timed_out: true,
+            message: "timed out".into(),
+        }
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// A whole answer.
+#[derive(Debug, Clone)]
+pub struct Completion {
+    /// The `message` object as raw JSON (role, content, maybe tool calls).
+    pub message: Box<RawValue>,
+    pub finish_reason: String,
+    /// Reported by the upstream, when it did.
+    pub prompt_tokens: Option<u64>,
+    pub completion_tokens: u64,
+}

@@ -1,0 +1,131 @@
+//! The `TokenStore` part of the sqlite store.
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use rusqlite::params;
+
+use super::SqliteStore;
+use super::rows::{self, fetch_token, insert_audit, micros};
+use crate::secrets::{CredentialKind, SecretDigest};
+use crate::store::{
+    AuditEntry, Credential, NewEvent, NewToken, Page, PageRequest, StoreError, StoreResult,
+    TokenFilter, TokenRecord, TokenStatus, TokenStore,
+};
+
+#[async_trait]
+impl TokenStore for SqliteStore {
+    async fn find_credential(
+        &self,
+        kind: CredentialKind,
+        digest: SecretDigest,
+    ) -> StoreResult<Option<Credential>> {
+        let read = self
+            .engine
+            .read(move |conn| rows::find_credential(conn, kind, &digest));
+        self.cache.credential_or(digest.0, read).await
+    }
+
+    async fn create_token(&self, token: NewToken, audit: AuditEntry) -> StoreResult<TokenRecord> {
+        self.engine
+            .write(Vec::new(), move |conn| {
+                rows::create_token(conn, token, &audit)
+            })
+            .await
+    }
+
+    async fn list_tokens(
+        &self,
+        workspace_id: &str,
+        filter: TokenFilter,
+        page: PageRequest,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Page<TokenRecord>> {
+        let workspace_id = workspace_id.to_string();
+        self.engine
+            .read(move |conn| rows::list_tokens(conn, "tokens", workspace_id, filter, page, now))
+            .await
+    }
+
+    async fn get_token(&self, workspace_id: &str, id: &str) -> StoreResult<Option<TokenRecord>> {
+        let (workspace, token) = (workspace_id.to_string(), id.to_string());
+        let read = self
+            .engine
+            .read(move |conn| fetch_token(conn, &workspace, &token));
+        self.cache.token_or(workspace_id, id, read).await
+    }
+
+    async fn rotate_token(
+        &self,
+        workspace_id: &str,
+        id: &str,
+        digest: SecretDigest,
+        audit: AuditEntry,
+        event: NewEvent,
+    ) -> StoreResult<TokenRecord> {
+        let (workspace_id, id) = (workspace_id.to_string(), id.to_string());
+        self.engine
+            .write(vec![id.clone()], move |conn| {
+                let token = fetch_token(conn, &workspace_id, &id)?.ok_or(StoreError::NotFound)?;
+                match token.status(audit.created_at) {
+                    TokenStatus::Revoked => return Err(StoreError::NotFound),
+                    TokenStatus::Expired => return Err(StoreError::Expired),
+                    TokenStatus::Active => {}
+                }
+                conn.prepare_cached("UPDATE tokens SET secret_digest = ?1 WHERE id = ?2")?
+                    .execute(params![digest.0.as_slice(), id])?;
+                insert_audit(conn, &audit)?;
+                super::webhooks::enqueue(conn, &event, None)?;
+                Ok(token)
+            })
+            .await
+    }
+
+    async fn revoke_token(
+        &self,
+        workspace_id: &str,
+        id: &str,
+        audit: AuditEntry,
+    ) -> StoreResult<()> {
+        let (workspace_id, id) = (workspace_id.to_string(), id.to_string());
+        self.engine
+            .write(vec![id.clone()], move |conn| {
+                let changed = conn
+                    .prepare_cached(
+                        "UPDATE tokens SET revoked_at = ?1
+                         WHERE id = ?2 AND workspace_id = ?3 AND revoked_at IS NULL",
+                    )?
+                    .execute(params![micros(audit.created_at), id, workspace_id])?;
+                if changed == 0 {
+                    return Err(StoreError::NotFound);
+                }
+                insert_audit(conn, &audit)
+            })
+            .await
+    }
+
+    async fn record_last_used(&self, uses: Vec<(String, DateTime<Utc>)>) -> StoreResult<()> {
+        self.engine
+            .write(
+                uses.iter().map(|(id, _)| id.clone()).collect(),
+                move |conn| {
+                    let update = |table: &str| {
+                        conn.prepare_cached(&format!(
+                            "UPDATE {table} SET last_used_at = MAX(COALESCE(last_used_at, 0), ?1)
+                             WHERE id = ?2"
+                        ))
+                    };
+                    let (mut tokens, mut keys) = (update("tokens")?, update("api_keys")?);
+                    for (id, at) in &uses {
+                        let stmt = if id.starts_with("key_") {
+                            &mut keys
+                        } else {
+                            &mut tokens
+                        };
+                        stmt.execute(params![micros(*at), id])?;
+                    }
+                    Ok(())
+                },
+            )
+            .await
+    }
+}
