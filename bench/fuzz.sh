@@ -15,7 +15,7 @@ cases=${CASES:-2000}
 areas=(
   "sse|tokctl-server|chat::fuzz::fuzz_upstream_sse"
   "signatures|tokctl-sdk|webhooks::fuzz::"
-  "requests|tokctl-server|chat::fuzz::fuzz_chat_request chat::fuzz::fuzz_a_chat_request openapi::tests::fuzz_ credits::tests::fuzz_"
+  "requests|tokctl-server|chat::fuzz::fuzz_chat_request chat::fuzz::fuzz_a_chat_request chat::fuzz::fuzz_a_well_shaped_chat_request openapi::tests::fuzz_ credits::tests::fuzz_"
   "catalogue|tokctl-server|chat::fuzz::fuzz_catalogue"
 )
 

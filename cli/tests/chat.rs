@@ -174,7 +174,9 @@ fn a_session_on_a_terminal_keeps_the_conversation_and_switches_models() {
 
 #[test]
 fn ctrl_c_cancels_the_answer_in_progress_not_the_session() {
-    let env = Env::with_sim_delay(std::time::Duration::from_millis(150));
+    // A token a second: Ctrl-C, pressed once the first is on screen, has 7 s to land inside the
+    // 8-token answer, however loaded the machine.
+    let env = Env::with_sim_delay(std::time::Duration::from_secs(1));
     let mut child = env
         .on_terminal("chat -m sim-pro --max-tokens 8")
         .spawn()
@@ -227,7 +229,9 @@ fn ctrl_c_cancels_the_answer_in_progress_not_the_session() {
 #[test]
 fn an_interrupted_stream_ends_its_line_and_says_so() {
     use std::io::Read;
-    let env = Env::with_sim_delay(std::time::Duration::from_millis(100));
+    // A token a second: SIGINT, sent once the first is on screen, lands well inside the answer
+    // (at least 18 tokens), however loaded the machine.
+    let env = Env::with_sim_delay(std::time::Duration::from_secs(1));
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("tokctl"));
     for var in Env::UNSET {
         child.env_remove(var);

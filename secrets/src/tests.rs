@@ -23,6 +23,53 @@ fn sealed_secrets_check_with_their_kind() {
     assert_ne!(token[34..], key[34..]);
 }
 
+/// Secrets written out as literals, so a change to the alphabet, the checksum or the prefixes
+/// fails here instead of passing because the same code makes and checks them. Worked out once
+/// from the format in the crate docs (SHA-256 of prefix + random part, first 4 bytes as a
+/// big-endian number in base62, 6 digits) and pasted.
+const KNOWN_TOKEN: &str = "tkt_0123456789abcdefghijABCDEFGHIJ2ZhyNR";
+const KNOWN_API_KEY: &str = "tka_ZYXWVUTSRQponmlkjihg98765432102AspXH";
+/// The legacy format: the checksum covers the random part alone (here SHA-256 of `RANDOM`).
+const KNOWN_LEGACY_TOKEN: &str = "tkt_0123456789abcdefghijABCDEFGHIJ36NC6o";
+const KNOWN_LEGACY_API_KEY: &str = "tka_0123456789abcdefghijABCDEFGHIJ36NC6o";
+
+#[test]
+fn known_secrets_seal_and_check_as_written() {
+    assert_eq!(KNOWN_TOKEN.len(), 40);
+    assert_eq!(KNOWN_API_KEY.len(), 40);
+    assert_eq!(seal(Kind::Token, RANDOM), KNOWN_TOKEN);
+    assert_eq!(
+        seal(Kind::ApiKey, "ZYXWVUTSRQponmlkjihg9876543210"),
+        KNOWN_API_KEY
+    );
+    assert_eq!(check(KNOWN_TOKEN), Some(Kind::Token));
+    assert_eq!(check(KNOWN_API_KEY), Some(Kind::ApiKey));
+
+    let text = format!("token={KNOWN_TOKEN} key={KNOWN_API_KEY}");
+    let found: Vec<_> = find(text.as_bytes())
+        .map(|f| (f.offset, f.kind, f.secret))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (6, Kind::Token, KNOWN_TOKEN),
+            (51, Kind::ApiKey, KNOWN_API_KEY)
+        ]
+    );
+}
+
+#[test]
+fn known_legacy_secrets_still_check() {
+    assert_eq!(check(KNOWN_LEGACY_TOKEN), Some(Kind::Token));
+    assert_eq!(check(KNOWN_LEGACY_API_KEY), Some(Kind::ApiKey));
+    let found: Vec<_> = find(KNOWN_LEGACY_API_KEY.as_bytes())
+        .map(|f| (f.offset, f.kind, f.secret))
+        .collect();
+    assert_eq!(found, [(0, Kind::ApiKey, KNOWN_LEGACY_API_KEY)]);
+    // A legacy secret is never what seal makes now.
+    assert_ne!(seal(Kind::Token, RANDOM), KNOWN_LEGACY_TOKEN);
+}
+
 #[test]
 fn the_other_kinds_prefix_breaks_the_checksum() {
     let token = seal(Kind::Token, RANDOM);

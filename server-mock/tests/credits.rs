@@ -6,11 +6,12 @@ mod common;
 
 use common::both;
 
-use common::upstream::{catalogue_with, chat, chunks, gateway};
-use common::{Options, Server, chat_json};
+use common::upstream::{catalogue_with, chat, events, gateway};
+use common::{Options, Server};
 use futures::StreamExt;
 use reqwest::StatusCode;
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokctl_server::credits::Credits;
 use wiremock::matchers::method;
@@ -178,24 +179,84 @@ both! {
     }
 }
 
+/// The prices of [`priced_gateway`]'s model in nano-credits a token: 0.15 and 0.6 credits per
+/// 1k tokens.
+const PROMPT_NANOS: u64 = 150_000;
+const COMPLETION_NANOS: u64 = 600_000;
+
+/// `nanos` nano-credits as exact decimal text without trailing zeros (`0.0102`, `3`), written
+/// here rather than taken from the server's `Credits`, so the server is not checked by itself.
+fn decimal(nanos: u64) -> String {
+    let whole = nanos / 1_000_000_000;
+    let fraction = format!("{:09}", nanos % 1_000_000_000);
+    match fraction.trim_end_matches('0') {
+        "" => whole.to_string(),
+        fraction => format!("{whole}.{fraction}"),
+    }
+}
+
+/// An answer's (or final chunk's) `platform.credits_consumed` exactly as written on the wire.
+fn consumed_text(json: &str) -> String {
+    #[derive(Deserialize)]
+    struct Answer {
+        platform: RawAmounts,
+    }
+    #[derive(Deserialize)]
+    struct RawAmounts {
+        credits_consumed: Box<RawValue>,
+    }
+    let answer: Answer = serde_json::from_str(json).unwrap();
+    answer.platform.credits_consumed.get().to_string()
+}
+
+/// What `usage` (prompt and completion tokens) costs at the model's prices, as decimal text.
+fn cost_of(usage: &Value) -> String {
+    let prompt = usage["prompt_tokens"].as_u64().unwrap();
+    let completion = usage["completion_tokens"].as_u64().unwrap();
+    assert!(prompt > 0 && (1..=12).contains(&completion), "{usage}");
+    decimal(prompt * PROMPT_NANOS + completion * COMPLETION_NANOS)
+}
+
+#[test]
+fn decimal_writes_nano_credits_exactly() {
+    assert_eq!(decimal(10_200_000), "0.0102");
+    assert_eq!(decimal(8_550_000), "0.00855");
+    assert_eq!(decimal(1), "0.000000001");
+    assert_eq!(decimal(3_000_000_000), "3");
+    assert_eq!(decimal(1_000_000_001), "1.000000001");
+}
+
 both! {
     #[tokio::test]
     async fn streamed_answers_carry_exact_amounts_too() {
         let (_tmp, server) = priced_gateway();
         let body = json!({"model": "mini", "stream": true, "max_tokens": 12,
+                          "stream_options": {"include_usage": true},
                           "messages": [{"role": "user", "content": "hello"}]});
         let response = chat(&server, body).await;
+        assert_eq!(response.status(), StatusCode::OK);
         let text = response.text().await.unwrap();
-        let last = chunks(&text).pop().unwrap();
-        let consumed = last["platform"]["credits_consumed"].to_string();
-        assert!(!consumed.contains("0000000"), "{consumed} has float noise");
-        let (status, whole) = chat_json(
+        // The final chunk carries `platform`, then the usage chunk, then `[DONE]`.
+        let events = events(&text);
+        let [.., last, usage, done] = events[..] else {
+            panic!("too few events: {text}");
+        };
+        assert_eq!(done, "[DONE]", "{text}");
+        let usage: Value = serde_json::from_str(usage).unwrap();
+        let streamed = consumed_text(last);
+        assert_eq!(streamed, cost_of(&usage["usage"]), "{text}");
+
+        let response = chat(
             &server,
             json!({"model": "mini", "max_tokens": 12, "messages": [{"role": "user", "content": "hello"}]}),
         )
         .await;
-        assert_eq!(status, StatusCode::OK);
-        assert_eq!(whole["platform"]["credits_consumed"].to_string(), consumed);
+        assert_eq!(response.status(), StatusCode::OK);
+        let text = response.text().await.unwrap();
+        let whole: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(consumed_text(&text), cost_of(&whole["usage"]), "{text}");
+        // The same question answered whole or streamed is billed the same.
+        assert_eq!(consumed_text(&text), streamed);
     }
 }
 

@@ -20,9 +20,10 @@ both! {
         let mut options = fast_retries();
         options
             .args
-            .extend(["--expiring-notice".into(), "3s,1s".into()]);
+            .extend(["--expiring-notice".into(), "6s,3s".into()]);
         let server = Server::start_with(options);
         let endpoint = subscribe(&server, &format!("http://{addr}/hook"), &["token.expiring"]).await;
+        let secret = endpoint["secret"].as_str().unwrap();
         let create = |name: &'static str, seconds: i64| {
             let expires = (chrono::Utc::now() + chrono::Duration::seconds(seconds)).to_rfc3339();
             let server = &server;
@@ -38,41 +39,77 @@ both! {
                 response.json::<Value>().await.unwrap()
             }
         };
-        let long = create("long", 5).await;
-        let short = create("short", 2).await;
-        let revoked = create("revoked", 5).await;
-        server
+        // short: its 6 s moment is before it exists, its 3 s one 2 s after (time enough to be
+        // made on a loaded machine), with 3 s to be found in. long: 6 s before expiry (4 s from
+        // now) and 3 s before (7 s from now).
+        let short = create("short", 5).await;
+        let long = create("long", 10).await;
+        let revoked = create("revoked", 10).await;
+        let gone = server
             .delete(&format!("/v1/tokens/{}", id(&revoked)), &server.admin_key)
             .await;
+        assert_eq!(gone.status(), StatusCode::NO_CONTENT);
 
-        // long: 3 s and 1 s before expiry; short: only 1 s (its 3 s moment came before it existed).
         let mut seen = Vec::new();
-        while seen.len() < 3 {
-            let body = verify(
-                endpoint["secret"].as_str().unwrap(),
-                &next(&mut inbox).await,
-            );
-            assert_eq!(body["type"], "token.expiring");
-            let data = &body["data"];
-            assert!(data["expires_at"].is_string() && data["name"].is_string());
-            seen.push((
-                data["id"].as_str().unwrap().to_string(),
-                data["notice"].as_str().unwrap().to_string(),
-            ));
+        for _ in 0..3 {
+            seen.push(notice(verify(secret, &next(&mut inbox).await)));
         }
+
+        // A notice can fire until its token expires: wait until every token has, then for a
+        // scan that began after that, seen by the notice of a token made now (due in 2 s).
+        // Scans run one after another, so by then every earlier one has written all it would.
+        for token in [&short, &long] {
+            let path = format!("/v1/tokens/{}", id(token));
+            eventually("the tokens to expire", || async {
+                let shown: Value = server.get(&path, &server.admin_key).await.json().await.unwrap();
+                (shown["status"] == "expired").then_some(())
+            })
+            .await;
+        }
+        let marker = create("marker", 5).await;
+        while !seen.iter().any(|(token, _)| *token == id(&marker)) {
+            seen.push(notice(verify(secret, &next(&mut inbox).await)));
+        }
+        let endpoint_id = endpoint["id"].as_str().unwrap();
+        eventually("every notice's attempt to be recorded", || async {
+            let listed = attempts(&server, endpoint_id).await;
+            (listed["meta"]["total"].as_u64() >= Some(4)).then_some(())
+        })
+        .await;
+        while let Ok(received) = inbox.try_recv() {
+            seen.push(notice(verify(secret, &received)));
+        }
+
+        // long: 6 s and 3 s before expiry; short and the marker: only 3 s (their 6 s moments
+        // came before they existed); the revoked token: nothing. Nothing twice.
         seen.sort();
         let mut expected = vec![
-            (id(&long), "1s".to_string()),
             (id(&long), "3s".to_string()),
-            (id(&short), "1s".to_string()),
+            (id(&long), "6s".to_string()),
+            (id(&short), "3s".to_string()),
+            (id(&marker), "3s".to_string()),
         ];
         expected.sort();
         assert_eq!(seen, expected);
-        assert!(
-            inbox.try_recv().is_err(),
-            "nothing for the revoked token, nothing twice"
+        assert_eq!(attempts(&server, endpoint_id).await["meta"]["total"], 4);
+        let written = common::backend::one::<i64>(
+            &server.dir,
+            ("SELECT COUNT(*) FROM webhook_events WHERE type = 'token.expiring'", &[]),
+            ("SELECT COUNT(*) FROM webhook_events WHERE type = 'token.expiring'", &[]),
         );
+        assert_eq!(written, 4, "one event per token and notice");
     }
+}
+
+/// A `token.expiring` event's token id and notice.
+fn notice(body: Value) -> (String, String) {
+    assert_eq!(body["type"], "token.expiring");
+    let data = &body["data"];
+    assert!(data["expires_at"].is_string() && data["name"].is_string());
+    (
+        data["id"].as_str().unwrap().to_string(),
+        data["notice"].as_str().unwrap().to_string(),
+    )
 }
 
 both! {

@@ -5,13 +5,15 @@
 //! under `CI=true` that is a failure instead, so they never silently stop running.
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write as _};
 use std::os::unix::process::CommandExt as _;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use fantoccini::actions::{InputSource as _, KeyAction, KeyActions};
 use fantoccini::elements::Element;
+use fantoccini::key::Key;
 use fantoccini::{Client, ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
 use serde_json::{Value, json};
@@ -41,7 +43,9 @@ pub fn available(test: &str) -> Option<(PathBuf, PathBuf)> {
         if std::env::var("CI").as_deref() == Ok("true") {
             panic!("{test}: {why}; under CI=true the browser tests must run");
         }
-        eprintln!("skipped {test}: {why}");
+        // Straight to stderr, past the test harness's capture (which takes `eprintln!`): a
+        // skipped test shows "ok", so the skip must be seen beside it.
+        let _ = writeln!(std::io::stderr(), "note: skipped {test}: {why}");
     }
     found
 }
@@ -230,6 +234,79 @@ pub async fn open(client: &Client, base: &str, route: &str) {
         .goto(&format!("{base}/#/{route}"))
         .await
         .expect("open the section");
+}
+
+/// Presses `keys` together and lets them go (`[Key::Shift, Key::Tab]` is Shift+Tab), as on a
+/// keyboard: they go to whatever has focus.
+pub async fn press(client: &Client, keys: &[Key]) {
+    let mut actions = KeyActions::new("keyboard".into());
+    for &key in keys {
+        actions = actions.then(KeyAction::Down { value: key.into() });
+    }
+    for &key in keys.iter().rev() {
+        actions = actions.then(KeyAction::Up { value: key.into() });
+    }
+    client.perform_actions(actions).await.expect("keys pressed");
+}
+
+/// Types `text` key by key into whatever has focus.
+pub async fn type_keys(client: &Client, text: &str) {
+    let mut actions = KeyActions::new("keyboard".into());
+    for c in text.chars() {
+        actions = actions
+            .then(KeyAction::Down { value: c })
+            .then(KeyAction::Up { value: c });
+    }
+    client.perform_actions(actions).await.expect("text typed");
+}
+
+/// Which way [`tab_to`] moves.
+#[derive(Clone, Copy, Debug)]
+pub enum Tab {
+    /// Tab: on through the page.
+    Forward,
+    /// Shift+Tab: back.
+    Back,
+}
+
+/// Presses Tab (or Shift+Tab) until the element `css` has focus, as a keyboard user moves to a
+/// control; fails when 60 presses do not reach it (it is out of the tab order, or missing).
+pub async fn tab_to(client: &Client, css: &str, way: Tab) {
+    let keys: &[Key] = match way {
+        Tab::Forward => &[Key::Tab],
+        Tab::Back => &[Key::Shift, Key::Tab],
+    };
+    let mut path = Vec::new();
+    for _ in 0..60 {
+        press(client, keys).await;
+        let at = eval(
+            client,
+            &format!(
+                "const a = document.activeElement; \
+                 return [!!a && a.matches({}), a ? a.outerHTML.slice(0, 80) : 'nothing'];",
+                json!(css)
+            ),
+        )
+        .await;
+        if at[0] == json!(true) {
+            return;
+        }
+        path.push(at[1].as_str().unwrap_or_default().to_string());
+    }
+    panic!(
+        "{css} was not reached with {way:?} in 60 presses; focus went through:\n{}\n{}",
+        path.join("\n"),
+        page_state(client).await
+    );
+}
+
+/// Waits until the element `css` has focus.
+pub async fn focused(client: &Client, css: &str) {
+    let condition = format!(
+        "document.activeElement && document.activeElement.matches({})",
+        json!(css)
+    );
+    until(client, &format!("{css} has focus"), &condition).await;
 }
 
 /// The page's URL, visible text and console errors, for a failure's message.
