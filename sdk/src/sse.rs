@@ -12,8 +12,8 @@ use launchdarkly_sdk_transport::{ByteStream, HttpTransport, ResponseFuture, Tran
 use sync_wrapper::{SyncFuture, SyncStream};
 
 use crate::client::{RequestEvent, RequestObserver};
-use crate::error::ConnectCause;
-use crate::error::{Error, Result};
+
+use crate::error::{ConnectCause, Error, Result};
 
 /// `eventsource-client`'s transport, on reqwest.
 #[derive(Clone)]
