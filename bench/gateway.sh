@@ -2,7 +2,14 @@
 # Benchmark (not a test): latency the chat gateway adds over calling its upstream directly,
 # p50 and p99, whole and streamed answers, at 500, 1,000 and 2,000 req/s; the throughput ceiling
 # at 32 connections; and the gateway's memory. Auth, routing and the ledger are all on.
-# Usage: [ROUNDS=3] [IDLE=poll] bench/gateway.sh [SECONDS_PER_RUN]
+#
+# BASELINE=path/to/an/older/tokctl-server measures that build beside this one instead, in ROUNDS
+# of one run of each, the order alternating from round to round (this machine's speed drifts
+# within a run): added p50 over the upstream at 2,000 req/s, whole and streamed, and the
+# ceiling at 32 connections; it prints each round's ratios of this build to the baseline and
+# their medians, then stops.
+#
+# Usage: [ROUNDS=3] [IDLE=poll] [BASELINE=BIN] bench/gateway.sh [SECONDS_PER_RUN]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
@@ -82,6 +89,49 @@ median() {
   local col=$1; shift
   printf '%s\n' "$@" | awk -v c="$col" '{print $c}' | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'
 }
+if [ -n "${BASELINE:-}" ]; then
+  [ -x "$BASELINE" ] || { echo "BASELINE is not an executable: $BASELINE" >&2; exit 2; }
+  # The baseline serves the same catalogue from a data directory of its own, with the key this
+  # script reads from there; both builds take the same options.
+  "$BASELINE" serve --listen 127.0.0.1:0 --data-dir "$work/base-data" \
+    --rate-limit 1000000000 --models "$work/models.toml" --sim-token-delay-ms 0 \
+    >"$work/base.out" 2>"$work/base.log" & pids+=($!)
+  base=$(wait_addr "$work/base.log")
+  base_key=$(cat "$work/base-data/admin.key")
+  # measure ADDR KEY BODY -> "added_p50_ms ceiling_rps" against the direct run just before it
+  measure() {
+    local addr=$1 k=$2 body=$3 dp50 gp50 ok rps
+    read -r dp50 _ _ _ < <(run "http://$upstream/v1/chat/completions" "$body" -c 32 -q 2000 --latency-correction)
+    read -r gp50 _ _ ok < <(key=$k run "http://$addr/v1/chat/completions" "$body" -c 32 -q 2000 --latency-correction)
+    [ "$ok" = 1.0000 ] || { echo "failed requests at $addr ($ok)" >&2; exit 1; }
+    read -r _ _ rps ok < <(key=$k run "http://$addr/v1/chat/completions" "$body" -c 32)
+    [ "$ok" = 1.0000 ] || { echo "failed requests at $addr's ceiling ($ok)" >&2; exit 1; }
+    awk -v a="$gp50" -v b="$dp50" -v r="$rps" 'BEGIN{printf "%.3f %.0f\n", a-b, r}'
+  }
+  echo "machine: $(nproc) cores, $idle; oha -c 32, ${secs}s per run, $rounds rounds alternating; baseline $BASELINE" >&2
+  printf '%-9s %5s  %10s %10s %8s  %11s %11s %8s\n' mode round added_p50 base_p50 ratio ceiling base_ceil ratio
+  for mode in whole streamed; do
+    body=$whole; [ "$mode" = streamed ] && body=$streamed
+    for addr in "$gateway" "$base"; do   # warm-up, both
+      k=$key; [ "$addr" = "$base" ] && k=$base_key
+      key=$k run "http://$addr/v1/chat/completions" "$body" -c 32 -q 500 >/dev/null
+    done
+    rows=()
+    for round in $(seq 1 "$rounds"); do
+      if [ $((round % 2)) = 1 ]; then
+        read -r n50 nrps < <(measure "$gateway" "$key" "$body"); read -r b50 brps < <(measure "$base" "$base_key" "$body")
+      else
+        read -r b50 brps < <(measure "$base" "$base_key" "$body"); read -r n50 nrps < <(measure "$gateway" "$key" "$body")
+      fi
+      r50=$(awk -v a="$n50" -v b="$b50" 'BEGIN{ if (b > 0) printf "%.2f", a/b; else print "n/a" }')
+      rc=$(awk -v a="$nrps" -v b="$brps" 'BEGIN{printf "%.2f", a/b}')
+      rows+=("$r50 $rc")
+      printf '%-9s %5s  %10s %10s %8s  %11s %11s %8s\n' "$mode" "$round" "$n50" "$b50" "$r50" "$nrps" "$brps" "$rc"
+    done
+    echo "$mode, median of $rounds rounds: added p50 ratio (this/baseline) $(median 1 "${rows[@]}"), ceiling ratio $(median 2 "${rows[@]}")"
+  done
+  exit 0
+fi
 summary=()
 echo "machine: $(nproc) cores, $idle; oha -c 32 --latency-correction, ${secs}s per run, $rounds rounds at 2000 req/s" >&2
 printf '%-9s %6s  %9s %9s  %9s %9s  %10s %10s  %11s\n' mode rate direct_p50 direct_p99 gw_p50 gw_p99 added_p50 added_p99 proxy_added

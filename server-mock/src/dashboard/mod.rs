@@ -1,6 +1,6 @@
 //! The web dashboard, served at `/`: its files are compiled into the binary (`build.rs` embeds
 //! `server-mock/dashboard/`), and everything it shows or changes goes through the public `/v1`
-//! API. Its only private endpoints sign a person in and out ([`session`]).
+//! API. Its only private endpoints sign a person in and out ([`crate::auth::session`]).
 //!
 //! Every response here carries a strict Content-Security-Policy (no inline script or style, no
 //! framing), `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer`.

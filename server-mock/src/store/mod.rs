@@ -37,7 +37,7 @@ pub fn now() -> DateTime<Utc> {
     Utc::now().trunc_subsecs(6)
 }
 
-/// Name of the stored webhook key check (see [`Store::webhook_key_check`]).
+/// Name of the stored webhook key check (see [`WebhookOutbox::webhook_key_check`]).
 pub const WEBHOOK_KEY_CHECK: &str = "webhook_key_check";
 
 /// A storage failure that is not the caller's fault.

@@ -14,10 +14,10 @@ use crate::secrets::{CredentialKind, SecretDigest};
 /// durable.
 #[async_trait]
 pub trait TokenStore: Send + Sync + 'static {
-    /// Finds the credential whose secret has this digest. A shared backend ([`Store::shared`])
+    /// Finds the credential whose secret has this digest. A shared backend ([`Store::shared`](super::Store::shared))
     /// may answer from a cache that is brought up to date only when the request is counted
-    /// ([`WindowCounter::add`]): whoever counts a request there calls
-    /// [`Store::confirm_credential`] after counting, and only then trusts the credential (or
+    /// ([`WindowCounter::add`](super::WindowCounter::add)): whoever counts a request there calls
+    /// [`TokenStore::confirm_credential`] after counting, and only then trusts the credential (or
     /// reads tokens).
     async fn find_credential(
         &self,
@@ -36,7 +36,7 @@ pub trait TokenStore: Send + Sync + 'static {
         Ok(Some(found))
     }
 
-    /// Inserts a token; [`StoreError::NameTaken`] when a live token has its name.
+    /// Inserts a token; [`StoreError::NameTaken`](super::StoreError::NameTaken) when a live token has its name.
     async fn create_token(&self, token: NewToken, audit: AuditEntry) -> StoreResult<TokenRecord>;
 
     /// One page of the workspace's tokens, newest first, with status evaluated at `now`.
@@ -53,7 +53,7 @@ pub trait TokenStore: Send + Sync + 'static {
 
     /// Replaces the secret of an active token atomically, and queues `event` for the
     /// workspace's webhook endpoints in the same transaction.
-    /// [`StoreError::NotFound`] when unknown or revoked, [`StoreError::Expired`] when expired.
+    /// [`StoreError::NotFound`](super::StoreError::NotFound) when unknown or revoked, [`StoreError::Expired`](super::StoreError::Expired) when expired.
     async fn rotate_token(
         &self,
         workspace_id: &str,
@@ -63,7 +63,7 @@ pub trait TokenStore: Send + Sync + 'static {
         event: NewEvent,
     ) -> StoreResult<TokenRecord>;
 
-    /// Revokes an active or expired token; [`StoreError::NotFound`] when unknown or revoked.
+    /// Revokes an active or expired token; [`StoreError::NotFound`](super::StoreError::NotFound) when unknown or revoked.
     async fn revoke_token(
         &self,
         workspace_id: &str,

@@ -25,7 +25,7 @@ pub trait WebhookOutbox: Send + Sync + 'static {
     /// A live endpoint of the workspace.
     async fn get_endpoint(&self, workspace_id: &str, id: &str) -> StoreResult<Option<Endpoint>>;
 
-    /// Deletes an endpoint and abandons its pending deliveries; [`StoreError::NotFound`] if none.
+    /// Deletes an endpoint and abandons its pending deliveries; [`StoreError::NotFound`](super::StoreError::NotFound) if none.
     async fn delete_endpoint(&self, workspace_id: &str, id: &str) -> StoreResult<()>;
 
     /// Queues `event` for one endpoint only (a test event).
@@ -40,7 +40,7 @@ pub trait WebhookOutbox: Send + Sync + 'static {
 
     /// Makes deliveries leased by a process that has stopped due at once (called when delivery
     /// starts; with a shared backend, attempts of an instance that died are also taken over by
-    /// [`Store::claim_due`] without waiting for their lease to run out).
+    /// [`WebhookOutbox::claim_due`] without waiting for their lease to run out).
     async fn release_leases(&self) -> StoreResult<()>;
 
     /// At most `limit` deliveries due at `now` to endpoints neither deleted nor disabled,

@@ -7,7 +7,7 @@ use super::{NewApiKey, StoreResult, Workspace};
 /// Workspaces, and the first start that creates the default one with its admin key.
 #[async_trait]
 pub trait Workspaces: Send + Sync + 'static {
-    /// Creates a workspace; [`StoreError::WorkspaceExists`] when the name is taken.
+    /// Creates a workspace; [`StoreError::WorkspaceExists`](super::StoreError::WorkspaceExists) when the name is taken.
     async fn create_workspace(&self, workspace: Workspace) -> StoreResult<()>;
 
     /// Looks a workspace up by name.
