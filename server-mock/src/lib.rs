@@ -175,6 +175,8 @@ pub struct ServeConfig {
     pub models: Option<PathBuf>,
     /// Delay between tokens of simulated streams.
     pub sim_token_delay: std::time::Duration,
+    /// When an upstream model's circuit opens and for how long, unless its catalogue entry says.
+    pub breaker: chat::breaker::Policy,
     /// Waits between webhook delivery attempts.
     pub webhook_retry_schedule: Vec<std::time::Duration>,
     /// `token.expiring` offsets before `expires_at`, each with its label (e.g. `7d`).
@@ -196,6 +198,7 @@ impl ServeConfig {
             leak_report_rate_limit: LEAK_REPORT_RATE_LIMIT,
             models: None,
             sim_token_delay: std::time::Duration::from_millis(20),
+            breaker: chat::breaker::Policy::default(),
             webhook_retry_schedule: webhooks::parse_schedule(webhooks::DEFAULT_SCHEDULE)
                 .unwrap_or_default(),
             expiring_notices: webhooks::expiry::parse_notices(webhooks::expiry::DEFAULT_NOTICES)
@@ -247,6 +250,7 @@ pub async fn serve(
         Some(path) => chat::catalogue::Catalogue::load(path)?,
         None => chat::catalogue::Catalogue::builtin(),
     };
+    catalogue.check_breakers(config.breaker)?;
     let mut lock = match config.database {
         None => Some(lock_data_dir(&config.data_dir).await?),
         Some(_) => None,
@@ -278,7 +282,7 @@ pub async fn serve(
     on_bound(addr);
 
     let ledger = usage::Ledger::new(store.shared());
-    let gateway = chat::Gateway::new(catalogue, config.sim_token_delay, ledger);
+    let gateway = chat::Gateway::new(catalogue, config.breaker, config.sim_token_delay, ledger);
     let hub = webhooks::Hub::new(sealer, config.webhook_retry_schedule.clone());
     let limits = (config.rate_limit, config.leak_report_rate_limit);
     let state = AppState::new(store.clone(), limits, gateway, hub);

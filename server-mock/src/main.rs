@@ -80,6 +80,50 @@ struct ServeArgs {
     /// or stays idle this long between requests [default: 30s].
     #[arg(long, value_parser = parse_timeout)]
     header_timeout: Option<std::time::Duration>,
+    #[command(flatten)]
+    breaker: BreakerArgs,
+}
+
+/// When an upstream model's circuit opens and for how long. A model's `[models.breaker]` table
+/// in the catalogue overrides each of these for that model.
+#[derive(Args, Clone)]
+#[command(next_help_heading = "Upstream circuit breakers")]
+struct BreakerArgs {
+    /// Failures in a row that open a model's circuit.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    breaker_failures: u32,
+    /// Share of failed requests in the window (over 0, at most 1) that opens it.
+    #[arg(long, default_value_t = 0.5)]
+    breaker_failure_rate: f64,
+    /// Fewest requests in the window before the failure rate counts.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    breaker_min_requests: u32,
+    /// How far back the failure rate looks.
+    #[arg(long, default_value = "60s", value_parser = parse_timeout)]
+    breaker_window: std::time::Duration,
+    /// How long a circuit stays open the first time; each re-open doubles it.
+    #[arg(long, default_value = "10s", value_parser = parse_timeout)]
+    breaker_cooldown: std::time::Duration,
+    /// The longest a circuit stays open (also caps an upstream's `Retry-After`).
+    #[arg(long, default_value = "5m", value_parser = parse_timeout)]
+    breaker_max_cooldown: std::time::Duration,
+}
+
+impl BreakerArgs {
+    fn policy(&self) -> anyhow::Result<tokctl_server::chat::breaker::Policy> {
+        let policy = tokctl_server::chat::breaker::Policy {
+            failures: self.breaker_failures,
+            failure_rate: self.breaker_failure_rate,
+            min_requests: self.breaker_min_requests,
+            window: self.breaker_window,
+            cooldown: self.breaker_cooldown,
+            max_cooldown: self.breaker_max_cooldown,
+        };
+        policy
+            .check()
+            .map_err(|why| anyhow::anyhow!("--breaker-*: {why}"))?;
+        Ok(policy)
+    }
 }
 
 /// Notice offsets: one argument holding a comma list.
@@ -287,6 +331,7 @@ async fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
         leak_report_rate_limit: args.leak_report_rate_limit,
         models: args.models,
         sim_token_delay: std::time::Duration::from_millis(args.sim_token_delay_ms),
+        breaker: args.breaker.policy()?,
         webhook_retry_schedule: args.webhook_retry_schedule.0,
         expiring_notices: args.expiring_notice.0,
         header_timeout: args

@@ -2,6 +2,7 @@
 //! failure that stopped it.
 
 use std::pin::Pin;
+use std::time::Duration;
 
 use futures::Stream;
 use serde_json::value::RawValue;
@@ -28,14 +29,20 @@ pub type ItemStream = Pin<Box<dyn Stream<Item = Result<Item, Failure>> + Send>>;
 pub struct Failure {
     /// It did not answer in time (a 504 when every candidate timed out).
     pub timed_out: bool,
+    /// The HTTP status it answered with, when it answered with an error.
+    pub status: Option<u16>,
+    /// How long it asked to be left alone (`Retry-After`), when it said.
+    pub retry_after: Option<Duration>,
     message: String,
 }
 
 impl Failure {
-    /// Any failure but a timeout.
+    /// Any failure but a timeout or an error status.
     pub fn other(message: impl Into<String>) -> Self {
         Failure {
             timed_out: false,
+            status: None,
+            retry_after: None,
             message: message.into(),
         }
     }
@@ -44,7 +51,30 @@ impl Failure {
     pub fn timeout() -> Self {
         Failure {
             timed_out: true,
-            message: "timed out".into(),
+            ..Failure::other("timed out")
+        }
+    }
+
+    /// An error status (with `Retry-After` when it came with one); `message` quotes the body.
+    pub fn status(status: u16, retry_after: Option<Duration>, message: String) -> Self {
+        Failure {
+            status: Some(status),
+            retry_after,
+            ..Failure::other(message)
+        }
+    }
+
+    /// Whether it counts against the upstream's health: everything but a 4xx other than 408
+    /// and 429, which is about the request, not the upstream.
+    pub fn counts(&self) -> bool {
+        !matches!(self.status, Some(s @ 400..=499) if s != 408 && s != 429)
+    }
+
+    /// The failure in a few words, for the reason a circuit opened: "HTTP 503", "timed out".
+    pub fn cause(&self) -> String {
+        match self.status {
+            Some(status) => format!("HTTP {status}"),
+            None => self.message.clone(),
         }
     }
 }

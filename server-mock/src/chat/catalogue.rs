@@ -2,10 +2,12 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 use utoipa::ToSchema;
 
+use super::breaker::Policy;
 use super::upstream::Target;
 use crate::credits::{Credits, Price};
 
@@ -90,6 +92,9 @@ pub struct Model {
     /// for an upstream behind a private CA (relative to the catalogue file's directory).
     #[serde(default)]
     pub ca_file: Option<PathBuf>,
+    /// `[models.breaker]`: this model's own circuit-breaker settings.
+    #[serde(default)]
+    pub breaker: BreakerSettings,
     /// `openai`: where requests go, worked out from the fields above when the catalogue loads.
     #[serde(skip)]
     pub target: Option<Arc<Target>>,
@@ -97,6 +102,43 @@ pub struct Model {
 
 fn default_max_output() -> u32 {
     1024
+}
+
+/// A model's own circuit-breaker settings (`[models.breaker]`); what it leaves out follows the
+/// server's `--breaker-*` flags. Durations are written as `10s`, `5m`.
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BreakerSettings {
+    pub failures: Option<u32>,
+    pub failure_rate: Option<f64>,
+    pub min_requests: Option<u32>,
+    #[serde(default, deserialize_with = "duration")]
+    pub window: Option<Duration>,
+    #[serde(default, deserialize_with = "duration")]
+    pub cooldown: Option<Duration>,
+    #[serde(default, deserialize_with = "duration")]
+    pub max_cooldown: Option<Duration>,
+}
+
+impl BreakerSettings {
+    /// `defaults` with these settings over them.
+    pub fn over(&self, defaults: Policy) -> Policy {
+        Policy {
+            failures: self.failures.unwrap_or(defaults.failures),
+            failure_rate: self.failure_rate.unwrap_or(defaults.failure_rate),
+            min_requests: self.min_requests.unwrap_or(defaults.min_requests),
+            window: self.window.unwrap_or(defaults.window),
+            cooldown: self.cooldown.unwrap_or(defaults.cooldown),
+            max_cooldown: self.max_cooldown.unwrap_or(defaults.max_cooldown),
+        }
+    }
+}
+
+fn duration<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Duration>, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    humantime::parse_duration(&text)
+        .map(Some)
+        .map_err(|err| serde::de::Error::custom(format!("{text:?}: {err}")))
 }
 
 impl Model {
@@ -192,6 +234,16 @@ impl Catalogue {
             models.push(Arc::new(model));
         }
         Ok(Catalogue { models })
+    }
+
+    /// Checks each model's circuit-breaker policy: `defaults` with its own settings over them.
+    pub fn check_breakers(&self, defaults: Policy) -> anyhow::Result<()> {
+        for model in &self.models {
+            if let Err(why) = model.breaker.over(defaults).check() {
+                anyhow::bail!("model {:?}: breaker: {why}", model.id);
+            }
+        }
+        Ok(())
     }
 
     /// Every model, in catalogue order.

@@ -2,10 +2,12 @@
 //! budgets, credit accounting and SSE streaming.
 
 mod answer;
+pub mod breaker;
 pub mod catalogue;
 mod decode;
 #[cfg(test)]
 mod fuzz;
+pub mod health;
 pub mod models;
 mod openai;
 mod provider;
@@ -25,6 +27,7 @@ use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use serde::Serialize;
 
+use self::health::{Health, Skipped};
 use self::request::{ChatRequest, Checked, prompt_tokens};
 use self::routing::{Ask, route};
 use crate::auth::{Authenticated, require};
@@ -37,18 +40,28 @@ use crate::http::routes::Routes;
 use crate::store::{self, Store, UsageRecord};
 use crate::usage::{Ledger, Recorded};
 
-/// What the gateway needs: the catalogue (with each model's way to its upstream), the ledger.
+/// What the gateway needs: the catalogue (with each model's way to its upstream), each
+/// model's health, the ledger.
 pub struct Gateway {
     pub catalogue: Catalogue,
+    /// Each model's circuit breaker, on this instance.
+    pub health: Health,
     /// Delay between tokens of the simulated provider's streams.
     pub sim_token_delay: Duration,
     pub ledger: Arc<Ledger>,
 }
 
 impl Gateway {
-    /// A gateway over `catalogue` recording completions in `ledger`.
-    pub fn new(catalogue: Catalogue, sim_token_delay: Duration, ledger: Ledger) -> Self {
+    /// A gateway over `catalogue` recording completions in `ledger`; circuits follow
+    /// `breaker` where a model's catalogue entry does not say otherwise.
+    pub fn new(
+        catalogue: Catalogue,
+        breaker: breaker::Policy,
+        sim_token_delay: Duration,
+        ledger: Ledger,
+    ) -> Self {
         Gateway {
+            health: Health::new(&catalogue, breaker),
             catalogue,
             sim_token_delay,
             ledger: Arc::new(ledger),
@@ -157,10 +170,11 @@ pub async fn create(
     if checked.stream {
         return stream::respond(&gateway, route, &checked, id, prompt, accounting).await;
     }
-    complete(route, &checked, id, prompt, accounting).await
+    complete(&gateway, route, &checked, id, prompt, accounting).await
 }
 
 async fn complete(
+    gateway: &Gateway,
     route: routing::Route<'_>,
     checked: &Checked,
     id: String,
@@ -169,8 +183,16 @@ async fn complete(
 ) -> Response {
     let mut failures = Failures::default();
     for (model, cap) in route.candidates {
+        let mut attempt = match gateway.health.admit(model) {
+            Ok(attempt) => attempt,
+            Err(skipped) => {
+                failures.skip(model, skipped);
+                continue;
+            }
+        };
         match provider::complete(model, cap, &checked.request).await {
             Ok(answer) => {
+                attempt.succeeded();
                 let reason = failures.reason(&route.reason, model);
                 let prompt = answer.prompt_tokens.unwrap_or(estimated_prompt);
                 let (platform, recorded) =
@@ -191,48 +213,83 @@ async fn complete(
                 })
                 .into_response();
             }
-            Err(err) => failures.push(model, err),
+            Err(err) => {
+                attempt.failed(&err);
+                failures.push(model, err);
+            }
         }
     }
     failures.into_error().into_response()
 }
 
-/// Candidates that failed before answering, in the order they were tried.
+/// Candidates that did not answer, in order: skipped for an open circuit, or failed before
+/// answering.
 #[derive(Default)]
-pub(crate) struct Failures(Vec<(String, answer::Failure)>);
+pub(crate) struct Failures {
+    failed: Vec<(String, answer::Failure)>,
+    skipped: Vec<(String, Skipped)>,
+}
 
 impl Failures {
     /// Notes that `model` failed; the next candidate is tried.
     pub fn push(&mut self, model: &Model, failure: answer::Failure) {
         crate::telemetry::upstream_failed(&model.id, &failure);
-        self.0.push((model.id.clone(), failure));
+        self.failed.push((model.id.clone(), failure));
     }
 
-    fn list(&self) -> String {
+    /// Notes that `model` was not tried: its circuit is open.
+    pub fn skip(&mut self, model: &Model, skipped: Skipped) {
+        self.skipped.push((model.id.clone(), skipped));
+    }
+
+    fn failed(&self) -> String {
         let each: Vec<String> = self
-            .0
+            .failed
             .iter()
             .map(|(model, failure)| format!("{model} ({failure})"))
             .collect();
         each.join(", ")
     }
 
-    /// The route reason, plus which models failed before `chosen` answered.
-    pub fn reason(&self, reason: &str, chosen: &Model) -> String {
-        if self.0.is_empty() {
-            return reason.to_string();
-        }
-        format!(
-            "{reason}; fell back to {} after {} failed before answering",
-            chosen.id,
-            self.list()
-        )
+    fn skipped(&self) -> String {
+        let each: Vec<String> = self
+            .skipped
+            .iter()
+            .map(|(model, skipped)| format!("{model} skipped: {}", skipped.describe()))
+            .collect();
+        each.join("; ")
     }
 
-    /// Every candidate failed: 504 when each timed out, else 502.
+    /// The route reason, plus which models were skipped or failed before `chosen` answered.
+    pub fn reason(&self, reason: &str, chosen: &Model) -> String {
+        let mut reason = reason.to_string();
+        if !self.skipped.is_empty() {
+            reason = format!("{reason}; {}", self.skipped());
+        }
+        match self.failed.is_empty() {
+            true if self.skipped.is_empty() => reason,
+            true => format!("{reason}; fell back to {}", chosen.id),
+            false => format!(
+                "{reason}; fell back to {} after {} failed before answering",
+                chosen.id,
+                self.failed()
+            ),
+        }
+    }
+
+    /// No candidate answered: 503 when none could be tried (each circuit open, `Retry-After`
+    /// until the first may be tried again), 504 when each tried one timed out, else 502.
     pub fn into_error(self) -> GatewayError {
-        let message = format!("every candidate model failed: {}", self.list());
-        if !self.0.is_empty() && self.0.iter().all(|(_, f)| f.timed_out) {
+        if self.failed.is_empty() {
+            let retry_after = self.skipped.iter().map(|(_, s)| s.retry_after()).min();
+            let message = format!("no upstream can take the request now: {}", self.skipped());
+            return GatewayError::unavailable(message, retry_after.unwrap_or(1));
+        }
+        let mut message = format!("every candidate model failed: {}", self.failed());
+        if !self.skipped.is_empty() {
+            message = format!("{message}; {}", self.skipped());
+        }
+        if self.failed.iter().all(|(_, f)| f.timed_out) {
             GatewayError::timeout(message)
         } else {
             GatewayError::upstream(message)

@@ -101,12 +101,13 @@ async fn send(model: &Model, body: &UpstreamRequest<'_>) -> Result<Reply, Failur
         serde_json::to_vec(body).map_err(|_| Failure::other("could not encode the request"))?;
     let reply = target.post(body).await?;
     if !reply.status.is_success() {
-        let status = reply.status.as_u16();
+        let (status, retry_after) = (reply.status.as_u16(), reply.retry_after);
         let text = reply.bytes().await.unwrap_or_default();
-        return Err(Failure::other(format!(
+        let message = format!(
             "HTTP {status}: {}",
             crate::http::error::truncate(&String::from_utf8_lossy(&text), QUOTE)
-        )));
+        );
+        return Err(Failure::status(status, retry_after, message));
     }
     Ok(reply)
 }

@@ -63,6 +63,11 @@ pub fn describe(document: &mut Value) {
             "404": error("No such model (`model_not_found`)"),
             "429": error("Rate limited"),
             "502": error("Every candidate upstream failed before answering"),
+            "503": {
+                "description": "No candidate upstream may be tried now: the circuit of each is open after recent failures (`upstreams_unavailable`); the message says why for each",
+                "headers": {"Retry-After": {"description": "Seconds until the first of them may be tried again", "schema": {"type": "integer", "minimum": 1}}},
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/OpenAiError"}}}
+            },
             "504": error("Every candidate upstream timed out")
         }
     }});

@@ -17,6 +17,7 @@ use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 
 use super::answer::{Failure, Item, ItemStream};
+use super::health::Attempt;
 use super::provider;
 use super::request::Checked;
 use super::routing::Route;
@@ -38,6 +39,13 @@ pub async fn respond(
 ) -> Response {
     let mut failures = Failures::default();
     for (model, cap) in route.candidates {
+        let mut attempt = match gateway.health.admit(model) {
+            Ok(attempt) => attempt,
+            Err(skipped) => {
+                failures.skip(model, skipped);
+                continue;
+            }
+        };
         let opened = provider::stream(gateway.sim_token_delay, model, cap, &checked.request).await;
         let first = match opened {
             Ok(mut upstream) => match upstream.next().await {
@@ -51,6 +59,7 @@ pub async fn respond(
         };
         match first {
             Ok((item, upstream)) => {
+                attempt.answering();
                 let upstream: ItemStream =
                     Box::pin(futures::stream::once(async { Ok(item) }).chain(upstream));
                 let relay = Relay {
@@ -60,6 +69,7 @@ pub async fn respond(
                     estimated_prompt,
                     accounting: accounting(model, failures.reason(&route.reason, model)),
                     upstream: Some(upstream),
+                    attempt,
                     started: false,
                     pieces: 0,
                     finish: None,
@@ -86,7 +96,10 @@ pub async fn respond(
                 )
                     .into_response();
             }
-            Err(err) => failures.push(model, err),
+            Err(err) => {
+                attempt.failed(&err);
+                failures.push(model, err);
+            }
         }
     }
     failures.into_error().into_response()
@@ -102,6 +115,8 @@ struct Relay {
     accounting: Accounting,
     /// `None` once the upstream has ended, failed or been dropped.
     upstream: Option<ItemStream>,
+    /// The model's verdict: success at the end, failure on a cut; none if the client leaves.
+    attempt: Attempt,
     /// Whether the opening `role` chunk went out.
     started: bool,
     /// Deltas sent so far.
@@ -163,9 +178,11 @@ impl Relay {
                 Some(Ok(Item::Usage { prompt, completion })) => {
                     self.reported = Some((prompt, completion));
                 }
-                Some(Err(err)) => self.fail(&err.to_string()),
+                Some(Err(err)) => self.fail(err),
                 None if self.finish.is_none() => {
-                    self.fail("the upstream closed the stream before finishing");
+                    self.fail(Failure::other(
+                        "the upstream closed the stream before finishing",
+                    ));
                 }
                 None => self.finish(),
             }
@@ -192,6 +209,7 @@ impl Relay {
     /// The upstream finished: final chunk with `platform`, usage if asked for, `[DONE]`.
     fn finish(&mut self) {
         self.upstream = None;
+        self.attempt.succeeded();
         let (prompt, completion) = self.counts(true);
         let platform = self.settle(prompt, completion);
         let reason = self.finish.take().unwrap_or_else(|| "stop".into());
@@ -210,8 +228,9 @@ impl Relay {
     }
 
     /// The upstream failed after answering: an error event, then `[DONE]`.
-    fn fail(&mut self, err: &str) {
+    fn fail(&mut self, err: Failure) {
         self.upstream = None;
+        self.attempt.failed(&err);
         let (prompt, completion) = self.counts(false);
         self.settle(prompt, completion);
         let error = GatewayError::upstream(format!("the upstream failed mid-stream: {err}"));

@@ -17,6 +17,8 @@ pub struct GatewayError {
     pub kind: &'static str,
     pub code: Option<&'static str>,
     pub param: Option<&'static str>,
+    /// Seconds for the `Retry-After` header, when the answer has one.
+    pub retry_after: Option<u64>,
 }
 
 impl GatewayError {
@@ -28,6 +30,7 @@ impl GatewayError {
             kind: "invalid_request_error",
             code: Some("invalid_value"),
             param: Some(param),
+            retry_after: None,
         }
     }
 
@@ -42,6 +45,7 @@ impl GatewayError {
             kind: "invalid_request_error",
             code: Some("model_not_found"),
             param: Some("model"),
+            retry_after: None,
         }
     }
 
@@ -53,6 +57,7 @@ impl GatewayError {
             kind: "invalid_request_error",
             code: Some("budget_exceeded"),
             param: Some("budget_limit"),
+            retry_after: None,
         }
     }
 
@@ -64,6 +69,20 @@ impl GatewayError {
             kind: "api_error",
             code: Some("upstream_error"),
             param: None,
+            retry_after: None,
+        }
+    }
+
+    /// 503 `upstreams_unavailable` when no upstream that could serve the request may be tried
+    /// now (each circuit is open); `retry_after` seconds until one may.
+    pub fn unavailable(message: impl Into<String>, retry_after: u64) -> Self {
+        GatewayError {
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            message: message.into(),
+            kind: "api_error",
+            code: Some("upstreams_unavailable"),
+            param: None,
+            retry_after: Some(retry_after),
         }
     }
 
@@ -75,6 +94,7 @@ impl GatewayError {
             kind: "api_error",
             code: Some("upstream_timeout"),
             param: None,
+            retry_after: None,
         }
     }
 
@@ -91,7 +111,13 @@ impl GatewayError {
 
 impl IntoResponse for GatewayError {
     fn into_response(self) -> Response {
-        (self.status, Json(self.body())).into_response()
+        let mut response = (self.status, Json(self.body())).into_response();
+        if let Some(seconds) = self.retry_after {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, header::HeaderValue::from(seconds));
+        }
+        response
     }
 }
 
@@ -125,6 +151,7 @@ pub fn openai_envelope(response: Response) -> Response {
         kind,
         code: Some(code),
         param: None,
+        retry_after: None,
     };
     let (mut parts, _) = response.into_parts();
     parts.headers.remove(header::CONTENT_LENGTH);

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use futures::StreamExt;
-use hyper::header::{AUTHORIZATION, CONTENT_TYPE, HeaderValue};
+use hyper::header::{AUTHORIZATION, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
 
 use super::Reply;
 use crate::chat::answer::Failure;
@@ -51,13 +51,11 @@ pub async fn post(
     }
     let response = request.send().await.map_err(|err| failure(&err))?;
     let status = response.status();
+    let retry_after = response.headers().get(RETRY_AFTER).cloned();
     let body = response
         .bytes_stream()
         .map(|r| r.map_err(|err| failure(&err)));
-    Ok(Reply {
-        status,
-        body: Box::pin(body),
-    })
+    Ok(Reply::new(status, retry_after.as_ref(), Box::pin(body)))
 }
 
 fn failure(err: &reqwest::Error) -> Failure {

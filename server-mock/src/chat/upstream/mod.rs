@@ -96,16 +96,33 @@ impl Target {
     }
 }
 
-/// An upstream's answer: its status and its body, still arriving.
-pub struct Reply {
-    pub status: StatusCode,
-    body: BodyStream,
-}
-
 /// The body of a [`Reply`] as it arrives.
 pub type BodyStream = Pin<Box<dyn Stream<Item = Result<Bytes, Failure>> + Send>>;
 
+/// An upstream's answer: its status and its body, still arriving.
+pub struct Reply {
+    pub status: StatusCode,
+    /// How long it asked to be left alone, when an error status came with `Retry-After`.
+    pub retry_after: Option<Duration>,
+    body: BodyStream,
+}
+
 impl Reply {
+    /// An answer with `status`, its `Retry-After` header if any, and `body`.
+    fn new(status: StatusCode, retry_after: Option<&HeaderValue>, body: BodyStream) -> Self {
+        let retry_after = match status.is_success() {
+            true => None,
+            false => retry_after
+                .and_then(|value| value.to_str().ok())
+                .and_then(crate::chat::health::parse_retry_after),
+        };
+        Reply {
+            status,
+            retry_after,
+            body,
+        }
+    }
+
     /// The whole body.
     pub async fn bytes(self) -> Result<Bytes, Failure> {
         let mut body = self.body;

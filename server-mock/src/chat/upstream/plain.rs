@@ -13,7 +13,7 @@ use futures::Stream;
 use http_body_util::Full;
 use hyper::body::{Body as _, Incoming};
 use hyper::client::conn::http1;
-use hyper::header::{AUTHORIZATION, CONTENT_TYPE, HOST, HeaderValue};
+use hyper::header::{AUTHORIZATION, CONTENT_TYPE, HOST, HeaderValue, RETRY_AFTER};
 use hyper::{Request, Uri};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
@@ -90,10 +90,11 @@ impl Plain {
                         last: Instant::now(),
                         timer: None,
                     };
-                    return Ok(Reply {
-                        status: head.status,
-                        body: Box::pin(body),
-                    });
+                    return Ok(Reply::new(
+                        head.status,
+                        head.headers.get(RETRY_AFTER),
+                        Box::pin(body),
+                    ));
                 }
                 _ if reused => fresh_only = true,
                 Some(Err(err)) => return Err(Failure::other(outbound::http(&err))),
