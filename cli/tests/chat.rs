@@ -99,11 +99,15 @@ fn models_and_usage_show_the_catalogue_and_the_ledger() {
     let env = Env::new();
     let models = env.json(&["models"]);
     assert_eq!(models.as_array().unwrap().len(), 4);
+    assert_eq!(models[0]["health"]["state"], "closed");
     let output = env.tokctl().args(["models"]).output().unwrap();
+    // Price, quality, the time to first token routing uses, the circuit, recent errors.
     assert!(
         stdout(&output)
             .lines()
-            .any(|l| l.starts_with("sim-pro\tsimulated\t3\t9"))
+            .any(|l| l == "sim-pro\tsimulated\t3\t9\t0.95\t900 ms typical\tclosed\t-"),
+        "{}",
+        stdout(&output)
     );
 
     // Amounts read from the JSON text as exact decimals: the total is their exact sum.

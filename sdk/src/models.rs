@@ -39,6 +39,53 @@ pub struct Model {
     /// Most completion tokens a request may get.
     #[serde(default)]
     pub max_output_tokens: u32,
+    /// How the model is doing on the server instance that answered (absent from servers that
+    /// predate it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub health: Option<ModelHealth>,
+}
+
+/// A model's health on one server instance: its circuit breaker, and how fast it has answered
+/// lately.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ModelHealth {
+    /// `closed` (requests go through), `open` (skipped until `open_until`), or `half_open`
+    /// (the next request is its probe).
+    pub state: String,
+    /// While open: when the next request may be let through as its probe.
+    #[serde(default)]
+    pub open_until: Option<chrono::DateTime<chrono::Utc>>,
+    /// What opened the circuit last, in words.
+    #[serde(default)]
+    pub opened_after: Option<String>,
+    /// Failures since its last success.
+    #[serde(default)]
+    pub failures_in_a_row: u32,
+    /// Requests in the breaker's window.
+    #[serde(default)]
+    pub recent_requests: u32,
+    /// Failures in the breaker's window.
+    #[serde(default)]
+    pub recent_failures: u32,
+    /// `recent_failures / recent_requests`.
+    #[serde(default)]
+    pub error_rate: f64,
+    /// The time to first token `auto-fast` routes on, in ms.
+    #[serde(default)]
+    pub first_token_ms: f64,
+    /// Whether `first_token_ms` was observed (else it is the catalogue's figure).
+    #[serde(default)]
+    pub first_token_observed: bool,
+    /// The median time to first token of its recent answers, in ms.
+    #[serde(default)]
+    pub first_token_ms_p50: Option<f64>,
+    /// Output tokens per second of its recent streams.
+    #[serde(default)]
+    pub tokens_per_second: Option<f64>,
+    /// Answers whose speed was observed.
+    #[serde(default)]
+    pub samples: u64,
 }
 
 #[derive(Deserialize)]

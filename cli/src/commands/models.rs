@@ -1,11 +1,11 @@
 //! `tokctl models`.
 
 use serde::Serialize;
-use tokctl_sdk::Model;
+use tokctl_sdk::{Model, ModelHealth};
 
 use super::Ctx;
 use crate::error::CliError;
-use crate::output::Row;
+use crate::output::{Mark, Row};
 
 #[derive(Serialize)]
 #[serde(transparent)]
@@ -19,24 +19,81 @@ impl Row for ModelRow {
             "PROMPT /1K",
             "COMPLETION /1K",
             "QUALITY",
-            "LATENCY",
+            "FIRST TOKEN",
+            "STATE",
+            "ERRORS",
         ]
     }
 
     fn cells(&self, _: &dyn Fn(Option<chrono::DateTime<chrono::Utc>>) -> String) -> Vec<String> {
         let m = &self.0;
-        vec![
+        let mut cells = vec![
             m.id.clone(),
             m.provider.clone(),
             format!("{}", m.prompt_price),
             format!("{}", m.completion_price),
             format!("{:.2}", m.quality),
-            format!("{} ms", m.latency_ms),
-        ]
+        ];
+        match &m.health {
+            Some(health) => cells.extend([
+                first_token(health),
+                state(health, chrono::Utc::now()),
+                errors(health),
+            ]),
+            None => cells.extend([
+                format!("{} ms typical", m.latency_ms),
+                "-".into(),
+                "-".into(),
+            ]),
+        }
+        cells
     }
 
     fn key(&self) -> &str {
         &self.0.id
+    }
+
+    fn mark(&self) -> Mark {
+        match self.0.health.as_ref().map(|h| h.state.as_str()) {
+            Some("open" | "half_open") => Mark::Warn,
+            _ => Mark::Normal,
+        }
+    }
+}
+
+/// The time to first token routing uses: observed (with the recent median), or the
+/// catalogue's figure.
+fn first_token(health: &ModelHealth) -> String {
+    match (health.first_token_observed, health.first_token_ms_p50) {
+        (true, Some(p50)) => format!(
+            "{:.0} ms (p50 {p50:.0}, {} answers)",
+            health.first_token_ms, health.samples
+        ),
+        _ => format!("{:.0} ms typical", health.first_token_ms),
+    }
+}
+
+/// The circuit's state, with how long an open one has left.
+fn state(health: &ModelHealth, now: chrono::DateTime<chrono::Utc>) -> String {
+    match (health.state.as_str(), health.open_until) {
+        ("open", Some(until)) => {
+            let left = (until - now).num_milliseconds().max(0);
+            format!("open {} s", (left + 999) / 1000)
+        }
+        ("half_open", _) => "half-open".into(),
+        (state, _) => state.to_string(),
+    }
+}
+
+/// Failures among the recent requests.
+fn errors(health: &ModelHealth) -> String {
+    match health.recent_requests {
+        0 => "-".into(),
+        n => format!(
+            "{}/{n} ({:.0} %)",
+            health.recent_failures,
+            health.error_rate * 100.0
+        ),
     }
 }
 

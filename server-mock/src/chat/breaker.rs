@@ -95,17 +95,6 @@ pub enum State {
     HalfOpen,
 }
 
-impl State {
-    /// The state's name in the API: `closed`, `open`, `half_open`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            State::Closed => "closed",
-            State::Open => "open",
-            State::HalfOpen => "half_open",
-        }
-    }
-}
-
 /// Why a request was not let through.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refusal {

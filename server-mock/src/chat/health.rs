@@ -1,30 +1,42 @@
-//! Health per upstream model, per instance: one [`Breaker`] for each catalogue model, shared by
-//! this instance's requests. A request asks [`Health::admit`] before it tries a model and says
-//! what came of it through the [`Attempt`] it gets back; an attempt dropped without a verdict
-//! (the client went away, the request was refused for its own sake) is no verdict, so a probe's
-//! slot is never held by a request that is gone.
+//! Health per upstream model, per instance: for each catalogue model a circuit breaker
+//! ([`Breaker`]) and, for upstreams, how fast it answers lately ([`Latency`]), shared by this
+//! instance's requests. A request asks [`Health::admit`] before it tries a model and says what
+//! came of it through the [`Attempt`] it gets back; an attempt dropped without a verdict (the
+//! client went away, the request was refused for its own sake) is no verdict, so a probe's slot
+//! is never held by a request that is gone.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use chrono::{DateTime, Utc};
+
 use super::answer::Failure;
-use super::breaker::{Breaker, Pass, Policy, Refusal, Verdict};
-use super::catalogue::{Catalogue, Model};
+use super::breaker::{Breaker, Pass, Policy, Refusal, State, Verdict};
+use super::catalogue::{Catalogue, Model, ProviderKind};
+use super::latency::Latency;
 
-/// Every model's circuit.
+/// Every model's health.
 pub struct Health {
-    circuits: HashMap<String, Arc<Circuit>>,
+    models: HashMap<String, Arc<Shared>>,
 }
 
-/// One model's breaker, behind a lock held only to read or change it.
-pub struct Circuit {
-    breaker: Mutex<Breaker>,
+/// One model's health, behind a lock held only to read or change it.
+struct Shared {
+    /// Whether its speed is observed: upstreams are, simulated models keep their catalogue
+    /// figure (they answer at once, whatever `latency_ms` they play).
+    observed: bool,
+    state: Mutex<ModelHealth>,
 }
 
-impl Circuit {
-    fn with<T>(&self, f: impl FnOnce(&mut Breaker) -> T) -> T {
-        f(&mut self.breaker.lock().unwrap_or_else(|e| e.into_inner()))
+struct ModelHealth {
+    breaker: Breaker,
+    latency: Latency,
+}
+
+impl Shared {
+    fn with<T>(&self, f: impl FnOnce(&mut ModelHealth) -> T) -> T {
+        f(&mut self.state.lock().unwrap_or_else(|e| e.into_inner()))
     }
 }
 
@@ -64,77 +76,173 @@ impl Skipped {
     }
 }
 
+/// What a model's health looks like now, for `GET /v1/models`.
+#[derive(Debug, Clone)]
+pub struct View {
+    pub state: State,
+    /// Until when it stays open, while it is.
+    pub open_until: Option<DateTime<Utc>>,
+    /// What opened it last, in words.
+    pub opened_after: Option<String>,
+    pub failures_in_a_row: u32,
+    /// Requests and failures within the breaker's window.
+    pub recent_requests: u32,
+    pub recent_failures: u32,
+    /// Answers whose speed was observed.
+    pub samples: u64,
+    /// Median of the recent times to first token.
+    pub first_token_ms_p50: Option<f64>,
+    /// The time to first token routing uses, and whether it was observed (or is the
+    /// catalogue's).
+    pub first_token_ms: f64,
+    pub observed: bool,
+    pub tokens_per_second: Option<f64>,
+}
+
 impl Health {
     /// A closed circuit for each model of `catalogue`, under `defaults` and the model's own
-    /// settings.
+    /// settings, and no answers seen yet.
     pub fn new(catalogue: &Catalogue, defaults: Policy) -> Self {
         let now = Instant::now();
-        let circuits = catalogue
+        let models = catalogue
             .models()
             .iter()
             .map(|model| {
-                let circuit = Circuit {
-                    breaker: Mutex::new(Breaker::new(model.breaker.over(defaults), now)),
+                let shared = Shared {
+                    observed: model.provider != ProviderKind::Simulated,
+                    state: Mutex::new(ModelHealth {
+                        breaker: Breaker::new(model.breaker.over(defaults), now),
+                        latency: Latency::default(),
+                    }),
                 };
-                (model.id.clone(), Arc::new(circuit))
+                (model.id.clone(), Arc::new(shared))
             })
             .collect();
-        Health { circuits }
+        Health { models }
     }
 
     /// Lets a request try `model`, or says why not.
     pub fn admit(&self, model: &Model) -> Result<Attempt, Skipped> {
-        let Some(circuit) = self.circuits.get(&model.id) else {
-            // A model from another catalogue: nothing is known of it.
-            return Ok(Attempt {
-                circuit: None,
-                pass: Pass::Normal,
-                decided: false,
-            });
-        };
         let at = Instant::now();
-        match circuit.with(|breaker| breaker.admit(at)) {
-            Ok(pass) => Ok(Attempt {
-                circuit: Some(circuit.clone()),
-                pass,
-                decided: false,
-            }),
+        let Some(shared) = self.models.get(&model.id) else {
+            // A model from another catalogue: nothing is known of it.
+            return Ok(Attempt::new(None, Pass::Normal, at));
+        };
+        match shared.with(|health| health.breaker.admit(at)) {
+            Ok(pass) => Ok(Attempt::new(Some(shared.clone()), pass, at)),
             Err(refusal) => Err(Skipped { refusal, at }),
         }
+    }
+
+    /// The time to first token to route `model` on, in ms, and over how many answers it was
+    /// observed (`None`: the catalogue's `latency_ms`).
+    pub fn first_token_ms(&self, model: &Model) -> (f64, Option<u64>) {
+        match self.models.get(&model.id) {
+            Some(shared) if shared.observed => {
+                shared.with(|health| health.latency.estimate(model.latency_ms))
+            }
+            _ => (model.latency_ms as f64, None),
+        }
+    }
+
+    /// `model`'s health now, if it is a model of this catalogue.
+    pub fn view(&self, model: &Model) -> Option<View> {
+        let (first_token_ms, observed) = self.first_token_ms(model);
+        let shared = self.models.get(&model.id)?;
+        Some(shared.with(|health| {
+            let now = Instant::now();
+            let breaker = &health.breaker;
+            let (recent_failures, recent_requests) = breaker.recent(now);
+            let open_until = breaker
+                .open_until(now)
+                .map(|until| Utc::now() + until.saturating_duration_since(now));
+            View {
+                state: breaker.state(now),
+                open_until,
+                opened_after: (!breaker.why().is_empty()).then(|| breaker.why().to_string()),
+                failures_in_a_row: breaker.failures_in_a_row(),
+                recent_requests,
+                recent_failures,
+                samples: health.latency.samples(),
+                first_token_ms_p50: health.latency.median_first_token_ms(),
+                first_token_ms,
+                observed: observed.is_some(),
+                tokens_per_second: health.latency.tokens_per_second(),
+            }
+        }))
     }
 }
 
 /// One try of one model, let through by its circuit.
 pub struct Attempt {
-    circuit: Option<Arc<Circuit>>,
+    shared: Option<Arc<Shared>>,
     pass: Pass,
+    started: Instant,
+    /// When a stream's first token came.
+    first: Option<Instant>,
     /// Whether a verdict was given, so that dropping it gives none.
     decided: bool,
 }
 
 impl Attempt {
-    fn record(&mut self, verdict: Verdict<'_>) {
+    fn new(shared: Option<Arc<Shared>>, pass: Pass, started: Instant) -> Self {
+        Attempt {
+            shared,
+            pass,
+            started,
+            first: None,
+            decided: false,
+        }
+    }
+
+    fn record(&mut self, verdict: Verdict<'_>, observe: impl FnOnce(&mut Latency)) {
         self.decided = true;
-        if let Some(circuit) = &self.circuit {
+        if let Some(shared) = &self.shared {
             let pass = self.pass;
-            circuit.with(|breaker| breaker.record(pass, verdict, Instant::now()));
+            shared.with(|health| {
+                health.breaker.record(pass, verdict, Instant::now());
+                if shared.observed {
+                    observe(&mut health.latency);
+                }
+            });
         }
     }
 
-    /// The upstream answered (a whole answer, or a stream to its end).
+    /// The upstream gave its whole answer.
     pub fn succeeded(&mut self) {
-        if !self.decided {
-            self.record(Verdict::Success);
+        let took = self.started.elapsed();
+        self.record(Verdict::Success, |latency| latency.first_token(took));
+    }
+
+    /// A stream's first token came. A probe has shown what it had to (the circuit closes now,
+    /// not when the stream ends); a cut later is still counted as a failure.
+    pub fn answering(&mut self) {
+        let now = Instant::now();
+        self.first = Some(now);
+        let took = now.duration_since(self.started);
+        if self.pass == Pass::Probe {
+            self.record(Verdict::Success, |latency| latency.first_token(took));
+            self.pass = Pass::Normal;
+        } else if let Some(shared) = &self.shared
+            && shared.observed
+        {
+            shared.with(|health| health.latency.first_token(took));
         }
     }
 
-    /// The upstream started a stream. A probe has shown what it had to (the circuit closes
-    /// now, not when the stream ends); a cut later is still counted as a failure.
-    pub fn answering(&mut self) {
-        if self.pass == Pass::Probe {
-            self.succeeded();
-            self.pass = Pass::Normal;
-        }
+    /// A stream ended whole after `tokens` tokens.
+    pub fn finished(&mut self, tokens: u64) {
+        let after_first = self.first.map(|first| first.elapsed());
+        let verdict = match self.decided {
+            // A probe's success was counted at its first token.
+            true => Verdict::None,
+            false => Verdict::Success,
+        };
+        self.record(verdict, |latency| {
+            if let Some(over) = after_first {
+                latency.output(tokens.saturating_sub(1), over);
+            }
+        });
     }
 
     /// The upstream failed; counted unless the failure was the client's own (a 4xx other than
@@ -149,14 +257,14 @@ impl Attempt {
         } else {
             Verdict::None
         };
-        self.record(verdict);
+        self.record(verdict, |_| {});
     }
 }
 
 impl Drop for Attempt {
     fn drop(&mut self) {
         if !self.decided {
-            self.record(Verdict::None);
+            self.record(Verdict::None, |_| {});
         }
     }
 }

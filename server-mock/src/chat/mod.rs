@@ -8,6 +8,7 @@ mod decode;
 #[cfg(test)]
 mod fuzz;
 pub mod health;
+mod latency;
 pub mod models;
 mod openai;
 mod provider;
@@ -153,7 +154,7 @@ pub async fn create(
         prompt_tokens: prompt,
         max_tokens: checked.max_tokens,
     };
-    let route = match route(&gateway.catalogue, &ask) {
+    let route = match route(&gateway.catalogue, &gateway.health, &ask) {
         Ok(route) => route,
         Err(err) => return err.into_response(),
     };

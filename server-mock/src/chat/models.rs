@@ -8,7 +8,9 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::Gateway;
+use super::breaker;
 use super::catalogue::ProviderKind;
+use super::health::View;
 use crate::auth::{Authenticated, require};
 use crate::credits::Credits;
 use crate::http::routes::Routes;
@@ -42,6 +44,80 @@ pub struct ModelView {
     pub quality: f64,
     pub latency_ms: u64,
     pub max_output_tokens: u32,
+    /// How the model is doing, as the instance that answered sees it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub health: Option<HealthView>,
+}
+
+/// A circuit's state.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CircuitState {
+    /// Requests go through.
+    Closed,
+    /// Skipped by routing until `open_until`; a request naming it gets 503.
+    Open,
+    /// The next request is let through as its probe.
+    HalfOpen,
+}
+
+/// A model's health on the instance that answered (each instance keeps its own): its circuit
+/// breaker, and how fast it has answered lately.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct HealthView {
+    pub state: CircuitState,
+    /// While open: when the next request may be let through as its probe.
+    pub open_until: Option<String>,
+    /// What opened the circuit last, in words.
+    pub opened_after: Option<String>,
+    /// Failures since its last success.
+    pub failures_in_a_row: u32,
+    /// Requests and failures in the breaker's window (60 s unless configured).
+    pub recent_requests: u32,
+    pub recent_failures: u32,
+    /// `recent_failures / recent_requests` (0 with no requests).
+    pub error_rate: f64,
+    /// The time to first token `auto-fast` routes on, in ms: observed, or the catalogue's
+    /// `latency_ms` until enough answers have been seen.
+    pub first_token_ms: f64,
+    /// Whether `first_token_ms` was observed.
+    pub first_token_observed: bool,
+    /// The median time to first token of its recent answers, in ms.
+    pub first_token_ms_p50: Option<f64>,
+    /// Output tokens per second of its recent streams.
+    pub tokens_per_second: Option<f64>,
+    /// Answers whose speed was observed (upstreams only: simulated models keep their figure).
+    pub samples: u64,
+}
+
+fn tenths(value: f64) -> f64 {
+    (value * 10.0).round() / 10.0
+}
+
+impl From<View> for HealthView {
+    fn from(view: View) -> Self {
+        HealthView {
+            state: match view.state {
+                breaker::State::Closed => CircuitState::Closed,
+                breaker::State::Open => CircuitState::Open,
+                breaker::State::HalfOpen => CircuitState::HalfOpen,
+            },
+            open_until: view.open_until.map(crate::format::timestamp),
+            opened_after: view.opened_after,
+            failures_in_a_row: view.failures_in_a_row,
+            recent_requests: view.recent_requests,
+            recent_failures: view.recent_failures,
+            error_rate: match view.recent_requests {
+                0 => 0.0,
+                n => tenths(1000.0 * f64::from(view.recent_failures) / f64::from(n)) / 1000.0,
+            },
+            first_token_ms: tenths(view.first_token_ms),
+            first_token_observed: view.observed,
+            first_token_ms_p50: view.first_token_ms_p50.map(tenths),
+            tokens_per_second: view.tokens_per_second.map(tenths),
+            samples: view.samples,
+        }
+    }
 }
 
 /// `{"object": "list", "data": [...]}`, as OpenAI clients expect.
@@ -51,7 +127,8 @@ pub struct ModelList {
     pub data: Vec<ModelView>,
 }
 
-/// List the models the gateway routes to, with prices and quality/latency figures.
+/// List the models the gateway routes to, with prices, quality/latency figures and each one's
+/// health on this instance.
 #[utoipa::path(get, path = "/v1/models", tag = "models",
     responses((status = 200, body = ModelList),
         (status = 401, description = "In OpenAI's error envelope", body = crate::chat::schema::OpenAiError),
@@ -78,6 +155,7 @@ pub async fn list(
             quality: m.quality,
             latency_ms: m.latency_ms,
             max_output_tokens: m.max_output_tokens,
+            health: gateway.health.view(m).map(HealthView::from),
         })
         .collect();
     Json(ModelList {

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use crate::chat::catalogue::{Catalogue, Model};
+use crate::chat::health::Health;
 use crate::credits::Credits;
 use crate::http::openai::GatewayError;
 
@@ -27,8 +28,13 @@ pub struct Ask<'a> {
     pub max_tokens: Option<u32>,
 }
 
-/// Decides the candidates for `ask`.
-pub fn route<'a>(catalogue: &'a Catalogue, ask: &Ask<'_>) -> Result<Route<'a>, GatewayError> {
+/// Decides the candidates for `ask`; `auto-fast` ranks by each model's time to first token as
+/// `health` has seen it lately (the catalogue's `latency_ms` until it has seen enough).
+pub fn route<'a>(
+    catalogue: &'a Catalogue,
+    health: &Health,
+    ask: &Ask<'_>,
+) -> Result<Route<'a>, GatewayError> {
     let cap = |m: &Model| {
         ask.max_tokens
             .unwrap_or(m.max_output_tokens)
@@ -77,11 +83,22 @@ pub fn route<'a>(catalogue: &'a Catalogue, ask: &Ask<'_>) -> Result<Route<'a>, G
     };
     let reason = match mode {
         "auto-fast" => {
-            pool.sort_by_key(|m| m.latency_ms);
-            format!(
-                "auto-fast: {} has the lowest typical latency ({} ms); {within}",
-                pool[0].id, pool[0].latency_ms
-            )
+            let mut ranked: Vec<_> = pool
+                .into_iter()
+                .map(|m| (health.first_token_ms(m), m))
+                .collect();
+            ranked.sort_by(|((a, _), _), ((b, _), _)| a.total_cmp(b));
+            let ((ms, observed), fastest) = ranked[0];
+            let figure = match observed {
+                Some(answers) => format!("{ms:.0} ms, observed over {answers} answers"),
+                None => format!("{ms:.0} ms typical, from the catalogue"),
+            };
+            let reason = format!(
+                "auto-fast: {} has the lowest time to first token ({figure}); {within}",
+                fastest.id
+            );
+            pool = ranked.into_iter().map(|(_, m)| m).collect();
+            reason
         }
         "auto-cheap" => {
             pool.sort_by_key(|m| m.blended_price());
@@ -137,6 +154,11 @@ mod tests {
             prompt_tokens: 20,
             max_tokens: Some(100),
         }
+    }
+
+    fn route<'a>(catalogue: &'a Catalogue, ask: &Ask<'_>) -> Result<Route<'a>, GatewayError> {
+        let health = Health::new(catalogue, Default::default());
+        super::route(catalogue, &health, ask)
     }
 
     fn first(route: Result<Route<'_>, GatewayError>) -> String {

@@ -209,8 +209,8 @@ impl Relay {
     /// The upstream finished: final chunk with `platform`, usage if asked for, `[DONE]`.
     fn finish(&mut self) {
         self.upstream = None;
-        self.attempt.succeeded();
         let (prompt, completion) = self.counts(true);
+        self.attempt.finished(completion);
         let platform = self.settle(prompt, completion);
         let reason = self.finish.take().unwrap_or_else(|| "stop".into());
         let last = ChunkChoice {
