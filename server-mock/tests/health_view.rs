@@ -181,3 +181,27 @@ async fn models_show_an_open_circuit_with_until_when_and_why() {
     );
     assert_eq!(local["recent_requests"], 3);
 }
+
+#[tokio::test]
+async fn a_streamed_answer_shows_its_first_token_time_and_output_speed() {
+    let body = common::upstream::sse(&[
+        common::upstream::delta("one"),
+        common::upstream::delta(" two"),
+        common::upstream::delta(" three"),
+        json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
+    ]);
+    let (_upstream, _tmp, server) = common::upstream::behind_sse(body).await;
+    let mut streamed = ask("upstream");
+    streamed["stream"] = json!(true);
+    let text = chat(&server, streamed).await.text().await.unwrap();
+    assert!(text.ends_with("data: [DONE]\n\n"), "{text}");
+    let listed = models(&server).await;
+    let seen = health(&listed, "upstream");
+    assert_eq!(seen["samples"], 1);
+    assert!(seen["first_token_ms_p50"].is_number(), "{seen}");
+    assert!(seen["tokens_per_second"].as_f64().unwrap() > 0.0, "{seen}");
+    assert_eq!(
+        (&seen["recent_requests"], &seen["recent_failures"]),
+        (&json!(1), &json!(0))
+    );
+}
