@@ -8,7 +8,7 @@ mod decode;
 #[cfg(test)]
 mod fuzz;
 pub mod health;
-mod latency;
+pub mod latency;
 pub mod models;
 mod openai;
 mod provider;
