@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use chrono::{DateTime, Utc};
 
@@ -267,17 +267,4 @@ impl Drop for Attempt {
             self.record(Verdict::None, |_| {});
         }
     }
-}
-
-/// How a `Retry-After` header reads: seconds, or an HTTP date.
-pub fn parse_retry_after(value: &str) -> Option<Duration> {
-    let value = value.trim();
-    if let Ok(seconds) = value.parse::<u64>() {
-        return Some(Duration::from_secs(seconds));
-    }
-    let date = httpdate::parse_http_date(value).ok()?;
-    Some(
-        date.duration_since(std::time::SystemTime::now())
-            .unwrap_or_default(),
-    )
 }

@@ -114,7 +114,7 @@ impl Reply {
             true => None,
             false => retry_after
                 .and_then(|value| value.to_str().ok())
-                .and_then(crate::chat::health::parse_retry_after),
+                .and_then(parse_retry_after),
         };
         Reply {
             status,
@@ -143,5 +143,39 @@ impl Reply {
     /// The body as it arrives; dropping it hangs up on the upstream.
     pub fn stream(self) -> BodyStream {
         self.body
+    }
+}
+
+/// How long a `Retry-After` header asks for: seconds, or until an HTTP date.
+fn parse_retry_after(value: &str) -> Option<Duration> {
+    let value = value.trim();
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Some(Duration::from_secs(seconds));
+    }
+    let date = httpdate::parse_http_date(value).ok()?;
+    Some(
+        date.duration_since(std::time::SystemTime::now())
+            .unwrap_or_default(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_after_reads_seconds_and_dates() {
+        assert_eq!(parse_retry_after(" 30 "), Some(Duration::from_secs(30)));
+        assert_eq!(parse_retry_after("0"), Some(Duration::ZERO));
+        let in_a_minute = std::time::SystemTime::now() + Duration::from_secs(61);
+        let wait = parse_retry_after(&httpdate::fmt_http_date(in_a_minute)).unwrap();
+        assert!((59..=61).contains(&wait.as_secs()), "{wait:?}");
+        assert_eq!(
+            parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"),
+            Some(Duration::ZERO),
+            "a date gone by asks for no wait"
+        );
+        assert_eq!(parse_retry_after("soon"), None);
+        assert_eq!(parse_retry_after("-5"), None);
     }
 }
