@@ -44,6 +44,16 @@ fn gateway_with(upstream: &MockServer, extra: &str, args: &[&str]) -> (tempfile:
     (tmp, server)
 }
 
+/// A 503 `upstreams_unavailable` in OpenAI's envelope: its `Retry-After` seconds, its message.
+async fn unavailable(response: reqwest::Response) -> (u64, String) {
+    assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+    let wait = retry_after(&response);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "upstreams_unavailable");
+    assert_eq!(body["error"]["type"], "api_error");
+    (wait, body["error"]["message"].as_str().unwrap().to_string())
+}
+
 fn retry_after(response: &reqwest::Response) -> u64 {
     response.headers()["retry-after"]
         .to_str()
@@ -68,13 +78,8 @@ async fn three_failures_open_the_circuit_and_a_probe_closes_it() {
     assert_eq!(reached(&upstream).await, 3);
 
     // Open: the named model is refused at once, without a call upstream.
-    let response = chat(&server, ask("upstream")).await;
-    assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
-    assert_eq!(retry_after(&response), 1, "300 ms, rounded up to a second");
-    let body: Value = response.json().await.unwrap();
-    assert_eq!(body["error"]["code"], "upstreams_unavailable");
-    assert_eq!(body["error"]["type"], "api_error");
-    let message = body["error"]["message"].as_str().unwrap();
+    let (wait, message) = unavailable(chat(&server, ask("upstream")).await).await;
+    assert_eq!(wait, 1, "300 ms, rounded up to a second");
     assert!(
         message
             .contains("upstream skipped: open for 1 s after 3 failures in a row, last: HTTP 500"),
@@ -144,12 +149,8 @@ async fn a_429_with_retry_after_opens_it_for_that_long() {
         chat(&server, ask("upstream")).await.status(),
         StatusCode::BAD_GATEWAY
     );
-    let response = chat(&server, ask("upstream")).await;
-    assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
-    let wait = retry_after(&response);
+    let (wait, message) = unavailable(chat(&server, ask("upstream")).await).await;
     assert!((29..=30).contains(&wait), "Retry-After {wait}");
-    let body: Value = response.json().await.unwrap();
-    let message = body["error"]["message"].as_str().unwrap();
     assert!(
         message.contains("after the upstream asked for 30 s (429 Retry-After)"),
         "{message}"
@@ -191,10 +192,7 @@ async fn streams_cut_before_their_end_count_as_failures() {
         let text = chat(&server, request.clone()).await.text().await.unwrap();
         assert!(text.contains("the upstream failed mid-stream"), "{text}");
     }
-    let response = chat(&server, request).await;
-    assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
-    let body: Value = response.json().await.unwrap();
-    let message = body["error"]["message"].as_str().unwrap();
+    let (_, message) = unavailable(chat(&server, request).await).await;
     assert!(
         message
             .contains("3 failures in a row, last: the upstream closed the stream before finishing"),
@@ -276,16 +274,8 @@ async fn a_probe_whose_client_leaves_frees_its_slot_at_once() {
     .await;
     assert_eq!(reached(upstream).await, 5);
     // That probe failed: open again, for twice the cooldown.
-    let response = chat(&server, ask("upstream")).await;
-    assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
-    let body: Value = response.json().await.unwrap();
-    assert!(
-        body["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("its probe failed: HTTP 503"),
-        "{body}"
-    );
+    let (_, message) = unavailable(chat(&server, ask("upstream")).await).await;
+    assert!(message.contains("its probe failed: HTTP 503"), "{message}");
 }
 
 #[tokio::test]
@@ -333,10 +323,12 @@ async fn when_every_candidate_is_open_auto_gets_503_with_the_soonest_retry() {
     }
     assert_eq!((reached(&first).await, reached(&second).await), (1, 3));
     // Both open: 503 at once, `Retry-After` until the sooner of the two (second's 10 s).
-    let response = chat(&server, auto).await;
-    assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
-    let wait = retry_after(&response);
+    let (wait, message) = unavailable(chat(&server, auto).await).await;
     assert!((9..=10).contains(&wait), "Retry-After {wait}");
+    assert!(
+        message.contains("first skipped: open for") && message.contains("second skipped: open for"),
+        "{message}"
+    );
     assert_eq!((reached(&first).await, reached(&second).await), (1, 3));
 }
 
