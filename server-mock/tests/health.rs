@@ -24,6 +24,16 @@ fn quality_first() -> Value {
            "messages": [{"role": "user", "content": "hi"}]})
 }
 
+/// An upstream giving every request `response`.
+async fn answering(response: ResponseTemplate) -> MockServer {
+    let upstream = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(response)
+        .mount(&upstream)
+        .await;
+    upstream
+}
+
 /// How many requests reached `upstream`.
 async fn reached(upstream: &MockServer) -> usize {
     upstream.received_requests().await.unwrap_or_default().len()
@@ -64,11 +74,7 @@ fn retry_after(response: &reqwest::Response) -> u64 {
 
 #[tokio::test]
 async fn three_failures_open_the_circuit_and_a_probe_closes_it() {
-    let upstream = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(500).set_body_string("boom"))
-        .mount(&upstream)
-        .await;
+    let upstream = answering(ResponseTemplate::new(500).set_body_string("boom")).await;
     let (_tmp, server) = gateway_with(&upstream, "", &["--breaker-cooldown", "300ms"]);
 
     for _ in 0..3 {
@@ -135,15 +141,12 @@ async fn three_failures_open_the_circuit_and_a_probe_closes_it() {
 
 #[tokio::test]
 async fn a_429_with_retry_after_opens_it_for_that_long() {
-    let upstream = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(
-            ResponseTemplate::new(429)
-                .insert_header("retry-after", "30")
-                .set_body_string("slow down"),
-        )
-        .mount(&upstream)
-        .await;
+    let upstream = answering(
+        ResponseTemplate::new(429)
+            .insert_header("retry-after", "30")
+            .set_body_string("slow down"),
+    )
+    .await;
     let (_tmp, server) = gateway_with(&upstream, "", &[]);
     assert_eq!(
         chat(&server, ask("upstream")).await.status(),
@@ -160,11 +163,7 @@ async fn a_429_with_retry_after_opens_it_for_that_long() {
 
 #[tokio::test]
 async fn the_clients_own_errors_never_open_it() {
-    let upstream = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(400).set_body_string("bad tool schema"))
-        .mount(&upstream)
-        .await;
+    let upstream = answering(ResponseTemplate::new(400).set_body_string("bad tool schema")).await;
     let (_tmp, server) = gateway_with(&upstream, "", &[]);
     for _ in 0..6 {
         let response = chat(&server, ask("upstream")).await;
@@ -180,11 +179,8 @@ async fn streams_cut_before_their_end_count_as_failures() {
         .iter()
         .map(|c| format!("data: {c}\n\n"))
         .collect();
-    let upstream = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_raw(cut, "text/event-stream"))
-        .mount(&upstream)
-        .await;
+    let upstream =
+        answering(ResponseTemplate::new(200).set_body_raw(cut, "text/event-stream")).await;
     let (_tmp, server) = gateway_with(&upstream, "", &[]);
     let mut request = ask("upstream");
     request["stream"] = json!(true);
@@ -335,38 +331,31 @@ async fn when_every_candidate_is_open_auto_gets_503_with_the_soonest_retry() {
 #[test]
 fn bad_breaker_settings_are_refused_at_start() {
     let tmp = tempfile::tempdir().unwrap();
+    // What `serve` with `args` says as it refuses to start.
+    let refused = |args: &[&str]| {
+        let output = common::exit_of(
+            std::process::Command::new(env!("CARGO_BIN_EXE_tokctl-server"))
+                .args(["serve", "--listen", "127.0.0.1:0"])
+                .args(args)
+                .arg("--data-dir")
+                .arg(tmp.path().join("data")),
+            Duration::from_secs(20),
+        );
+        assert!(!output.status.success());
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
     let models = catalogue_with(
         tmp.path(),
         "http://127.0.0.1:9/v1",
         "m",
         "[models.breaker]\nfailure_rate = 1.5",
     );
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_tokctl-server"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--models", &models])
-        .arg("--data-dir")
-        .arg(tmp.path().join("data"))
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = refused(&["--models", &models]);
     assert!(
         stderr.contains("model \"upstream\": breaker: failure_rate must be over 0 and at most 1"),
         "{stderr}"
     );
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_tokctl-server"))
-        .args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--breaker-cooldown",
-            "1m",
-        ])
-        .args(["--breaker-max-cooldown", "30s", "--data-dir"])
-        .arg(tmp.path().join("data"))
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = refused(&["--breaker-cooldown", "1m", "--breaker-max-cooldown", "30s"]);
     assert!(
         stderr.contains("max_cooldown at least cooldown"),
         "{stderr}"
