@@ -34,6 +34,17 @@ struct ModelHealth {
     latency: Latency,
 }
 
+impl ModelHealth {
+    /// The time to first token to route on: observed when `observed` and enough answers are
+    /// in, else the catalogue's `latency_ms`.
+    fn first_token_ms(&self, observed: bool, model: &Model) -> (f64, Option<u64>) {
+        match observed {
+            true => self.latency.estimate(model.latency_ms),
+            false => (model.latency_ms as f64, None),
+        }
+    }
+}
+
 impl Shared {
     fn with<T>(&self, f: impl FnOnce(&mut ModelHealth) -> T) -> T {
         f(&mut self.state.lock().unwrap_or_else(|e| e.into_inner()))
@@ -138,18 +149,16 @@ impl Health {
     /// observed (`None`: the catalogue's `latency_ms`).
     pub fn first_token_ms(&self, model: &Model) -> (f64, Option<u64>) {
         match self.models.get(&model.id) {
-            Some(shared) if shared.observed => {
-                shared.with(|health| health.latency.estimate(model.latency_ms))
-            }
-            _ => (model.latency_ms as f64, None),
+            Some(shared) => shared.with(|health| health.first_token_ms(shared.observed, model)),
+            None => (model.latency_ms as f64, None),
         }
     }
 
     /// `model`'s health now, if it is a model of this catalogue.
     pub fn view(&self, model: &Model) -> Option<View> {
-        let (first_token_ms, observed) = self.first_token_ms(model);
         let shared = self.models.get(&model.id)?;
         Some(shared.with(|health| {
+            let (first_token_ms, observed) = health.first_token_ms(shared.observed, model);
             let now = Instant::now();
             let breaker = &health.breaker;
             let (recent_failures, recent_requests) = breaker.recent(now);
