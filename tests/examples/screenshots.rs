@@ -1,11 +1,15 @@
 //! Screenshots of every dashboard section, from the real dashboard in headless Chromium:
 //! starts the reference server in-process with a temporary data directory, fills it through the
 //! public API (tokens, keys, a webhook with deliveries, chat requests), signs in as a person
-//! would, and saves PNGs. Run by `bench/screenshots.sh` (`cargo run -p tokctl-e2e --example
+//! would, and saves PNGs. The gateway's catalogue is the built-in simulated models and two
+//! upstreams on loopback, one answering and one down (its circuit open), so the Models section is
+//! shown during an outage. Run by `bench/screenshots.sh` (`cargo run -p tokctl-e2e --example
 //! screenshots -- DIR`).
 
 #[path = "../tests/browser/mod.rs"]
 mod browser;
+#[path = "../tests/dashboard/upstream.rs"]
+mod upstream;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -13,7 +17,9 @@ use std::time::Duration;
 use browser::{Driver, click, fill, find, loaded, open, sign_in};
 use fantoccini::Client;
 use serde_json::{Value, json};
+use tokctl_server::chat::catalogue::DEFAULT_CATALOGUE;
 use tokctl_server::{ServeConfig, spawn};
+use upstream::Upstream;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -28,8 +34,25 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let dir = tempfile::tempdir()?;
     let data = dir.path().join("data");
+    let answering = Upstream::start(Duration::from_millis(180)).await;
+    let down = Upstream::start(Duration::from_millis(180)).await;
+    down.fail(true);
+    let models = dir.path().join("models.toml");
+    std::fs::write(
+        &models,
+        format!(
+            "{}\n{}\n{DEFAULT_CATALOGUE}",
+            down.entry(
+                "mistral-large",
+                600,
+                "[models.breaker]\ncooldown = \"5m\"\n"
+            ),
+            answering.entry("gpt-4o-mini", 400, ""),
+        ),
+    )?;
     let config = ServeConfig {
         sim_token_delay: Duration::ZERO,
+        models: Some(models),
         ..ServeConfig::new("127.0.0.1:0", &data)
     };
     let server = spawn(config).await?;
@@ -55,6 +78,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("tokens", "tokens", "tokens"),
         ("audit", "audit", "audit"),
         ("usage", "usage", "usage"),
+        ("models", "models", "models"),
         ("settings/keys", "keys", "keys"),
     ] {
         open(&client, &base, route).await;
@@ -92,6 +116,21 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         open(&client, &base, "tokens").await;
         loaded(&client, "tokens").await;
         shot(&client, &out, &format!("tokens-{name}")).await?;
+        if name == "phone" {
+            open(&client, &base, "models").await;
+            loaded(&client, "models").await;
+            // From the summary naming the open model, just under the sticky navigation.
+            client
+                .execute(
+                    "const summary = document.querySelector('#models-summary'); \
+                     const nav = document.querySelector('#nav'); \
+                     window.scrollTo(0, summary.getBoundingClientRect().top + window.scrollY \
+                                        - nav.offsetHeight - 12)",
+                    vec![],
+                )
+                .await?;
+            shot(&client, &out, "models-phone").await?;
+        }
         client.close().await?;
     }
     server.stop().await?;
@@ -137,6 +176,21 @@ impl Api {
 
     async fn post(&self, path: &str, body: Value) -> Result<Value, reqwest::Error> {
         self.send(reqwest::Method::POST, path, body).await
+    }
+
+    /// A chat request naming `model`, streamed or whole, read to its end; its HTTP status.
+    async fn chat(&self, model: &str, stream: bool) -> Result<u16, reqwest::Error> {
+        let response = self
+            .http
+            .post(format!("{}/v1/chat/completions", self.base))
+            .bearer_auth(&self.key)
+            .json(&json!({"model": model, "stream": stream,
+                          "messages": [{"role": "user", "content": "When does the key expire?"}]}))
+            .send()
+            .await?;
+        let status = response.status().as_u16();
+        response.bytes().await?;
+        Ok(status)
     }
 }
 
@@ -194,6 +248,20 @@ async fn seed(api: &Api, receiver: &str) -> Result<(), Box<dyn std::error::Error
     ] {
         api.post("/keys", json!({"name": name, "scopes": scopes}))
             .await?;
+    }
+    // An outage: mistral-large fails three times in a row and its circuit opens; gpt-4o-mini
+    // answers, streamed, and its time to first token and speed are observed.
+    for _ in 0..3 {
+        let status = api.chat("mistral-large", false).await?;
+        if status != 502 {
+            return Err(format!("the failing upstream answered {status}, not 502").into());
+        }
+    }
+    for _ in 0..5 {
+        let status = api.chat("gpt-4o-mini", true).await?;
+        if status != 200 {
+            return Err(format!("the answering upstream gave {status}").into());
+        }
     }
     for (model, prompt) in [
         ("auto", "Summarise the release notes for 2.4"),

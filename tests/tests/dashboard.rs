@@ -1,11 +1,16 @@
 //! The web dashboard in real headless Chromium, against the reference server in-process: each
 //! test does what a person would, and checks what the API then says. The whole dashboard on a
-//! phone, from the keyboard alone, is in `dashboard/phone.rs`.
+//! phone, from the keyboard alone, is in `dashboard/phone.rs`; the Models section watching an
+//! upstream fail, in `dashboard/models.rs`.
 
 mod browser;
 mod common;
+#[path = "dashboard/models.rs"]
+mod models;
 #[path = "dashboard/phone.rs"]
 mod phone;
+#[path = "dashboard/upstream.rs"]
+mod upstream;
 
 use browser::{Driver, available, click, eval, fill, find, loaded, open, sign_in, text, until};
 use common::TestServer;

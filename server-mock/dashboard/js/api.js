@@ -111,7 +111,11 @@ async function send(method, path, { body, query, isSession = false, retried = fa
     }
   }
   if (!response.ok) {
-    let message = data && typeof data.message === 'string' && data.message.trim();
+    // The gateway's paths (/v1/models, /v1/chat/...) answer in OpenAI's envelope:
+    // {"error": {"message", "type", "code"}}; the token API's body is {"error", "message"}.
+    const envelope = data && data.error && typeof data.error === 'object' ? data.error : null;
+    const said = envelope ? envelope.message : data && data.message;
+    let message = typeof said === 'string' && said.trim();
     if (!message) {
       const reason = REASONS[response.status] || response.statusText || 'Error';
       message = `The server answered ${response.status} ${reason}.`;
@@ -123,7 +127,8 @@ async function send(method, path, { body, query, isSession = false, retried = fa
     if (response.status === 403 && !isSession && !retried && csrfRefresher && /csrf/i.test(message)) {
       if (await csrfRefresher()) return send(method, path, { body, query, isSession, retried: true });
     }
-    const error = new ApiError(message, response.status, data && data.error);
+    const code = envelope ? envelope.code || envelope.type : data && data.error;
+    const error = new ApiError(message, response.status, code);
     if (response.status === 401 && !isSession && unauthorizedHandler) unauthorizedHandler(error);
     throw error;
   }

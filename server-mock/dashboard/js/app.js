@@ -1,10 +1,12 @@
 // The dashboard shell: decides signed in or not (GET /session), draws the top bar and the
-// navigation, and routes on location.hash (#/tokens, #/audit, #/webhooks, #/usage,
-// #/settings/keys) to the section modules.
+// navigation, and routes on location.hash (#/tokens, #/audit, #/webhooks, #/usage, #/models,
+// #/settings/keys) to the section modules. A section's render() may return a function, called
+// when the section is left (another route, signing out), to stop what it keeps running.
 
 import { api, onStaleCsrf, onUnauthorized, session, setCsrfToken } from './api.js';
 import * as audit from './audit.js';
 import * as keys from './keys.js';
+import * as models from './models.js';
 import { renderSignIn } from './signin.js';
 import * as tokens from './tokens.js';
 import { clearAlert, el, replace, showAlert } from './ui.js';
@@ -16,6 +18,7 @@ const ROUTES = [
   { path: '/audit', label: 'Audit log', section: 'section-audit', module: audit },
   { path: '/webhooks', label: 'Webhooks', section: 'section-webhooks', module: webhooks },
   { path: '/usage', label: 'Usage', section: 'section-usage', module: usage },
+  { path: '/models', label: 'Models', section: 'section-models', module: models },
   { path: '/settings/keys', label: 'API keys', section: 'section-keys', module: keys, group: 'Settings' },
 ];
 const DEFAULT_PATH = '/tokens';
@@ -43,6 +46,14 @@ const ctx = {
 };
 
 let shell = null;
+let leaveSection = null;
+
+/** Lets the section on screen stop its timers before another replaces it. */
+function leaveCurrentSection() {
+  const leave = leaveSection;
+  leaveSection = null;
+  if (leave) leave();
+}
 
 function parseHash() {
   let raw = location.hash.replace(/^#/, '');
@@ -59,6 +70,7 @@ function parseHash() {
 // ---- Signed out -------------------------------------------------------------------------------
 
 function showSignIn(notice, noticeKind) {
+  leaveCurrentSection();
   ctx.session = null;
   ctx.held = new Set();
   ctx.scopeList = null;
@@ -170,9 +182,11 @@ function route({ focus = false } = {}) {
   if (current && typeof current.scrollIntoView === 'function') current.scrollIntoView({ block: 'nearest', inline: 'nearest' });
   document.title = `${found.group ? `${found.group}: ` : ''}${found.label} · tokctl`;
   const root = el('section', { id: found.section, class: 'section', dataset: { loaded: 'false' } });
+  leaveCurrentSection();
   shell.view.replaceChildren(root);
   try {
-    found.module.render(root, ctx, params);
+    const leave = found.module.render(root, ctx, params);
+    if (typeof leave === 'function') leaveSection = leave;
   } catch (err) {
     root.dataset.loaded = 'error';
     showAlert(`This section failed to load: ${err.message}`);

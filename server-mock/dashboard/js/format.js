@@ -10,6 +10,7 @@ const dateTime = new Intl.DateTimeFormat(undefined, {
 
 const dateOnly = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
 const timeOnly = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
+const timeSeconds = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
 
 const fullDateTime = new Intl.DateTimeFormat(undefined, {
   dateStyle: 'full',
@@ -46,6 +47,12 @@ export function shortDate(iso) {
 export function clockTime(iso) {
   const at = parseTime(iso);
   return at ? timeOnly.format(at) : '';
+}
+
+/** "14:03:22" (or "2:03:22 PM"): for times a few seconds or minutes away. */
+export function clockSeconds(iso) {
+  const at = parseTime(iso);
+  return at ? timeSeconds.format(at) : '';
 }
 
 /** The long form, for a title attribute. */

@@ -22,13 +22,24 @@ impl TestServer {
     }
 
     pub async fn with_rate_limit(rate_limit: u32) -> TestServer {
+        TestServer::with(|config| config.rate_limit = rate_limit).await
+    }
+
+    /// With the model catalogue `models` (TOML, as `--models` reads it) instead of the
+    /// built-in simulated models.
+    pub async fn with_models(models: &std::path::Path) -> TestServer {
+        TestServer::with(|config| config.models = Some(models.to_path_buf())).await
+    }
+
+    async fn with(change: impl FnOnce(&mut ServeConfig)) -> TestServer {
         let dir = tempfile::tempdir().expect("temp dir");
         let data_dir = dir.path().join("data");
-        let config = ServeConfig {
-            rate_limit,
+        let mut config = ServeConfig {
+            rate_limit: 1000,
             sim_token_delay: Duration::ZERO,
             ..ServeConfig::new("127.0.0.1:0", &data_dir)
         };
+        change(&mut config);
         let running = spawn(config).await.expect("server started");
         let admin_key = std::fs::read_to_string(data_dir.join("admin.key")).expect("admin.key");
         TestServer {

@@ -102,6 +102,7 @@ async fn every_section_fits_a_phone_and_works_from_the_keyboard() {
         ("audit", "audit"),
         ("webhooks", "webhooks"),
         ("usage", "usage"),
+        ("models", "models"),
         ("settings/keys", "keys"),
         ("tokens", "tokens"),
     ] {
