@@ -3,13 +3,16 @@
 # p50 and p99, whole and streamed answers, at 500, 1,000 and 2,000 req/s; the throughput ceiling
 # at 32 connections; and the gateway's memory. Auth, routing and the ledger are all on.
 #
-# BASELINE=path/to/an/older/tokctl-server measures that build beside this one instead, in ROUNDS
-# of one run of each, the order alternating from round to round (this machine's speed drifts
-# within a run): added p50 over the upstream at 2,000 req/s, whole and streamed, and the
-# ceiling at 32 connections; it prints each round's ratios of this build to the baseline and
-# their medians, then stops.
+# Then p50 and p99 at low load (closed loop, 1 and 8 connections), where a periodic stall shows.
 #
-# Usage: [ROUNDS=3] [IDLE=poll] [BASELINE=BIN] bench/gateway.sh [SECONDS_PER_RUN]
+# BASELINE=path/to/an/older/tokctl-server measures that build beside this one instead, and
+# AB=metrics this build with metrics on beside it with them off, in ROUNDS of one run of each,
+# the order rotating from round to round (this machine's speed drifts within a run): added p50
+# over the upstream at 2,000 req/s, whole and streamed, and the ceiling at 32 connections; it
+# prints each round and the medians, with each build's difference from the first, then stops.
+# TAIL=only runs the low-load part alone.
+#
+# Usage: [ROUNDS=3] [IDLE=poll] [BASELINE=BIN] [AB=metrics] [TAIL=only] bench/gateway.sh [SECONDS_PER_RUN]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
@@ -89,15 +92,27 @@ median() {
   local col=$1; shift
   printf '%s\n' "$@" | awk -v c="$col" '{print $c}' | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'
 }
-if [ -n "${BASELINE:-}" ]; then
-  [ -x "$BASELINE" ] || { echo "BASELINE is not an executable: $BASELINE" >&2; exit 2; }
-  # The baseline serves the same catalogue from a data directory of its own, with the key this
-  # script reads from there; both builds take the same options.
-  "$BASELINE" serve --listen 127.0.0.1:0 --data-dir "$work/base-data" \
-    --rate-limit 1000000000 --models "$work/models.toml" --sim-token-delay-ms 0 \
-    >"$work/base.out" 2>"$work/base.log" & pids+=($!)
-  base=$(wait_addr "$work/base.log")
-  base_key=$(cat "$work/base-data/admin.key")
+# A/B: this build beside others, in ROUNDS of one run of each, the order rotating from round to
+# round. AB=metrics adds this build again with --metrics-listen (scraped every 5 s, as Prometheus
+# would); BASELINE adds an older build. Prints each round and the medians, then stops.
+if [ -n "${BASELINE:-}" ] || [ "${AB:-}" = metrics ]; then
+  targets=("this $gateway $key")
+  [ "${AB:-}" = metrics ] && targets=("metrics_off $gateway $key")
+  start_other() {  # NAME BIN [ARGS...]: serves the same catalogue from a data directory of its own
+    local name=$1 bin=$2; shift 2
+    "$bin" serve --listen 127.0.0.1:0 --data-dir "$work/$name-data" --rate-limit 1000000000 \
+      --models "$work/models.toml" --sim-token-delay-ms 0 "$@" >"$work/$name.out" 2>"$work/$name.log" & pids+=($!)
+    targets+=("$name $(wait_addr "$work/$name.log") $(cat "$work/$name-data/admin.key")")
+  }
+  if [ "${AB:-}" = metrics ]; then
+    start_other metrics_on ./target/release/tokctl-server --metrics-listen 127.0.0.1:0
+    scrape=$(grep -o 'metrics on http://[0-9.:]*/metrics' "$work/metrics_on.log" | sed 's|metrics on ||')
+    ( while sleep 5; do curl -sf "$scrape" >/dev/null || exit 0; done ) & pids+=($!)
+  fi
+  if [ -n "${BASELINE:-}" ]; then
+    [ -x "$BASELINE" ] || { echo "BASELINE is not an executable: $BASELINE" >&2; exit 2; }
+    start_other baseline "$BASELINE"
+  fi
   # measure ADDR KEY BODY -> "added_p50_ms ceiling_rps" against the direct run just before it
   measure() {
     local addr=$1 k=$2 body=$3 dp50 gp50 ok rps
@@ -108,28 +123,60 @@ if [ -n "${BASELINE:-}" ]; then
     [ "$ok" = 1.0000 ] || { echo "failed requests at $addr's ceiling ($ok)" >&2; exit 1; }
     awk -v a="$gp50" -v b="$dp50" -v r="$rps" 'BEGIN{printf "%.3f %.0f\n", a-b, r}'
   }
-  echo "machine: $(nproc) cores, $idle; oha -c 32, ${secs}s per run, $rounds rounds alternating; baseline $BASELINE" >&2
-  printf '%-9s %5s  %10s %10s %8s  %11s %11s %8s\n' mode round added_p50 base_p50 ratio ceiling base_ceil ratio
+  n=${#targets[@]}
+  echo "machine: $(nproc) cores, $idle; oha -c 32, ${secs}s per run, $rounds rounds, order rotating; ${BASELINE:+baseline $BASELINE}" >&2
+  printf '%-9s %5s  %-12s %10s %11s\n' mode round build added_p50 ceiling
   for mode in whole streamed; do
     body=$whole; [ "$mode" = streamed ] && body=$streamed
-    for addr in "$gateway" "$base"; do   # warm-up, both
-      k=$key; [ "$addr" = "$base" ] && k=$base_key
-      key=$k run "http://$addr/v1/chat/completions" "$body" -c 32 -q 500 >/dev/null
+    for t in "${targets[@]}"; do   # warm-up, each
+      read -r _ addr k <<<"$t"; key=$k run "http://$addr/v1/chat/completions" "$body" -c 32 -q 500 >/dev/null
     done
-    rows=()
+    declare -A p50s=() ceils=()
     for round in $(seq 1 "$rounds"); do
-      if [ $((round % 2)) = 1 ]; then
-        read -r n50 nrps < <(measure "$gateway" "$key" "$body"); read -r b50 brps < <(measure "$base" "$base_key" "$body")
-      else
-        read -r b50 brps < <(measure "$base" "$base_key" "$body"); read -r n50 nrps < <(measure "$gateway" "$key" "$body")
-      fi
-      r50=$(awk -v a="$n50" -v b="$b50" 'BEGIN{ if (b > 0) printf "%.2f", a/b; else print "n/a" }')
-      rc=$(awk -v a="$nrps" -v b="$brps" 'BEGIN{printf "%.2f", a/b}')
-      rows+=("$r50 $rc")
-      printf '%-9s %5s  %10s %10s %8s  %11s %11s %8s\n' "$mode" "$round" "$n50" "$b50" "$r50" "$nrps" "$brps" "$rc"
+      for i in $(seq 0 $((n - 1))); do
+        read -r name addr k <<<"${targets[$(( (i + round) % n ))]}"
+        read -r a50 rps < <(measure "$addr" "$k" "$body")
+        p50s[$name]+="$a50 "; ceils[$name]+="$rps "
+        printf '%-9s %5s  %-12s %10s %11s\n' "$mode" "$round" "$name" "$a50" "$rps"
+      done
     done
-    echo "$mode, median of $rounds rounds: added p50 ratio (this/baseline) $(median 1 "${rows[@]}"), ceiling ratio $(median 2 "${rows[@]}")"
+    read -r first _ <<<"${targets[0]}"
+    line="$mode, medians of $rounds rounds:"
+    for t in "${targets[@]}"; do
+      read -r name _ <<<"$t"
+      # shellcheck disable=SC2086
+      m50=$(median 1 ${p50s[$name]// /$'\n'}); mc=$(median 1 ${ceils[$name]// /$'\n'})
+      line+=" $name added p50 $m50 ms, ceiling $mc req/s;"
+      if [ "$name" != "$first" ]; then
+        # shellcheck disable=SC2086
+        f50=$(median 1 ${p50s[$first]// /$'\n'}); fc=$(median 1 ${ceils[$first]// /$'\n'})
+        line+=" ($name vs $first: p50 $(awk -v a="$m50" -v b="$f50" 'BEGIN{printf "%+.0f", (a-b)*1000}') us, ceiling ratio $(awk -v a="$mc" -v b="$fc" 'BEGIN{printf "%.3f", a/b}'));"
+      fi
+    done
+    echo "$line"
   done
+  exit 0
+fi
+# Low load: closed loop (each connection sends its next request when the last is answered) at 1
+# and 8 connections, direct and through the gateway alternating, ROUNDS times: p50 and p99 of
+# each, and what the gateway adds. A stall that hits one request in a hundred shows in p99 here.
+tail_latency() {
+  local c t dp50 dp99 gp50 gp99 rows
+  for c in 1 8; do
+    run "http://$gateway/v1/chat/completions" "$whole" -c "$c" >/dev/null   # warm-up
+    rows=()
+    for t in $(seq 1 "$rounds"); do
+      read -r dp50 dp99 _ _ < <(run "http://$upstream/v1/chat/completions" "$whole" -c "$c")
+      read -r gp50 gp99 _ _ < <(run "http://$gateway/v1/chat/completions" "$whole" -c "$c")
+      rows+=("$(awk -v a="$gp50" -v b="$dp50" -v c="$gp99" -v d="$dp99" 'BEGIN{printf "%.3f %.3f", a-b, c-d}') $dp99 $gp99")
+      printf 'low load  c=%s round %s: direct p50 %s p99 %s; gateway p50 %s p99 %s (ms)\n' "$c" "$t" "$dp50" "$dp99" "$gp50" "$gp99"
+    done
+    echo "low load, $c connection(s), closed loop, whole answers, median of $rounds rounds: added p50 $(median 1 "${rows[@]}") ms, added p99 $(median 2 "${rows[@]}") ms (upstream alone p99 $(median 3 "${rows[@]}") ms, through the gateway $(median 4 "${rows[@]}") ms)"
+  done
+}
+if [ "${TAIL:-}" = only ]; then
+  echo "machine: $(nproc) cores, $idle; oha, ${secs}s per run, $rounds rounds" >&2
+  tail_latency
   exit 0
 fi
 summary=()
@@ -165,6 +212,7 @@ for mode in whole streamed; do
 done
 echo "(latencies in ms)"
 printf '%s\n' "${summary[@]}"
+tail_latency
 # Where the added time goes: the gateway answering itself (simulated model: auth, routing,
 # ledger, no upstream hop); a pass-through proxy with no work at all (the hop alone); a relay
 # copying bytes (the least a process in between can cost); how long a woken thread waits for a

@@ -20,6 +20,7 @@ pub mod openapi;
 pub mod outbound;
 pub mod rate_limit;
 pub mod scopes;
+pub mod scrape;
 pub mod seal;
 pub mod secrets;
 pub mod state;
@@ -79,7 +80,9 @@ pub fn app(state: AppState) -> Router {
         .layer(PanicLayer)
         // Request ids, the OpenAI envelope on the OpenAI-compatible paths (auth and rate-limit
         // errors included), and the log line.
-        .layer(EdgeLayer)
+        .layer(EdgeLayer {
+            metrics: state.metrics.clone(),
+        })
         .with_state(state)
 }
 
@@ -184,6 +187,8 @@ pub struct ServeConfig {
     /// How long a connection may take to send a request's head, counted from when the server
     /// starts waiting for it; so it also closes keep-alive connections idle that long.
     pub header_timeout: std::time::Duration,
+    /// Where to serve `GET /metrics` (Prometheus), apart from the API; `None`: no metrics.
+    pub metrics_listen: Option<String>,
 }
 
 impl ServeConfig {
@@ -204,6 +209,7 @@ impl ServeConfig {
             expiring_notices: webhooks::expiry::parse_notices(webhooks::expiry::DEFAULT_NOTICES)
                 .unwrap_or_default(),
             header_timeout: http::listen::DEFAULT_HEADER_TIMEOUT,
+            metrics_listen: None,
         }
     }
 }
@@ -259,6 +265,17 @@ pub async fn serve(
         .await
         .map_err(|err| anyhow::anyhow!("cannot listen on {}: {err}", config.listen))?;
     let addr = listener.local_addr()?;
+    let metrics_listener =
+        match &config.metrics_listen {
+            Some(at) => Some(tokio::net::TcpListener::bind(at).await.map_err(|err| {
+                anyhow::anyhow!("cannot listen on {at} (--metrics-listen): {err}")
+            })?),
+            None => None,
+        };
+    let metrics = match metrics_listener {
+        Some(_) => telemetry::Metrics::on(&route_list()).map_err(anyhow::Error::msg)?,
+        None => telemetry::Metrics::default(),
+    };
     let store = open_store(config.data_dir.clone(), config.database.as_ref()).await?;
     // Every file of the data directory exists before the server says it is listening.
     let key_file = config
@@ -278,14 +295,27 @@ pub async fn serve(
             tracing::warn!(error = %err, "cannot record the address in {}", lock::LOCK_FILE);
         }
     }
+    let ledger = usage::Ledger::new(store.shared(), &metrics);
+    let gateway = chat::Gateway::new(
+        catalogue,
+        config.breaker,
+        config.sim_token_delay,
+        ledger,
+        metrics.clone(),
+    );
+    let hub = webhooks::Hub::new(sealer, config.webhook_retry_schedule.clone(), metrics);
+    let limits = (config.rate_limit, config.leak_report_rate_limit);
+    let state = AppState::new(store.clone(), limits, gateway, hub);
+    let exposition = match metrics_listener {
+        Some(listener) => {
+            tracing::info!("metrics on http://{}/metrics", listener.local_addr()?);
+            Some(tokio::spawn(serve_metrics(listener, state.clone())))
+        }
+        None => None,
+    };
     tracing::info!("listening on http://{addr}");
     on_bound(addr);
 
-    let ledger = usage::Ledger::new(store.shared());
-    let gateway = chat::Gateway::new(catalogue, config.breaker, config.sim_token_delay, ledger);
-    let hub = webhooks::Hub::new(sealer, config.webhook_retry_schedule.clone());
-    let limits = (config.rate_limit, config.leak_report_rate_limit);
-    let state = AppState::new(store.clone(), limits, gateway, hub);
     let deliveries = tokio::spawn(webhooks::delivery::run(
         state.webhooks.clone(),
         store.clone(),
@@ -314,6 +344,9 @@ pub async fn serve(
     )
     .await;
     flusher.abort();
+    if let Some(exposition) = exposition {
+        exposition.abort();
+    }
     ledger.abort();
     deliveries.abort();
     expiry.abort();
@@ -323,6 +356,25 @@ pub async fn serve(
     drop(lock);
     tracing::info!("stopped; store closed");
     Ok(())
+}
+
+/// Serves `GET /metrics` on `listener` (until aborted), folding samples into their buckets
+/// every few seconds between scrapes.
+async fn serve_metrics(listener: tokio::net::TcpListener, state: AppState) {
+    let metrics = state.metrics.clone();
+    let upkeep = async move {
+        let mut tick = tokio::time::interval(scrape::UPKEEP_EVERY);
+        loop {
+            tick.tick().await;
+            metrics.upkeep();
+        }
+    };
+    let timeout = http::listen::DEFAULT_HEADER_TIMEOUT;
+    let app = scrape::router(state);
+    tokio::select! {
+        () = upkeep => {}
+        () = http::listen::serve(listener, app, timeout, std::future::pending()) => {}
+    }
 }
 
 /// Creates `data_dir` (mode 0700) and takes its lock, or says why another process has it.

@@ -80,6 +80,10 @@ struct ServeArgs {
     /// or stays idle this long between requests [default: 30s].
     #[arg(long, value_parser = parse_timeout)]
     header_timeout: Option<std::time::Duration>,
+    /// Serve Prometheus metrics at http://ADDR/metrics, on a listener apart from the API's
+    /// (e.g. 127.0.0.1:9464) [default: no metrics].
+    #[arg(long, env = "TOKCTL_METRICS_LISTEN", value_name = "ADDR")]
+    metrics_listen: Option<String>,
     #[command(flatten)]
     breaker: BreakerArgs,
 }
@@ -337,6 +341,7 @@ async fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
         header_timeout: args
             .header_timeout
             .unwrap_or(tokctl_server::http::listen::DEFAULT_HEADER_TIMEOUT),
+        metrics_listen: args.metrics_listen,
     };
     let key_file = config.data_dir.join(tokctl_server::admin::ADMIN_KEY_FILE);
     let on_bound = move |addr: std::net::SocketAddr| {

@@ -10,6 +10,7 @@ use crate::chat::Gateway;
 use crate::last_used::LastUsed;
 use crate::rate_limit::{Limits, RateLimiter};
 use crate::store::Store;
+use crate::telemetry::Metrics;
 use crate::usage::Ledger;
 use crate::webhooks::Hub;
 
@@ -25,6 +26,8 @@ pub struct Shared {
     pub last_used: Arc<LastUsed>,
     pub gateway: Arc<Gateway>,
     pub webhooks: Arc<Hub>,
+    /// Operators' metrics (the gateway's own, shared).
+    pub metrics: Metrics,
 }
 
 impl std::ops::Deref for AppState {
@@ -52,6 +55,7 @@ impl AppState {
             store,
             limits: Arc::new(limits),
             last_used: Arc::default(),
+            metrics: gateway.metrics.clone(),
             gateway: Arc::new(gateway),
             webhooks: Arc::new(webhooks),
         }))

@@ -20,6 +20,7 @@ use crate::http::extract::Query;
 use crate::http::pagination::Meta;
 use crate::http::routes::Routes;
 use crate::store::{Store, UsageRecord, UsageTotals};
+use crate::telemetry::{Metrics, registry};
 
 /// How often pending ledger records are written.
 pub const FLUSH_EVERY: Duration = Duration::from_secs(1);
@@ -29,7 +30,6 @@ const FLUSH_AT: usize = 1024;
 const MAX_PENDING: usize = 1_000_000;
 
 /// Records not yet written.
-#[derive(Default)]
 pub struct Ledger {
     pending: Mutex<Pending>,
     /// Held by a flush from taking its batch until the batch is written, so a flush that finds
@@ -38,6 +38,8 @@ pub struct Ledger {
     full: tokio::sync::Notify,
     /// Each record is written before its answer ends (several instances share the ledger).
     write_through: bool,
+    /// How long each batch took to write.
+    flush_time: metrics::Histogram,
 }
 
 /// Records waiting for a write, and who waits for them.
@@ -61,11 +63,15 @@ impl Recorded {
 }
 
 impl Ledger {
-    /// A ledger that writes in batches, or (`write_through`) each record before its answer ends.
-    pub fn new(write_through: bool) -> Self {
+    /// A ledger that writes in batches, or (`write_through`) each record before its answer
+    /// ends; the time each batch takes goes to `metrics`.
+    pub fn new(write_through: bool, metrics: &Metrics) -> Self {
         Ledger {
+            pending: Mutex::default(),
+            writing: tokio::sync::Mutex::default(),
+            full: tokio::sync::Notify::new(),
             write_through,
-            ..Ledger::default()
+            flush_time: metrics.histogram(registry::LEDGER_FLUSH, &[]),
         }
     }
 
@@ -102,7 +108,10 @@ impl Ledger {
             (batch, std::mem::take(&mut pending.waiters))
         };
         let batch = Arc::new(batch);
-        match store.record_usage(batch.clone()).await {
+        let started = std::time::Instant::now();
+        let written = store.record_usage(batch.clone()).await;
+        self.flush_time.record(started.elapsed().as_secs_f64());
+        match written {
             Ok(()) => {
                 for waiter in waiters {
                     let _ = waiter.send(());

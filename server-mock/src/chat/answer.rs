@@ -7,6 +7,8 @@ use std::time::Duration;
 use futures::Stream;
 use serde_json::value::RawValue;
 
+use crate::telemetry::Outcome;
+
 /// One item of an upstream stream.
 #[derive(Debug, Clone)]
 pub enum Item {
@@ -27,6 +29,8 @@ pub type ItemStream = Pin<Box<dyn Stream<Item = Result<Item, Failure>> + Send>>;
 /// Why an upstream gave no (or no more) answer.
 #[derive(Debug, Clone)]
 pub struct Failure {
+    /// What kind of failure, for the metrics' `outcome` label.
+    kind: Outcome,
     /// It did not answer in time (a 504 when every candidate timed out).
     pub timed_out: bool,
     /// The HTTP status it answered with, when it answered with an error.
@@ -37,19 +41,35 @@ pub struct Failure {
 }
 
 impl Failure {
-    /// Any failure but a timeout or an error status.
+    /// Any failure but a timeout, an error status or an unreadable answer: the connection
+    /// (refused, reset, closed early, TLS).
     pub fn other(message: impl Into<String>) -> Self {
+        let message = message.into();
         Failure {
+            // The TLS words all start so (see `outbound`).
+            kind: match message.starts_with("TLS") {
+                true => Outcome::Tls,
+                false => Outcome::Connection,
+            },
             timed_out: false,
             status: None,
             retry_after: None,
-            message: message.into(),
+            message,
+        }
+    }
+
+    /// An answer that could not be read.
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Failure {
+            kind: Outcome::InvalidResponse,
+            ..Failure::other(message)
         }
     }
 
     /// No answer in time.
     pub fn timeout() -> Self {
         Failure {
+            kind: Outcome::Timeout,
             timed_out: true,
             ..Failure::other("timed out")
         }
@@ -58,6 +78,12 @@ impl Failure {
     /// An error status (with `Retry-After` when it came with one); `message` quotes the body.
     pub fn status(status: u16, retry_after: Option<Duration>, message: String) -> Self {
         Failure {
+            kind: match status {
+                408 => Outcome::Timeout,
+                429 => Outcome::RateLimited,
+                400..=499 => Outcome::ClientError,
+                _ => Outcome::ServerError,
+            },
             status: Some(status),
             retry_after,
             ..Failure::other(message)
@@ -68,6 +94,12 @@ impl Failure {
     /// and 429, which is about the request, not the upstream.
     pub fn counts(&self) -> bool {
         !matches!(self.status, Some(s @ 400..=499) if s != 408 && s != 429)
+    }
+
+    /// What kind of failure it was (for a stream that had answered, the caller says
+    /// [`Outcome::StreamCut`] instead).
+    pub fn outcome(&self) -> Outcome {
+        self.kind
     }
 
     /// The failure in a few words, for the reason a circuit opened: "HTTP 503", "timed out".

@@ -15,6 +15,7 @@ use super::answer::Failure;
 use super::breaker::{Breaker, Pass, Policy, Refusal, State, Verdict};
 use super::catalogue::{Catalogue, Model, ProviderKind};
 use super::latency::Latency;
+use crate::telemetry::{Metrics, ModelMetrics, Outcome};
 
 /// Every model's health.
 pub struct Health {
@@ -27,6 +28,7 @@ struct Shared {
     /// figure (they answer at once, whatever `latency_ms` they play).
     observed: bool,
     state: Mutex<ModelHealth>,
+    metrics: ModelMetrics,
 }
 
 struct ModelHealth {
@@ -112,8 +114,8 @@ pub struct View {
 
 impl Health {
     /// A closed circuit for each model of `catalogue`, under `defaults` and the model's own
-    /// settings, and no answers seen yet.
-    pub fn new(catalogue: &Catalogue, defaults: Policy) -> Self {
+    /// settings, and no answers seen yet; attempts and answers are counted in `metrics`.
+    pub fn new(catalogue: &Catalogue, defaults: Policy, metrics: &Metrics) -> Self {
         let now = Instant::now();
         let models = catalogue
             .models()
@@ -125,6 +127,7 @@ impl Health {
                         breaker: Breaker::new(model.breaker.over(defaults), now),
                         latency: Latency::default(),
                     }),
+                    metrics: metrics.model(&model.id),
                 };
                 (model.id.clone(), Arc::new(shared))
             })
@@ -141,7 +144,28 @@ impl Health {
         };
         match shared.with(|health| health.breaker.admit(at)) {
             Ok(pass) => Ok(Attempt::new(Some(shared.clone()), pass, at)),
-            Err(refusal) => Err(Skipped { refusal, at }),
+            Err(refusal) => {
+                shared.metrics.skipped();
+                Err(Skipped { refusal, at })
+            }
+        }
+    }
+
+    /// `model`'s metrics, if it is a model of this catalogue.
+    pub fn metrics(&self, model: &Model) -> Option<&ModelMetrics> {
+        self.models.get(&model.id).map(|shared| &shared.metrics)
+    }
+
+    /// Sets each model's circuit-state gauge to its state now (before a scrape).
+    pub fn publish(&self) {
+        let now = Instant::now();
+        for shared in self.models.values() {
+            let state = shared.with(|health| health.breaker.state(now));
+            shared.metrics.circuit(match state {
+                State::Closed => 0,
+                State::Open => 1,
+                State::HalfOpen => 2,
+            });
         }
     }
 
@@ -191,6 +215,8 @@ pub struct Attempt {
     first: Option<Instant>,
     /// Whether a verdict was given, so that dropping it gives none.
     decided: bool,
+    /// Whether its outcome was counted in the metrics, so that dropping it counts it cancelled.
+    counted: bool,
 }
 
 impl Attempt {
@@ -201,6 +227,20 @@ impl Attempt {
             started,
             first: None,
             decided: false,
+            counted: false,
+        }
+    }
+
+    fn count(&mut self, outcome: Outcome) {
+        self.counted = true;
+        if let Some(shared) = &self.shared {
+            shared.metrics.outcome(outcome);
+        }
+    }
+
+    fn first_token(&self, took: std::time::Duration) {
+        if let Some(shared) = &self.shared {
+            shared.metrics.first_token(took);
         }
     }
 
@@ -220,6 +260,8 @@ impl Attempt {
     /// The upstream gave its whole answer.
     pub fn succeeded(&mut self) {
         let took = self.started.elapsed();
+        self.count(Outcome::Success);
+        self.first_token(took);
         self.record(Verdict::Success, |latency| latency.first_token(took));
     }
 
@@ -229,6 +271,7 @@ impl Attempt {
         let now = Instant::now();
         self.first = Some(now);
         let took = now.duration_since(self.started);
+        self.first_token(took);
         if self.pass == Pass::Probe {
             self.record(Verdict::Success, |latency| latency.first_token(took));
             self.pass = Pass::Normal;
@@ -247,6 +290,7 @@ impl Attempt {
             true => Verdict::None,
             false => Verdict::Success,
         };
+        self.count(Outcome::Success);
         self.record(verdict, |latency| {
             if let Some(over) = after_first {
                 latency.output(tokens.saturating_sub(1), over);
@@ -257,6 +301,10 @@ impl Attempt {
     /// The upstream failed; counted unless the failure was the client's own (a 4xx other than
     /// 408 and 429).
     pub fn failed(&mut self, failure: &Failure) {
+        self.count(match self.first {
+            Some(_) => Outcome::StreamCut,
+            None => failure.outcome(),
+        });
         let cause = failure.cause();
         let verdict = if failure.counts() {
             Verdict::Failure {
@@ -272,6 +320,9 @@ impl Attempt {
 
 impl Drop for Attempt {
     fn drop(&mut self) {
+        if !self.counted {
+            self.count(Outcome::Cancelled);
+        }
         if !self.decided {
             self.record(Verdict::None, |_| {});
         }

@@ -21,7 +21,7 @@ pub mod upstream;
 mod wire;
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::extract::{FromRef, State};
 use axum::response::{IntoResponse, Response};
@@ -39,6 +39,7 @@ use crate::http::openai::GatewayError;
 use crate::http::request_id::RequestId;
 use crate::http::routes::Routes;
 use crate::store::{self, Store, UsageRecord};
+use crate::telemetry::{Arrival, Metrics};
 use crate::usage::{Ledger, Recorded};
 
 /// What the gateway needs: the catalogue (with each model's way to its upstream), each
@@ -50,6 +51,10 @@ pub struct Gateway {
     /// Delay between tokens of the simulated provider's streams.
     pub sim_token_delay: Duration,
     pub ledger: Arc<Ledger>,
+    /// Where answers and attempts are counted (per model: in `health`).
+    pub metrics: Metrics,
+    /// The overhead histograms: whole answers, streams.
+    overhead: [metrics::Histogram; 2],
 }
 
 impl Gateway {
@@ -60,12 +65,15 @@ impl Gateway {
         breaker: breaker::Policy,
         sim_token_delay: Duration,
         ledger: Ledger,
+        metrics: Metrics,
     ) -> Self {
         Gateway {
-            health: Health::new(&catalogue, breaker),
+            health: Health::new(&catalogue, breaker, &metrics),
             catalogue,
             sim_token_delay,
             ledger: Arc::new(ledger),
+            overhead: metrics.overhead(),
+            metrics,
         }
     }
 }
@@ -100,6 +108,8 @@ pub(crate) struct Accounting {
     pub budget: Option<Credits>,
     pub model: Arc<Model>,
     pub reason: String,
+    /// When the request arrived (while metrics are on).
+    pub arrived: Option<Instant>,
 }
 
 impl Accounting {
@@ -130,6 +140,12 @@ impl Accounting {
             credits_consumed: consumed,
             cost_saved_credits: reference.saturating_sub(consumed),
         };
+        if let (Some(arrived), Some(metrics)) =
+            (self.arrived, self.gateway.health.metrics(&self.model))
+        {
+            let credits = (consumed.nanos(), platform.cost_saved_credits.nanos());
+            metrics.answered(arrived.elapsed(), (prompt, completion), credits);
+        }
         (platform, recorded)
     }
 }
@@ -139,8 +155,13 @@ pub async fn create(
     State(gateway): State<Arc<Gateway>>,
     auth: Authenticated<require::ChatWrite>,
     request_id: Option<Extension<RequestId>>,
+    arrival: Option<Extension<Arrival>>,
     ApiJson(request): ApiJson<ChatRequest>,
 ) -> Response {
+    let mut timing = Timing {
+        arrived: arrival.map(|Extension(Arrival(at))| at),
+        waited: Duration::ZERO,
+    };
     let checked = match request.check() {
         Ok(checked) => checked,
         Err(err) => return err.into_response(),
@@ -159,6 +180,7 @@ pub async fn create(
         Err(err) => return err.into_response(),
     };
     let id = format!("chatcmpl-{}", crate::secrets::new_id(""));
+    let arrived = timing.arrived;
     let accounting = |model: &Arc<Model>, reason: String| Accounting {
         gateway: gateway.clone(),
         workspace_id: auth.principal.workspace_id.clone(),
@@ -167,11 +189,56 @@ pub async fn create(
         budget: checked.request.budget_limit,
         model: model.clone(),
         reason,
+        arrived,
     };
-    if checked.stream {
-        return stream::respond(&gateway, route, &checked, id, prompt, accounting).await;
+    let response = match checked.stream {
+        true => {
+            stream::respond(
+                &gateway,
+                route,
+                &checked,
+                id,
+                prompt,
+                accounting,
+                &mut timing,
+            )
+            .await
+        }
+        false => {
+            complete(
+                &gateway,
+                route,
+                &checked,
+                id,
+                prompt,
+                accounting,
+                &mut timing,
+            )
+            .await
+        }
+    };
+    if let Some(arrived) = timing.arrived {
+        let overhead = arrived.elapsed().saturating_sub(timing.waited);
+        gateway.overhead[usize::from(checked.stream)].record(overhead.as_secs_f64());
     }
-    complete(&gateway, route, &checked, id, prompt, accounting).await
+    response
+}
+
+/// What a chat request's overhead is measured from: when it arrived (while metrics are on),
+/// and how long it has waited on upstreams.
+pub(crate) struct Timing {
+    pub arrived: Option<Instant>,
+    pub waited: Duration,
+}
+
+impl Timing {
+    /// Awaits `upstream`, counting the wait as the upstream's time.
+    pub async fn upstream<T>(&mut self, upstream: impl std::future::Future<Output = T>) -> T {
+        let started = Instant::now();
+        let out = upstream.await;
+        self.waited += started.elapsed();
+        out
+    }
 }
 
 async fn complete(
@@ -181,6 +248,7 @@ async fn complete(
     id: String,
     estimated_prompt: u64,
     accounting: impl Fn(&Arc<Model>, String) -> Accounting,
+    timing: &mut Timing,
 ) -> Response {
     let mut failures = Failures::default();
     for (model, cap) in route.candidates {
@@ -191,7 +259,8 @@ async fn complete(
                 continue;
             }
         };
-        match provider::complete(model, cap, &checked.request).await {
+        let answer = timing.upstream(provider::complete(model, cap, &checked.request));
+        match answer.await {
             Ok(answer) => {
                 attempt.succeeded();
                 let reason = failures.reason(&route.reason, model);
@@ -220,7 +289,7 @@ async fn complete(
             }
         }
     }
-    failures.into_error().into_response()
+    failures.give_up(gateway, timing)
 }
 
 /// Candidates that did not answer, in order: skipped for an open circuit, or failed before
@@ -276,6 +345,16 @@ impl Failures {
                 self.failed()
             ),
         }
+    }
+
+    /// No candidate answered: the error (see [`Failures::into_error`]), counted.
+    pub fn give_up(self, gateway: &Gateway, timing: &Timing) -> Response {
+        let error = self.into_error();
+        if let Some(arrived) = timing.arrived {
+            let error_type = error.code.unwrap_or(error.kind);
+            gateway.metrics.chat_failed(error_type, arrived.elapsed());
+        }
+        error.into_response()
     }
 
     /// No candidate answered: 503 when none could be tried (each circuit open, `Retry-After`

@@ -187,9 +187,9 @@ pub async fn complete(
     })
     .await?;
     let answer: UpstreamAnswer = serde_json::from_slice(&bytes)
-        .map_err(|err| Failure::other(format!("the upstream answer could not be read: {err}")))?;
+        .map_err(|err| Failure::invalid(format!("the upstream answer could not be read: {err}")))?;
     let choice = first(&answer.choices)
-        .ok_or_else(|| Failure::other("the upstream answer has no choices"))?;
+        .ok_or_else(|| Failure::invalid("the upstream answer has no choices"))?;
     let message = choice
         .message
         .map_or_else(|| wire::assistant(""), RawValue::to_owned);
@@ -246,7 +246,7 @@ fn chunk_items(data: &str) -> Items {
     let chunk: UpstreamChunk = match serde_json::from_str(data) {
         Ok(chunk) => chunk,
         Err(err) => {
-            return failed(Failure::other(format!(
+            return failed(Failure::invalid(format!(
                 "the upstream sent a chunk that could not be read: {err}"
             )));
         }

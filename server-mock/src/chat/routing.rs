@@ -157,7 +157,7 @@ mod tests {
     }
 
     fn route<'a>(catalogue: &'a Catalogue, ask: &Ask<'_>) -> Result<Route<'a>, GatewayError> {
-        let health = Health::new(catalogue, Default::default());
+        let health = Health::new(catalogue, Default::default(), &Default::default());
         super::route(catalogue, &health, ask)
     }
 

@@ -22,7 +22,7 @@ use super::provider;
 use super::request::Checked;
 use super::routing::Route;
 use super::wire::{self, Chunk, ChunkChoice, Delta, Usage};
-use super::{Accounting, Failures, Gateway, Platform};
+use super::{Accounting, Failures, Gateway, Platform, Timing};
 use crate::chat::catalogue::Model;
 use crate::http::openai::GatewayError;
 use crate::usage::Recorded;
@@ -36,6 +36,7 @@ pub async fn respond(
     id: String,
     estimated_prompt: u64,
     accounting: impl Fn(&Arc<Model>, String) -> Accounting,
+    timing: &mut Timing,
 ) -> Response {
     let mut failures = Failures::default();
     for (model, cap) in route.candidates {
@@ -46,17 +47,20 @@ pub async fn respond(
                 continue;
             }
         };
-        let opened = provider::stream(gateway.sim_token_delay, model, cap, &checked.request).await;
-        let first = match opened {
-            Ok(mut upstream) => match upstream.next().await {
-                Some(Ok(item)) => Ok((item, upstream)),
-                Some(Err(err)) => Err(err),
-                None => Err(Failure::other(
-                    "the upstream ended its stream before answering",
-                )),
-            },
-            Err(err) => Err(err),
-        };
+        let first = timing.upstream(async {
+            let opened = provider::stream(gateway.sim_token_delay, model, cap, &checked.request);
+            match opened.await {
+                Ok(mut upstream) => match upstream.next().await {
+                    Some(Ok(item)) => Ok((item, upstream)),
+                    Some(Err(err)) => Err(err),
+                    None => Err(Failure::invalid(
+                        "the upstream ended its stream before answering",
+                    )),
+                },
+                Err(err) => Err(err),
+            }
+        });
+        let first = first.await;
         match first {
             Ok((item, upstream)) => {
                 attempt.answering();
@@ -102,7 +106,7 @@ pub async fn respond(
             }
         }
     }
-    failures.into_error().into_response()
+    failures.give_up(gateway, timing)
 }
 
 /// One answer being relayed; dropping it (the client hung up) drops the upstream and settles

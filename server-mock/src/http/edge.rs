@@ -24,22 +24,28 @@ use crate::http::openai::{is_openai_path, openai_envelope};
 use crate::http::request_id;
 use crate::telemetry;
 
-/// Layer of [`Edge`].
-#[derive(Debug, Clone, Copy, Default)]
-pub struct EdgeLayer;
+/// Layer of [`Edge`], recording into `metrics`.
+#[derive(Clone, Default)]
+pub struct EdgeLayer {
+    pub metrics: telemetry::Metrics,
+}
 
 impl<S> Layer<S> for EdgeLayer {
     type Service = Edge<S>;
 
     fn layer(&self, inner: S) -> Edge<S> {
-        Edge { inner }
+        Edge {
+            inner,
+            metrics: self.metrics.clone(),
+        }
     }
 }
 
 /// Request id, OpenAI envelope and the log line around `S` (see the module docs).
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Edge<S> {
     inner: S,
+    metrics: telemetry::Metrics,
 }
 
 impl<S> Service<Request> for Edge<S>
@@ -57,7 +63,13 @@ where
     fn call(&mut self, mut request: Request) -> Self::Future {
         let id = request_id::assign(&mut request);
         let openai = is_openai_path(request.uri().path());
-        let noted = telemetry::Request::arrived(request.method(), request.uri().path());
+        let noted = self.metrics.arrived(request.method(), request.uri().path());
+        if let Some(noted) = &noted
+            && self.metrics.is_on()
+        {
+            let arrival = telemetry::Arrival(noted.started());
+            request.extensions_mut().insert(arrival);
+        }
         EdgeFuture {
             inner: self.inner.call(request),
             id,
@@ -187,7 +199,7 @@ mod tests {
             .route("/v1/tokens", get(boom))
             .route("/v1/models", get(boom))
             .layer(PanicLayer)
-            .layer(EdgeLayer);
+            .layer(EdgeLayer::default());
         let request = Request::get(path)
             .header(request_id::HEADER, request_id)
             .body(Body::empty())

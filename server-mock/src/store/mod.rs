@@ -91,8 +91,29 @@ pub trait Store:
         None
     }
 
+    /// Its connection pools now, for the metrics (none on SQLite: one writer thread, and
+    /// readers opened as needed).
+    fn pools(&self) -> Vec<PoolStatus> {
+        Vec::new()
+    }
+
     /// Finishes pending writes and closes the store.
     async fn close(&self);
+}
+
+/// A connection pool's figures.
+#[derive(Debug, Clone, Copy)]
+pub struct PoolStatus {
+    /// `requests` (request work) or `fast` (the round trips many requests share).
+    pub name: &'static str,
+    /// Connections it may open.
+    pub max: usize,
+    /// Open and handed out.
+    pub used: usize,
+    /// Open and waiting to be handed out.
+    pub idle: usize,
+    /// Requests waiting for a connection.
+    pub waiting: usize,
 }
 
 /// Counts requests per bucket and fixed window for every instance of a shared backend.

@@ -43,6 +43,9 @@ pub trait WebhookOutbox: Send + Sync + 'static {
     /// [`WebhookOutbox::claim_due`] without waiting for their lease to run out).
     async fn release_leases(&self) -> StoreResult<()>;
 
+    /// Deliveries waiting in the outbox (pending, leased or not), for the metrics.
+    async fn outbox_depth(&self) -> StoreResult<u64>;
+
     /// At most `limit` deliveries due at `now` to endpoints neither deleted nor disabled,
     /// leased until `lease_until`; never more than `per_endpoint` leased at once for one
     /// endpoint, so one slow receiver cannot hold up the others.

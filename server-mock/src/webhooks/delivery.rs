@@ -99,6 +99,16 @@ async fn attempt(hub: &Hub, store: &dyn Store, delivery: Delivery) {
             None => DeliveryOutcome::Failed,
         },
     };
+    let counted = match outcome {
+        DeliveryOutcome::Delivered => "delivered",
+        DeliveryOutcome::EndpointGone => "endpoint_gone",
+        DeliveryOutcome::Retry(_) => "retry",
+        DeliveryOutcome::Failed => "failed",
+    };
+    let labels = [("outcome", counted)];
+    hub.metrics
+        .counter(crate::telemetry::registry::DELIVERIES, &labels)
+        .increment(1);
     let record = Attempt {
         endpoint_id: delivery.endpoint_id.clone(),
         event_id: delivery.event_id.clone(),

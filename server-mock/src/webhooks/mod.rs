@@ -40,11 +40,17 @@ pub struct Hub {
     /// Wait before retry n (after attempt n fails); past its end a delivery fails for good.
     pub schedule: Vec<Duration>,
     pub http: reqwest::Client,
+    /// Where delivery attempts are counted.
+    pub metrics: crate::telemetry::Metrics,
 }
 
 impl Hub {
-    /// A hub over `sealer` retrying on `schedule`.
-    pub fn new(sealer: Sealer, schedule: Vec<Duration>) -> Self {
+    /// A hub over `sealer` retrying on `schedule`, counting attempts in `metrics`.
+    pub fn new(
+        sealer: Sealer,
+        schedule: Vec<Duration>,
+        metrics: crate::telemetry::Metrics,
+    ) -> Self {
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()
@@ -54,6 +60,7 @@ impl Hub {
             wake: tokio::sync::Notify::new(),
             schedule,
             http,
+            metrics,
         }
     }
 }

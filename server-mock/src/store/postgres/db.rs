@@ -192,6 +192,23 @@ impl Db {
         }
     }
 
+    /// Both pools' figures.
+    pub fn pools(&self) -> Vec<crate::store::PoolStatus> {
+        [("requests", &self.pool), ("fast", &self.fast)]
+            .into_iter()
+            .map(|(name, pool)| {
+                let status = pool.status();
+                crate::store::PoolStatus {
+                    name,
+                    max: status.max_size,
+                    used: status.size.saturating_sub(status.available),
+                    idle: status.available,
+                    waiting: status.waiting,
+                }
+            })
+            .collect()
+    }
+
     /// Closes every idle connection (the store is closing).
     pub fn close(&self) {
         self.pool.close();

@@ -134,6 +134,10 @@ impl Store for PostgresStore {
         Some(self.counter.clone())
     }
 
+    fn pools(&self) -> Vec<crate::store::PoolStatus> {
+        self.db.pools()
+    }
+
     async fn close(&self) {
         for task in &self.tasks {
             task.abort();

@@ -313,6 +313,13 @@ impl WebhookOutbox for PostgresStore {
         Ok(())
     }
 
+    async fn outbox_depth(&self) -> StoreResult<u64> {
+        with_client!(self, |c| {
+            let sql = "SELECT COUNT(*) FROM webhook_deliveries WHERE state = 'pending'";
+            Ok(c.query_one(sql, &[]).await?.get::<_, i64>(0) as u64)
+        })
+    }
+
     async fn claim_due(
         &self,
         now: DateTime<Utc>,

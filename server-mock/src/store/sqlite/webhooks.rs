@@ -307,6 +307,15 @@ impl WebhookOutbox for SqliteStore {
             .await
     }
 
+    async fn outbox_depth(&self) -> StoreResult<u64> {
+        self.engine
+            .read(|conn| {
+                let sql = "SELECT COUNT(*) FROM webhook_deliveries WHERE state = 'pending'";
+                Ok(conn.query_row(sql, [], |row| row.get::<_, i64>(0))? as u64)
+            })
+            .await
+    }
+
     async fn claim_due(
         &self,
         now: DateTime<Utc>,
