@@ -172,7 +172,10 @@ export function render(root) {
   }
 
   function draw(models) {
-    const key = JSON.stringify(models);
+    // Redrawn only when something shown changed. The API works open_until out afresh on each
+    // read, a few microseconds apart; the page shows whole seconds.
+    const key = JSON.stringify(models, (name, value) =>
+      (name === 'open_until' && typeof value === 'string' ? value.slice(0, 19) : value));
     if (key !== state.shown) {
       state.shown = key;
       if (!models.length) {
