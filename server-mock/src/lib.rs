@@ -366,7 +366,9 @@ async fn serve_metrics(listener: tokio::net::TcpListener, state: AppState) {
         let mut tick = tokio::time::interval(scrape::UPKEEP_EVERY);
         loop {
             tick.tick().await;
-            metrics.upkeep();
+            // Folding a few seconds of samples is CPU work: off the workers serving requests.
+            let metrics = metrics.clone();
+            let _ = tokio::task::spawn_blocking(move || metrics.upkeep()).await;
         }
     };
     let timeout = http::listen::DEFAULT_HEADER_TIMEOUT;

@@ -51,12 +51,18 @@ async fn metrics(State(state): State<AppState>) -> Response {
             .gauge(registry::DB_PENDING, &[name])
             .set(pool.waiting as f64);
     }
+    // Rendering folds every sample since the last upkeep: off the workers serving requests.
+    let metrics = metrics.clone();
+    let Ok(body) = tokio::task::spawn_blocking(move || metrics.render()).await else {
+        let failed = "the metrics could not be rendered; see the server's log\n";
+        return (StatusCode::INTERNAL_SERVER_ERROR, failed).into_response();
+    };
     (
         [(
             header::CONTENT_TYPE,
             "text/plain; version=0.0.4; charset=utf-8",
         )],
-        metrics.render(),
+        body,
     )
         .into_response()
 }
