@@ -92,6 +92,16 @@ async fn three_failures_open_the_circuit_and_a_probe_closes_it() {
         "{message}"
     );
     assert_eq!(reached(&upstream).await, 3);
+    let logged = |what: &'static str| {
+        let server = &server;
+        eventually(what, move || async move {
+            let logs = server.logs();
+            logs.lines()
+                .any(|l| l.contains(what) && l.contains("model=\"upstream\""))
+                .then_some(())
+        })
+    };
+    logged("circuit opened").await;
 
     // `auto` passes over it to the next candidate and says why, whole and streamed.
     let answer: Value = chat(&server, quality_first()).await.json().await.unwrap();
@@ -130,6 +140,7 @@ async fn three_failures_open_the_circuit_and_a_probe_closes_it() {
     .await;
     assert_eq!(answer["choices"][0]["message"]["content"], "back");
     assert_eq!(reached(&upstream).await, 1, "only the probe was sent");
+    logged("circuit closed").await;
     for _ in 0..3 {
         assert_eq!(
             chat(&server, ask("upstream")).await.status(),

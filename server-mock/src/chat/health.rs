@@ -29,6 +29,8 @@ struct Shared {
     observed: bool,
     state: Mutex<ModelHealth>,
     metrics: ModelMetrics,
+    /// The model's id, for the log line when its circuit opens or closes.
+    id: String,
 }
 
 struct ModelHealth {
@@ -128,6 +130,7 @@ impl Health {
                         latency: Latency::default(),
                     }),
                     metrics: metrics.model(&model.id),
+                    id: model.id.clone(),
                 };
                 (model.id.clone(), Arc::new(shared))
             })
@@ -247,13 +250,21 @@ impl Attempt {
     fn record(&mut self, verdict: Verdict<'_>, observe: impl FnOnce(&mut Latency)) {
         self.decided = true;
         if let Some(shared) = &self.shared {
-            let pass = self.pass;
-            shared.with(|health| {
-                health.breaker.record(pass, verdict, Instant::now());
+            let (pass, now) = (self.pass, Instant::now());
+            let changed = shared.with(|health| {
+                let before = health.breaker.state(now);
+                health.breaker.record(pass, verdict, now);
                 if shared.observed {
                     observe(&mut health.latency);
                 }
+                let open_for = health.breaker.open_until(now).map(|until| until - now);
+                let after = health.breaker.state(now);
+                let changed = after != before && after != State::HalfOpen;
+                changed.then(|| (open_for, health.breaker.why().to_string()))
             });
+            if let Some((open_for, why)) = changed {
+                crate::telemetry::circuit_changed(&shared.id, open_for, &why);
+            }
         }
     }
 

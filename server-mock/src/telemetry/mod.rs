@@ -95,3 +95,16 @@ pub fn upstream_failed(model: &str, failure: &dyn Display) {
         "upstream failed before answering; trying the next candidate"
     );
 }
+
+/// `model`'s circuit opened (for `open_for`, after `why`) or, with `None`, closed again.
+pub fn circuit_changed(model: &str, open_for: Option<std::time::Duration>, why: &str) {
+    match open_for {
+        Some(open_for) => tracing::warn!(
+            model,
+            open_for_s = open_for.as_secs_f64(),
+            why,
+            "circuit opened: the model is skipped until its cooldown ends"
+        ),
+        None => tracing::info!(model, "circuit closed: the model answers again"),
+    }
+}
