@@ -6,6 +6,7 @@ mod common;
 use common::both;
 
 use common::upstream::{catalogue_with, chat, delta, gateway, gateway_for, sse};
+use futures::StreamExt;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use wiremock::matchers::method;
@@ -160,5 +161,49 @@ both! {
         streamed["stream"] = json!(true);
         let text = chat(&server, streamed).await.text().await.unwrap();
         assert!(text.contains("\"credits_consumed\":0.05"), "{text}");
+    }
+}
+
+both! {
+    #[tokio::test]
+    async fn a_stream_that_sends_its_headers_and_then_nothing_times_out_and_falls_back() {
+        // Headers at once, then only a keep-alive comment, then silence.
+        let app = axum::Router::new().route(
+            "/v1/chat/completions",
+            axum::routing::post(|| async {
+                let stalled = futures::stream::once(async {
+                    Ok::<_, std::convert::Infallible>(bytes::Bytes::from_static(b": keep-alive\n\n"))
+                })
+                .chain(futures::stream::pending());
+                axum::response::Response::builder()
+                    .header("content-type", "text/event-stream")
+                    .body(axum::body::Body::from_stream(stalled))
+                    .unwrap()
+            }),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        let tmp = tempfile::tempdir().unwrap();
+        let models = catalogue_with(tmp.path(), &format!("http://{addr}/v1"), "m", "timeout_ms = 300");
+        let server = gateway(&models, "k");
+
+        // A regression would wait on the upstream for minutes: fail after 10 s instead.
+        let limit = std::time::Duration::from_secs(10);
+        let named = chat(&server, json!({"model": "upstream", "stream": true,
+            "messages": [{"role": "user", "content": "hi"}]}));
+        let named = tokio::time::timeout(limit, named).await.expect("an answer within 10 s");
+        assert_eq!(named.status(), StatusCode::GATEWAY_TIMEOUT);
+        let body: Value = named.json().await.unwrap();
+        assert_eq!(body["error"]["code"], "upstream_timeout", "{body}");
+        // `auto` (quality first ranks the upstream first) falls back to the simulated model.
+        let text = chat(&server, json!({"model": "auto", "stream": true,
+            "route_strategy": {"cost_weight": 0, "quality_weight": 1},
+            "messages": [{"role": "user", "content": "hi"}]}));
+        let text = tokio::time::timeout(limit, async { text.await.text().await.unwrap() })
+            .await
+            .expect("an answer within 10 s");
+        assert!(text.contains("fell back to local after upstream (timed out) failed before answering"), "{text}");
+        assert!(text.ends_with("data: [DONE]\n\n"), "{text}");
     }
 }

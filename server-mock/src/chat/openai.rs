@@ -210,10 +210,25 @@ pub async fn complete(
     })
 }
 
-/// A stream of deltas; the connection closes when it is dropped.
+/// A stream of deltas; the connection closes when it is dropped. Its first item, like the
+/// answer's head, must come within the model's time limit: an upstream that sends its headers
+/// and then nothing (or only keep-alives) has timed out, and the next candidate is tried.
 pub async fn stream(model: &Model, cap: u32, request: &ChatRequest) -> Result<ItemStream, Failure> {
-    let reply = in_time(model, send(model, &body(model, cap, request, true))).await?;
-    Ok(items(reply.stream()))
+    in_time(model, async {
+        let reply = send(model, &body(model, cap, request, true)).await?;
+        let mut items = items(reply.stream());
+        match items.next().await {
+            Some(Ok(first)) => {
+                let first = futures::stream::once(async { Ok(first) });
+                Ok(Box::pin(first.chain(items)) as ItemStream)
+            }
+            Some(Err(failure)) => Err(failure),
+            None => Err(Failure::invalid(
+                "the upstream ended its stream before answering",
+            )),
+        }
+    })
+    .await
 }
 
 /// The deltas, finish reasons, usage and failures an upstream's SSE body holds, in order.
