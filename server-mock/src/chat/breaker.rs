@@ -74,8 +74,13 @@ pub enum Pass {
 /// What an attempt on the upstream came to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict<'a> {
-    /// It answered.
+    /// It answered (a stream: to its end).
     Success,
+    /// A stream's first token came: a probe has shown the upstream answers again, so the
+    /// circuit closes, but the doubling of the cooldown is kept until an answer ends whole (an
+    /// upstream that cuts every stream would otherwise reopen at the shortest cooldown each
+    /// time).
+    Answering,
     /// It failed in a way that counts against it; `retry_after` when it said (429).
     Failure {
         /// The failure in a few words ("timed out", "HTTP 500").
@@ -123,7 +128,7 @@ pub struct Breaker {
     phase: Phase,
     /// Failures since the last success.
     in_a_row: u32,
-    /// Openings since the circuit was last closed by a success (for the doubling).
+    /// Openings since the last whole answer while closed (for the doubling).
     opens: u32,
     /// What opened the circuit last, in words.
     why: String,
@@ -185,15 +190,21 @@ impl Breaker {
                     self.phase = Phase::HalfOpen { probing: false };
                 }
             }
-            Verdict::Success => {
+            Verdict::Success | Verdict::Answering => {
                 self.in_a_row = 0;
                 if pass == Pass::Probe && matches!(self.phase, Phase::HalfOpen { .. }) {
                     self.phase = Phase::Closed;
-                    self.opens = 0;
                     // The failures that opened it are history: the rate starts afresh.
                     self.buckets = [Bucket::default(); BUCKETS];
                 }
-                self.count(now, false);
+                // A whole answer while closed resets the doubling; a stream's first token
+                // counts once it ends.
+                if verdict == Verdict::Success {
+                    if self.phase == Phase::Closed {
+                        self.opens = 0;
+                    }
+                    self.count(now, false);
+                }
             }
             Verdict::Failure { cause, retry_after } => {
                 self.count(now, true);

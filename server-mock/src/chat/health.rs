@@ -284,8 +284,10 @@ impl Attempt {
         let took = now.duration_since(self.started);
         self.first_token(took);
         if self.pass == Pass::Probe {
-            self.record(Verdict::Success, |latency| latency.first_token(took));
+            self.record(Verdict::Answering, |latency| latency.first_token(took));
+            // The stream's end still gives its verdict (success, or a cut).
             self.pass = Pass::Normal;
+            self.decided = false;
         } else if let Some(shared) = &self.shared
             && shared.observed
         {
@@ -296,13 +298,8 @@ impl Attempt {
     /// A stream ended whole after `tokens` tokens.
     pub fn finished(&mut self, tokens: u64) {
         let after_first = self.first.map(|first| first.elapsed());
-        let verdict = match self.decided {
-            // A probe's success was counted at its first token.
-            true => Verdict::None,
-            false => Verdict::Success,
-        };
         self.count(Outcome::Success);
-        self.record(verdict, |latency| {
+        self.record(Verdict::Success, |latency| {
             if let Some(over) = after_first {
                 latency.output(tokens.saturating_sub(1), over);
             }

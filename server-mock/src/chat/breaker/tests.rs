@@ -147,6 +147,27 @@ fn each_reopening_doubles_the_cooldown_up_to_the_cap_and_a_success_resets_it() {
 }
 
 #[test]
+fn a_streamed_probe_closes_it_at_its_first_token_but_keeps_the_doubling_until_a_whole_answer() {
+    let (mut b, t0) = breaker();
+    fail_until_open(&mut b, t0);
+    let at = t0 + secs(10);
+    assert_eq!(b.admit(at), Ok(Pass::Probe));
+    b.record(Pass::Probe, Verdict::Answering, at);
+    assert_eq!(b.state(at), State::Closed);
+    assert_eq!(b.recent(at), (0, 0), "a stream is counted when it ends");
+    // Its stream, and the next ones, are cut: the next opening is twice as long.
+    fail_until_open(&mut b, at);
+    assert_eq!(b.open_until(at), Some(at + secs(20)));
+    // This time a probe's stream ends whole: the next opening is back to the cooldown.
+    let at = at + secs(20);
+    assert_eq!(b.admit(at), Ok(Pass::Probe));
+    b.record(Pass::Probe, Verdict::Answering, at);
+    b.record(Pass::Normal, Verdict::Success, at);
+    fail_until_open(&mut b, at);
+    assert_eq!(b.open_until(at), Some(at + secs(10)));
+}
+
+#[test]
 fn a_failed_probe_reopens_it_at_once() {
     let (mut b, t0) = breaker();
     fail_until_open(&mut b, t0);
