@@ -77,9 +77,10 @@ pub enum Verdict<'a> {
     /// It answered (a stream: to its end).
     Success,
     /// A stream's first token came: a probe has shown the upstream answers again, so the
-    /// circuit closes, but the doubling of the cooldown is kept until an answer ends whole (an
-    /// upstream that cuts every stream would otherwise reopen at the shortest cooldown each
-    /// time).
+    /// circuit closes (other requests need not wait for a long stream to end), but the stream
+    /// still gives its verdict at its end: a cut re-opens the circuit at once, and the doubling
+    /// of the cooldown is kept until an answer ends whole (an upstream that cuts every stream
+    /// would otherwise reopen at the shortest cooldown each time).
     Answering,
     /// It failed in a way that counts against it; `retry_after` when it said (429).
     Failure {
@@ -210,6 +211,12 @@ impl Breaker {
                 self.count(now, true);
                 self.in_a_row = self.in_a_row.saturating_add(1);
                 match self.phase {
+                    // A streamed probe closed the circuit at its first token; its own stream
+                    // failing re-opens it at once, as a failed probe does.
+                    Phase::Closed if pass == Pass::Probe => {
+                        let why = format!("its probe failed mid-stream: {cause}");
+                        self.open(now, retry_after, why);
+                    }
                     Phase::Closed => {
                         if let Some(wait) = retry_after {
                             let why = format!(

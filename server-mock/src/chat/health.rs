@@ -285,8 +285,8 @@ impl Attempt {
         self.first_token(took);
         if self.pass == Pass::Probe {
             self.record(Verdict::Answering, |latency| latency.first_token(took));
-            // The stream's end still gives its verdict (success, or a cut).
-            self.pass = Pass::Normal;
+            // The stream's end still gives the probe's verdict (success, or a cut that
+            // re-opens the circuit).
             self.decided = false;
         } else if let Some(shared) = &self.shared
             && shared.observed

@@ -155,14 +155,19 @@ fn a_streamed_probe_closes_it_at_its_first_token_but_keeps_the_doubling_until_a_
     b.record(Pass::Probe, Verdict::Answering, at);
     assert_eq!(b.state(at), State::Closed);
     assert_eq!(b.recent(at), (0, 0), "a stream is counted when it ends");
-    // Its stream, and the next ones, are cut: the next opening is twice as long.
-    fail_until_open(&mut b, at);
+    assert_eq!(
+        b.admit(at),
+        Ok(Pass::Normal),
+        "others need not wait for the stream's end"
+    );
+    // Its stream is cut: open again at once, for twice as long.
+    b.record(Pass::Probe, failure("cut"), at);
     assert_eq!(b.open_until(at), Some(at + secs(20)));
     // This time a probe's stream ends whole: the next opening is back to the cooldown.
     let at = at + secs(20);
     assert_eq!(b.admit(at), Ok(Pass::Probe));
     b.record(Pass::Probe, Verdict::Answering, at);
-    b.record(Pass::Normal, Verdict::Success, at);
+    b.record(Pass::Probe, Verdict::Success, at);
     fail_until_open(&mut b, at);
     assert_eq!(b.open_until(at), Some(at + secs(10)));
 }
