@@ -20,7 +20,7 @@
 #                      CLIENTS=4  STREAMED=0.5 (share of streamed requests)  CLIENT_TIMEOUT=5 (s)
 #                      KEEP=1 (keep the temp dir, server log and run.json)
 #                      SKIP_BUILD=1 BIN=/path/to/tokctl-server (use an existing binary)
-# A known failure: FAULTS=stall STREAMED=1 (see RELIABILITY.md).
+# FAULTS=stall STREAMED=1 once showed a missing first-byte timeout, fixed in 4ff5439 (RELIABILITY.md).
 # Needs: cargo, python3 (>= 3.8, standard library only). Loopback only. Exit 0 = every must holds.
 set -euo pipefail
 

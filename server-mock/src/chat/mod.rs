@@ -140,8 +140,8 @@ impl Accounting {
             credits_consumed: consumed,
             cost_saved_credits: reference.saturating_sub(consumed),
         };
-        if let (Some(arrived), Some(metrics)) =
-            (self.arrived, self.gateway.health.metrics(&self.model))
+        if let Some(arrived) = self.arrived
+            && let Some(metrics) = self.gateway.health.metrics(&self.model)
         {
             let credits = (consumed.nanos(), platform.cost_saved_credits.nanos());
             metrics.answered(arrived.elapsed(), (prompt, completion), credits);
@@ -232,12 +232,11 @@ pub(crate) struct Timing {
 }
 
 impl Timing {
-    /// Awaits `upstream`, counting the wait as the upstream's time.
-    pub async fn upstream<T>(&mut self, upstream: impl std::future::Future<Output = T>) -> T {
-        let started = Instant::now();
-        let out = upstream.await;
+    /// Counts the time since `started` as waiting on an upstream. (The wait is timed around
+    /// the provider's future where it is awaited: a wrapper taking the future would move it,
+    /// several kilobytes, on every request.)
+    pub fn waited_since(&mut self, started: Instant) {
         self.waited += started.elapsed();
-        out
     }
 }
 
@@ -259,8 +258,10 @@ async fn complete(
                 continue;
             }
         };
-        let answer = timing.upstream(provider::complete(model, cap, &checked.request));
-        match answer.await {
+        let started = Instant::now();
+        let answer = provider::complete(model, cap, &checked.request).await;
+        timing.waited_since(started);
+        match answer {
             Ok(answer) => {
                 attempt.succeeded();
                 let reason = failures.reason(&route.reason, model);

@@ -47,20 +47,19 @@ pub async fn respond(
                 continue;
             }
         };
-        let first = timing.upstream(async {
-            let opened = provider::stream(gateway.sim_token_delay, model, cap, &checked.request);
-            match opened.await {
-                Ok(mut upstream) => match upstream.next().await {
-                    Some(Ok(item)) => Ok((item, upstream)),
-                    Some(Err(err)) => Err(err),
-                    None => Err(Failure::invalid(
-                        "the upstream ended its stream before answering",
-                    )),
-                },
-                Err(err) => Err(err),
-            }
-        });
-        let first = first.await;
+        let started = std::time::Instant::now();
+        let opened = provider::stream(gateway.sim_token_delay, model, cap, &checked.request).await;
+        let first = match opened {
+            Ok(mut upstream) => match upstream.next().await {
+                Some(Ok(item)) => Ok((item, upstream)),
+                Some(Err(err)) => Err(err),
+                None => Err(Failure::invalid(
+                    "the upstream ended its stream before answering",
+                )),
+            },
+            Err(err) => Err(err),
+        };
+        timing.waited_since(started);
         match first {
             Ok((item, upstream)) => {
                 attempt.answering();
