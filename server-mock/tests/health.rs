@@ -209,6 +209,38 @@ async fn streams_cut_before_their_end_count_as_failures() {
 }
 
 #[tokio::test]
+async fn a_streamed_probe_that_is_cut_reopens_the_circuit_at_once_for_twice_as_long() {
+    let cut: String = [delta("half"), delta(" an answer")]
+        .iter()
+        .map(|c| format!("data: {c}\n\n"))
+        .collect();
+    let upstream =
+        answering(ResponseTemplate::new(200).set_body_raw(cut, "text/event-stream")).await;
+    let (_tmp, server) = gateway_with(&upstream, "", &["--breaker-cooldown", "1s"]);
+    let mut request = ask("upstream");
+    request["stream"] = json!(true);
+    for _ in 0..3 {
+        chat(&server, request.clone()).await.text().await.unwrap();
+    }
+    // Once the cooldown is over, a streamed request is the probe: its first token came (the
+    // circuit closed), then its stream was cut, which opens it again at once.
+    let text = eventually("the probe to be let through", || async {
+        let response = chat(&server, request.clone()).await;
+        (response.status() == StatusCode::OK).then_some(response)
+    })
+    .await
+    .text()
+    .await
+    .unwrap();
+    assert!(text.contains("the upstream failed mid-stream"), "{text}");
+    assert_eq!(reached(&upstream).await, 4);
+    let (wait, message) = unavailable(chat(&server, request).await).await;
+    assert!(message.contains("its probe failed mid-stream"), "{message}");
+    assert_eq!(wait, 2, "twice the 1 s cooldown");
+    assert_eq!(reached(&upstream).await, 4);
+}
+
+#[tokio::test]
 async fn a_probe_whose_client_leaves_frees_its_slot_at_once() {
     let upstream = MockServer::start().await;
     // A request saying "slow" is held for a minute; anything else fails.
