@@ -309,7 +309,7 @@ pub async fn serve(
     let exposition = match metrics_listener {
         Some(listener) => {
             tracing::info!("metrics on http://{}/metrics", listener.local_addr()?);
-            Some(tokio::spawn(serve_metrics(listener, state.clone())))
+            Some(tokio::spawn(scrape::serve(listener, state.clone())))
         }
         None => None,
     };
@@ -356,27 +356,6 @@ pub async fn serve(
     drop(lock);
     tracing::info!("stopped; store closed");
     Ok(())
-}
-
-/// Serves `GET /metrics` on `listener` (until aborted), folding samples into their buckets
-/// every few seconds between scrapes.
-async fn serve_metrics(listener: tokio::net::TcpListener, state: AppState) {
-    let metrics = state.metrics.clone();
-    let upkeep = async move {
-        let mut tick = tokio::time::interval(scrape::UPKEEP_EVERY);
-        loop {
-            tick.tick().await;
-            // Folding a few seconds of samples is CPU work: off the workers serving requests.
-            let metrics = metrics.clone();
-            let _ = tokio::task::spawn_blocking(move || metrics.upkeep()).await;
-        }
-    };
-    let timeout = http::listen::DEFAULT_HEADER_TIMEOUT;
-    let app = scrape::router(state);
-    tokio::select! {
-        () = upkeep => {}
-        () = http::listen::serve(listener, app, timeout, std::future::pending()) => {}
-    }
 }
 
 /// Creates `data_dir` (mode 0700) and takes its lock, or says why another process has it.

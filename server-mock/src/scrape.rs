@@ -15,6 +15,27 @@ use crate::telemetry::registry;
 /// How often recorded histogram samples are folded into their buckets between scrapes.
 pub const UPKEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
 
+/// Serves `GET /metrics` on `listener` (until aborted), folding samples into their buckets
+/// every few seconds between scrapes.
+pub async fn serve(listener: tokio::net::TcpListener, state: AppState) {
+    let metrics = state.metrics.clone();
+    let upkeep = async move {
+        let mut tick = tokio::time::interval(UPKEEP_EVERY);
+        loop {
+            tick.tick().await;
+            // Folding a few seconds of samples is CPU work: off the workers serving requests.
+            let metrics = metrics.clone();
+            let _ = tokio::task::spawn_blocking(move || metrics.upkeep()).await;
+        }
+    };
+    let timeout = crate::http::listen::DEFAULT_HEADER_TIMEOUT;
+    let app = router(state);
+    tokio::select! {
+        () = upkeep => {}
+        () = crate::http::listen::serve(listener, app, timeout, std::future::pending()) => {}
+    }
+}
+
 /// The metrics listener's routes: `/metrics`, and 404 for anything else.
 pub fn router(state: AppState) -> Router {
     Router::new()
