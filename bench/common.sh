@@ -25,3 +25,14 @@ quality = 0.8
 latency_ms = 1
 TOML
 }
+
+# wait_addr LOG [TRIES]: the address a process logged as "listening on http://ADDR", waiting up
+# to TRIES tenths of a second (default 300) for it; prints the log and fails if it never comes.
+wait_addr() {
+  for _ in $(seq 1 "${2:-300}"); do
+    addr=$(grep -o 'listening on http://[0-9.:]*' "$1" 2>/dev/null | head -1 | sed 's|.*http://||')
+    [ -n "$addr" ] && { echo "$addr"; return 0; }
+    sleep 0.1
+  done
+  echo "did not start: $1" >&2; cat "$1" >&2; return 1
+}

@@ -42,14 +42,6 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
 trap cleanup EXIT
 
-wait_addr() {
-  for _ in $(seq 1 300); do
-    addr=$(grep -o 'listening on http://[0-9.:]*' "$1" 2>/dev/null | head -1 | sed 's|.*http://||')
-    [ -n "$addr" ] && { echo "$addr"; return 0; }
-    sleep 0.1
-  done
-  echo "did not start: $1" >&2; cat "$1" >&2; return 1
-}
 
 ./target/release/examples/mock_upstream 127.0.0.1:0 >"$work/upstream.log" 2>&1 & pids+=($!)
 upstream=$(wait_addr "$work/upstream.log")

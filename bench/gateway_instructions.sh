@@ -23,14 +23,6 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
 trap cleanup EXIT
 
-wait_addr() {
-  for _ in $(seq 1 1200); do
-    addr=$(grep -o 'listening on http://[0-9.:]*' "$1" 2>/dev/null | head -1 | sed 's|.*http://||')
-    [ -n "$addr" ] && { echo "$addr"; return 0; }
-    sleep 0.1
-  done
-  echo "did not start: $1" >&2; cat "$1" >&2; return 1
-}
 
 ./target/release/examples/mock_upstream 127.0.0.1:0 >"$work/upstream.log" 2>&1 & pids+=($!)
 upstream=$(wait_addr "$work/upstream.log")
@@ -45,7 +37,7 @@ count() {
     --data-dir "$dir/data" --rate-limit 1000000000 --models "$work/models.toml" "${extra[@]}" \
     >"$dir/out" 2>"$dir/err" &
   pid=$!
-  addr=$(wait_addr "$dir/err")
+  addr=$(wait_addr "$dir/err" 1200)
   key=$(cat "$dir/data/admin.key")
   body='{"model":"mock","messages":[{"role":"user","content":"hello"}],"max_tokens":16'
   [ "$kind" = streamed ] && body+=',"stream":true'

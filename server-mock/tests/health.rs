@@ -34,6 +34,15 @@ async fn answering(response: ResponseTemplate) -> MockServer {
     upstream
 }
 
+/// An upstream whose streams stop after two deltas, with no finish_reason and no [DONE].
+async fn cutting() -> MockServer {
+    let cut: String = [delta("half"), delta(" an answer")]
+        .iter()
+        .map(|c| format!("data: {c}\n\n"))
+        .collect();
+    answering(ResponseTemplate::new(200).set_body_raw(cut, "text/event-stream")).await
+}
+
 /// How many requests reached `upstream`.
 async fn reached(upstream: &MockServer) -> usize {
     upstream.received_requests().await.unwrap_or_default().len()
@@ -185,13 +194,7 @@ async fn the_clients_own_errors_never_open_it() {
 
 #[tokio::test]
 async fn streams_cut_before_their_end_count_as_failures() {
-    // Two deltas, then the body ends with no finish_reason and no [DONE].
-    let cut: String = [delta("half"), delta(" an answer")]
-        .iter()
-        .map(|c| format!("data: {c}\n\n"))
-        .collect();
-    let upstream =
-        answering(ResponseTemplate::new(200).set_body_raw(cut, "text/event-stream")).await;
+    let upstream = cutting().await;
     let (_tmp, server) = gateway_with(&upstream, "", &[]);
     let mut request = ask("upstream");
     request["stream"] = json!(true);
@@ -210,12 +213,7 @@ async fn streams_cut_before_their_end_count_as_failures() {
 
 #[tokio::test]
 async fn a_streamed_probe_that_is_cut_reopens_the_circuit_at_once_for_twice_as_long() {
-    let cut: String = [delta("half"), delta(" an answer")]
-        .iter()
-        .map(|c| format!("data: {c}\n\n"))
-        .collect();
-    let upstream =
-        answering(ResponseTemplate::new(200).set_body_raw(cut, "text/event-stream")).await;
+    let upstream = cutting().await;
     let (_tmp, server) = gateway_with(&upstream, "", &["--breaker-cooldown", "1s"]);
     let mut request = ask("upstream");
     request["stream"] = json!(true);
