@@ -18,6 +18,7 @@ pub mod last_used;
 pub mod lock;
 pub mod openapi;
 pub mod outbound;
+pub mod probes;
 pub mod rate_limit;
 pub mod scopes;
 pub mod scrape;
@@ -36,10 +37,10 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use axum::extract::{OriginalUri, State};
-use axum::http::{Method, StatusCode};
+use axum::extract::OriginalUri;
+use axum::http::Method;
 use axum::response::{IntoResponse, Response};
-use axum::{Json, Router, middleware};
+use axum::{Router, middleware};
 
 use crate::http::edge::{EdgeLayer, PanicLayer};
 use crate::http::error::ApiError;
@@ -98,12 +99,10 @@ fn api_routes() -> Routes<AppState> {
         .get("/v1/openapi.json", openapi::serve)
 }
 
-/// The routes outside it: the health check, and leak reports (no credential; counted per
-/// address on a budget of their own).
+/// The routes outside it: the probes, and leak reports (no credential; counted per address on
+/// a budget of their own).
 fn open_routes() -> Routes<AppState> {
-    Routes::new()
-        .get("/healthz", healthz)
-        .merge(credentials::routes())
+    probes::routes().merge(credentials::routes())
 }
 
 /// The method and path of every route the server answers (paths in axum's syntax,
@@ -112,45 +111,6 @@ pub fn route_list() -> Vec<(Method, &'static str)> {
     let mut list = api_routes().list().to_vec();
     list.extend_from_slice(open_routes().list());
     list
-}
-
-/// Whether the server can serve: 200 with `{"status": "ok", "database": "ok"}`, or 503 with
-/// `"status": "unavailable"` while its database cannot be reached (a load balancer takes the
-/// instance out of rotation until it answers again).
-#[utoipa::path(get, path = "/healthz", tag = "health", security(()),
-    responses((status = 200, description = "The server and its database answer", body = Health),
-        (status = 503, description = "The database cannot be reached", body = Health)))]
-pub async fn healthz(State(store): State<Arc<dyn Store>>) -> (StatusCode, Json<Health>) {
-    match store.health().await {
-        Ok(()) => (
-            StatusCode::OK,
-            Json(Health {
-                status: "ok",
-                database: "ok",
-            }),
-        ),
-        Err(err) => {
-            tracing::warn!(error = %err, "health check: database unavailable");
-            (
-                StatusCode::SERVICE_UNAVAILABLE,
-                Json(Health {
-                    status: "unavailable",
-                    database: "unreachable",
-                }),
-            )
-        }
-    }
-}
-
-/// `GET /healthz`'s answer.
-#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
-pub struct Health {
-    /// `ok`, or `unavailable` while the database cannot be reached.
-    #[schema(example = "ok")]
-    pub status: &'static str,
-    /// `ok` or `unreachable`.
-    #[schema(example = "ok")]
-    pub database: &'static str,
 }
 
 /// Unknown paths and methods: a 404 in the API's error shape (the spec lists no 405).

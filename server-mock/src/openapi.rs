@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use crate::{audit, chat, credentials, keys, scopes, tokens, usage, webhooks};
+use crate::{audit, chat, credentials, keys, probes, scopes, tokens, usage, webhooks};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -20,7 +20,7 @@ use crate::{audit, chat, credentials, keys, scopes, tokens, usage, webhooks};
     paths(tokens::create, tokens::list, tokens::show, tokens::rotate, tokens::revoke,
           keys::create, keys::list, keys::revoke, credentials::revoke, scopes::list, audit::list, chat::models::list, usage::list, webhooks::create,
           webhooks::list, webhooks::show, webhooks::remove, webhooks::test, webhooks::deliveries,
-          serve, crate::healthz),
+          serve, probes::livez, probes::readyz, probes::healthz),
     modifiers(&BearerAuth),
     security(("bearer" = []))
 )]

@@ -283,6 +283,14 @@ both! {
             .await
             .unwrap();
         assert_eq!(health["status"], "ok");
+        for (probe, expected) in [
+            ("/livez", json!({"status": "ok"})),
+            ("/readyz", json!({"status": "ok", "database": "ok"})),
+        ] {
+            let answer = reqwest::get(server.url(probe)).await.unwrap();
+            assert_eq!(answer.status(), 200, "{probe}");
+            assert_eq!(answer.json::<Value>().await.unwrap(), expected, "{probe}");
+        }
         let post = reqwest::Client::new()
             .post(server.url("/healthz"))
             .send()

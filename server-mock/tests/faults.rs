@@ -167,6 +167,35 @@ async fn unavailable(server: &Server) {
     assert_eq!(health.status(), StatusCode::SERVICE_UNAVAILABLE);
     let body: Value = health.json().await.unwrap();
     assert_eq!(body["status"], "unavailable", "{body}");
+
+    // Not ready, with the reason in the API's error shape; alive all the same, so a liveness
+    // probe does not restart the instance for its database.
+    let ready = ends("GET /readyz", reqwest::get(server.url("/readyz")))
+        .await
+        .unwrap();
+    assert_eq!(ready.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(ready.headers()["retry-after"], "1");
+    let body: Value = ready.json().await.unwrap();
+    assert_eq!(
+        (body["error"].as_str(), body["status"].as_u64()),
+        (Some("service_unavailable"), Some(503)),
+        "{body}"
+    );
+    let reason = body["message"].as_str().unwrap();
+    assert!(
+        reason.starts_with("Not ready: ") && reason.contains("PostgreSQL"),
+        "{body}"
+    );
+    assert_eq!(live(server).await, StatusCode::OK);
+}
+
+/// `GET /livez`'s status, which must come at once whatever the database does.
+async fn live(server: &Server) -> StatusCode {
+    let live = tokio::time::timeout(Duration::from_secs(5), reqwest::get(server.url("/livez")))
+        .await
+        .expect("/livez answers without waiting on the database")
+        .unwrap();
+    live.status()
 }
 
 /// Waits until the server's log, past its first `from` bytes, says a request gave up on the
@@ -199,6 +228,9 @@ async fn resumed(server: &Server) {
         .await
         .unwrap();
     assert_eq!(health["status"], "ok", "{health}");
+    let ready = reqwest::get(server.url("/readyz")).await.unwrap();
+    assert_eq!(ready.status(), StatusCode::OK);
+    assert_eq!(live(server).await, StatusCode::OK);
 }
 
 /// Creates tokens until stopped, noting the name of every create the server acknowledged.
@@ -267,6 +299,7 @@ postgres! {
         })
         .await;
 
+        assert_eq!(live(&server).await, StatusCode::OK);
         // Every connection to the database closed, new ones refused.
         proxy.cut();
         unavailable(&server).await;
