@@ -144,7 +144,8 @@ pub async fn copy_to_postgres(
     let key_file = key_file.unwrap_or_else(|| data_dir.join(crate::seal::KEY_FILE));
     let sealer = crate::seal::Sealer::load(&key_file)?;
     let copied =
-        crate::store::copy::to_postgres(data_dir, &database.url, database.timeout, &sealer).await?;
+        crate::store::copy::to_postgres(data_dir, &database.url, database.limits.timeout, &sealer)
+            .await?;
     println!(
         "Copied {} into PostgreSQL at {}:",
         data_dir.display(),

@@ -47,7 +47,7 @@ use crate::http::error::ApiError;
 use crate::http::routes::Routes;
 pub use crate::state::AppState;
 use crate::store::Store;
-use crate::store::postgres::{DatabaseUrl, PostgresStore};
+use crate::store::postgres::{DatabaseUrl, Limits, PostgresStore};
 use crate::store::sqlite::SqliteStore;
 
 /// Default requests per minute per workspace.
@@ -178,8 +178,8 @@ impl ServeConfig {
 #[derive(Debug, Clone)]
 pub struct Database {
     pub url: DatabaseUrl,
-    /// How long an operation may take before it is given up (503).
-    pub timeout: std::time::Duration,
+    /// The time limit of every operation and the pool for requests.
+    pub limits: Limits,
 }
 
 /// Opens the store: SQLite in `data_dir`, or `database`; creates `data_dir` (mode 0700) either
@@ -191,7 +191,7 @@ pub async fn open_store(
     let dir = data_dir.clone();
     tokio::task::spawn_blocking(move || files::create_private_dir(&dir)).await??;
     if let Some(database) = database {
-        return match PostgresStore::open(&database.url, database.timeout).await {
+        return match PostgresStore::open(&database.url, database.limits).await {
             Ok(store) => Ok(Arc::new(store)),
             Err(store::StoreError::Unavailable(why)) => Err(anyhow::anyhow!(why)),
             Err(err) => Err(err.into()),

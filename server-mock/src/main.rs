@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use tokctl_server::store::postgres::DatabaseUrl;
+use tokctl_server::store::postgres::{DatabaseUrl, Limits};
 use tokctl_server::{
     DEFAULT_DATABASE_TIMEOUT, DEFAULT_RATE_LIMIT, Database, ServeConfig, admin, open_store, serve,
 };
@@ -164,6 +164,15 @@ struct DatabaseArgs {
     /// How long a database operation may take before the request is answered 503 [default: 5s].
     #[arg(long, value_parser = parse_timeout, global = true)]
     database_timeout: Option<std::time::Duration>,
+    /// PostgreSQL connections this instance keeps for requests; it holds 3 more (README,
+    /// "Pool sizing") [default: 16].
+    #[arg(long, env = "TOKCTL_DATABASE_POOL_SIZE", global = true,
+          value_parser = clap::value_parser!(u16).range(1..=1000))]
+    database_pool_size: Option<u16>,
+    /// How long a request waits for a free connection when all are busy before it is answered
+    /// 503 (at most --database-timeout) [default: --database-timeout].
+    #[arg(long, value_parser = parse_timeout, global = true)]
+    database_acquire_timeout: Option<std::time::Duration>,
 }
 
 /// Parses `--database-url` without quoting it back: it may hold a password.
@@ -195,10 +204,16 @@ impl clap::builder::TypedValueParser for DatabaseUrlParser {
 
 impl DatabaseArgs {
     fn resolve(&self) -> Option<Database> {
-        self.database_url.clone().map(|url| Database {
-            url,
-            timeout: self.database_timeout.unwrap_or(DEFAULT_DATABASE_TIMEOUT),
-        })
+        let mut limits = Limits::new(self.database_timeout.unwrap_or(DEFAULT_DATABASE_TIMEOUT));
+        if let Some(size) = self.database_pool_size {
+            limits.pool_size = usize::from(size);
+        }
+        if let Some(wait) = self.database_acquire_timeout {
+            limits.acquire_timeout = wait;
+        }
+        self.database_url
+            .clone()
+            .map(|url| Database { url, limits })
     }
 }
 

@@ -333,3 +333,57 @@ postgres! {
         assert!(acknowledged.len() >= 60, "{}", acknowledged.len());
     }
 }
+
+postgres! {
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_request_that_finds_every_pool_connection_busy_is_a_503_at_the_acquire_timeout() {
+        let proxy = Proxy::start(postgres_addr()).await;
+        // One connection for requests; a request waits 1 s for it, an operation 60 s.
+        let server = Server::start_with(Options {
+            database: Some(through(&proxy, &common::backend::new_database())),
+            args: ["--database-timeout", "60s", "--database-pool-size", "1"]
+                .into_iter()
+                .chain(["--database-acquire-timeout", "1s"])
+                .map(String::from)
+                .collect(),
+            ..Default::default()
+        });
+        assert_eq!(
+            server.get("/v1/tokens", &server.admin_key).await.status(),
+            StatusCode::OK
+        );
+
+        // Two readiness checks (each asks the database on a request connection, and nothing
+        // else: API requests also count themselves on connections of their own) while
+        // PostgreSQL answers nothing: whichever takes the one connection waits on the database
+        // (up to 60 s); the other finds the pool exhausted and is answered 503 at its acquire
+        // timeout, while the first still waits.
+        proxy.stall();
+        let ready = || reqwest::get(server.url("/readyz"));
+        let (first, second) = (ready(), ready());
+        tokio::pin!(first, second);
+        let (answer, pending) = ends("a request finding the pool busy", async {
+            tokio::select! {
+                answer = &mut first => (answer, &mut second),
+                answer = &mut second => (answer, &mut first),
+            }
+        })
+        .await;
+        let answer = answer.unwrap();
+        assert_eq!(answer.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(answer.headers()["retry-after"], "1");
+        let body: Value = answer.json().await.unwrap();
+        assert_eq!(body["error"], "service_unavailable", "{body}");
+        let reason = body["message"].as_str().unwrap();
+        assert!(
+            reason.contains("all 1 connections to PostgreSQL") && reason.contains("stayed busy"),
+            "{body}"
+        );
+
+        // The request holding the connection ends once PostgreSQL answers again.
+        proxy.restore().await;
+        let held = ends("the request holding the connection", pending).await;
+        assert_eq!(held.unwrap().status(), StatusCode::OK);
+        resumed(&server).await;
+    }
+}

@@ -6,7 +6,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use deadpool_postgres::{
-    Manager, ManagerConfig, Object, Pool, PoolError, RecyclingMethod, Runtime,
+    Manager, ManagerConfig, Object, Pool, PoolError, RecyclingMethod, Runtime, TimeoutType,
 };
 use std::future::Future;
 use tokio_postgres::config::{Host, SslMode};
@@ -44,8 +44,8 @@ macro_rules! in_transaction {
     };
 }
 
-/// Connections for request work.
-const POOL_SIZE: usize = 16;
+/// Connections for request work, unless `--database-pool-size` says otherwise.
+pub const DEFAULT_POOL_SIZE: usize = 16;
 /// Connections for the coalesced round trips ([`super::sync`], [`super::counter`]).
 const FAST_POOL_SIZE: usize = 2;
 /// How long an idle connection to a peer that vanished stays open before TCP notices.
@@ -125,32 +125,68 @@ impl DatabaseUrl {
     }
 }
 
+/// How an instance uses its database: the time limit of every operation, and its pool for
+/// request work. Each instance holds `pool_size` + 3 connections at most (2 for the coalesced
+/// round trips, 1 that marks it alive).
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// How long an operation may take before it is given up (503).
+    pub timeout: Duration,
+    /// Connections for request work.
+    pub pool_size: usize,
+    /// How long a request waits for one of them when all are busy before it is answered 503
+    /// (at most `timeout`, which bounds the whole operation).
+    pub acquire_timeout: Duration,
+}
+
+impl Limits {
+    /// The default pool, waiting for a connection as long as an operation may take.
+    pub fn new(timeout: Duration) -> Self {
+        Limits {
+            timeout,
+            pool_size: DEFAULT_POOL_SIZE,
+            acquire_timeout: timeout,
+        }
+    }
+}
+
 /// The pools and the time limit of every operation.
 pub struct Db {
     pool: Pool,
     fast: Pool,
     timeout: Duration,
     target: String,
+    pool_size: usize,
 }
 
 impl Db {
     /// Pools over `url` (connections are made when first needed).
-    pub fn new(url: &DatabaseUrl, timeout: Duration) -> StoreResult<Self> {
+    pub fn new(url: &DatabaseUrl, limits: Limits) -> StoreResult<Self> {
+        let timeout = limits.timeout;
         let config = url.connection_config(timeout);
         // Counting requests and reading the change log need no disk sync of their own.
         let mut fast_config = config.clone();
         with_option(&mut fast_config, "-c synchronous_commit=off");
+        let acquire = limits.acquire_timeout.min(timeout);
         Ok(Db {
-            pool: pool(config, POOL_SIZE, timeout)?,
-            fast: pool(fast_config, FAST_POOL_SIZE, timeout)?,
+            pool: pool(config, limits.pool_size, timeout, acquire)?,
+            fast: pool(fast_config, FAST_POOL_SIZE, timeout, timeout)?,
             timeout,
             target: url.target(),
+            pool_size: limits.pool_size,
         })
     }
 
     /// A connection for request work.
     pub async fn get(&self) -> StoreResult<Object> {
-        self.pool.get().await.map_err(|err| self.pool_error(err))
+        self.pool.get().await.map_err(|err| match err {
+            PoolError::Timeout(TimeoutType::Wait) => StoreError::Unavailable(format!(
+                "all {} connections to PostgreSQL at {} stayed busy for the acquire timeout \
+                 (--database-pool-size, --database-acquire-timeout)",
+                self.pool_size, self.target
+            )),
+            err => self.pool_error(err),
+        })
     }
 
     /// A connection for the coalesced round trips (no disk sync on commit).
@@ -225,7 +261,7 @@ fn with_option(config: &mut Config, option: &str) {
     config.options(options);
 }
 
-fn pool(config: Config, size: usize, timeout: Duration) -> StoreResult<Pool> {
+fn pool(config: Config, size: usize, timeout: Duration, acquire: Duration) -> StoreResult<Pool> {
     let manager = Manager::from_config(
         config,
         NoTls,
@@ -235,7 +271,7 @@ fn pool(config: Config, size: usize, timeout: Duration) -> StoreResult<Pool> {
     );
     Pool::builder(manager)
         .max_size(size)
-        .wait_timeout(Some(timeout))
+        .wait_timeout(Some(acquire))
         .create_timeout(Some(timeout))
         .recycle_timeout(Some(timeout))
         .runtime(Runtime::Tokio1)

@@ -28,7 +28,7 @@ use deadpool_postgres::GenericClient;
 use tokio::sync::OnceCell;
 use tokio::task::JoinHandle;
 
-pub use db::DatabaseUrl;
+pub use db::{DEFAULT_POOL_SIZE, DatabaseUrl, Limits};
 pub use schema::connect_migrated;
 
 use self::batch::Batcher;
@@ -56,10 +56,10 @@ pub struct PostgresStore {
 
 impl PostgresStore {
     /// Connects, applies migrations (once, whichever instance gets there first), and starts
-    /// the loop that counts requests and keeps the cache up to date. `timeout` bounds every operation: a
-    /// database that does not answer within it is reported unavailable.
-    pub async fn open(url: &DatabaseUrl, timeout: Duration) -> StoreResult<Self> {
-        let (client, connection) = connect_migrated(url, timeout).await?;
+    /// the loop that counts requests and keeps the cache up to date. `limits.timeout` bounds every
+    /// operation: a database that does not answer within it is reported unavailable.
+    pub async fn open(url: &DatabaseUrl, limits: Limits) -> StoreResult<Self> {
+        let (client, connection) = connect_migrated(url, limits.timeout).await?;
         let seen: i64 = client
             .query_one("SELECT n FROM cache_epoch", &[])
             .await?
@@ -67,7 +67,7 @@ impl PostgresStore {
         drop(client);
         let _ = connection.await;
 
-        let db = Arc::new(Db::new(url, timeout)?);
+        let db = Arc::new(Db::new(url, limits)?);
         let cache = Arc::new(Cache::default());
         let changes = Arc::new(Changes::new(cache.clone(), seen));
         let counter = Arc::new(Counter {
@@ -80,7 +80,7 @@ impl PostgresStore {
         Ok(PostgresStore {
             db,
             url: url.clone(),
-            timeout,
+            timeout: limits.timeout,
             cache,
             counter,
             presence: OnceCell::new(),
