@@ -10,7 +10,7 @@
 # the order rotating from round to round (this machine's speed drifts within a run): added p50
 # over the upstream at 2,000 req/s, whole and streamed, and the ceiling at 32 connections; it
 # prints each round and the medians, with each build's difference from the first, then stops.
-# TAIL=only runs the low-load part alone.
+# TAIL=only runs the low-load part alone (with BASELINE or AB, for each build in turn).
 #
 # Usage: [ROUNDS=3] [IDLE=poll] [BASELINE=BIN] [AB=metrics] [TAIL=only] bench/gateway.sh [SECONDS_PER_RUN]
 set -euo pipefail
@@ -116,6 +116,38 @@ if [ -n "${BASELINE:-}" ] || [ "${AB:-}" = metrics ]; then
     awk -v a="$gp50" -v b="$dp50" -v r="$rps" 'BEGIN{printf "%.3f %.0f\n", a-b, r}'
   }
   n=${#targets[@]}
+  if [ "${TAIL:-}" = only ]; then
+    # Low load, closed loop, at 1 and 8 connections: in each round the upstream alone, then
+    # every build in rotating order; p99 and what each adds over the direct run of its round.
+    echo "machine: $(nproc) cores, $idle; oha closed loop, ${secs}s per run, $rounds rounds, order rotating; ${BASELINE:+baseline $BASELINE}" >&2
+    printf '%-5s %5s  %-12s %8s %8s %10s\n' conns round build p50 p99 added_p99
+    for c in 1 8; do
+      for t in "${targets[@]}"; do   # warm-up, each
+        read -r _ addr k <<<"$t"; key=$k run "http://$addr/v1/chat/completions" "$whole" -c "$c" >/dev/null
+      done
+      declare -A p99s=() added=()
+      for round in $(seq 1 "$rounds"); do
+        read -r dp50 dp99 _ _ < <(run "http://$upstream/v1/chat/completions" "$whole" -c "$c")
+        printf '%-5s %5s  %-12s %8s %8s %10s\n' "$c" "$round" upstream "$dp50" "$dp99" -
+        for i in $(seq 0 $((n - 1))); do
+          read -r name addr k <<<"${targets[$(( (i + round) % n ))]}"
+          read -r gp50 gp99 _ ok < <(key=$k run "http://$addr/v1/chat/completions" "$whole" -c "$c")
+          [ "$ok" = 1.0000 ] || { echo "failed requests at $addr ($ok)" >&2; exit 1; }
+          a99=$(awk -v a="$gp99" -v b="$dp99" 'BEGIN{printf "%.3f", a-b}')
+          p99s[$name]+="$gp99 "; added[$name]+="$a99 "
+          printf '%-5s %5s  %-12s %8s %8s %10s\n' "$c" "$round" "$name" "$gp50" "$gp99" "$a99"
+        done
+      done
+      line="$c connection(s), medians of $rounds rounds:"
+      for t in "${targets[@]}"; do
+        read -r name _ <<<"$t"
+        # shellcheck disable=SC2086
+        line+=" $name p99 $(median 1 ${p99s[$name]// /$'\n'}) ms, added p99 $(median 1 ${added[$name]// /$'\n'}) ms;"
+      done
+      echo "$line"
+    done
+    exit 0
+  fi
   echo "machine: $(nproc) cores, $idle; oha -c 32, ${secs}s per run, $rounds rounds, order rotating; ${BASELINE:+baseline $BASELINE}" >&2
   printf '%-9s %5s  %-12s %10s %11s\n' mode round build added_p50 ceiling
   for mode in whole streamed; do
