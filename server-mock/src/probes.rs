@@ -11,10 +11,10 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{FromRef, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
-use crate::http::error::ErrorBody;
+use crate::http::error::{ApiError, ErrorBody};
 use crate::http::routes::Routes;
 use crate::store::Store;
 
@@ -72,16 +72,7 @@ pub async fn readyz(State(store): State<Arc<dyn Store>>) -> Response {
         Err(err) => {
             // A probe asks every few seconds: the outage itself is logged where it is noticed.
             tracing::debug!(error = %err, "readiness: database unavailable");
-            let body = ErrorBody {
-                error: "service_unavailable",
-                message: format!("Not ready: {err}"),
-                status: StatusCode::SERVICE_UNAVAILABLE.as_u16(),
-            };
-            let mut response = (StatusCode::SERVICE_UNAVAILABLE, Json(body)).into_response();
-            response
-                .headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from(1));
-            response
+            ApiError::NotReady(format!("Not ready: {err}")).into_response()
         }
     }
 }

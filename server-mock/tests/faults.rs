@@ -144,11 +144,7 @@ async fn unavailable(server: &Server) {
     assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
     assert_eq!(response.headers()["retry-after"], "1");
     let body: Value = response.json().await.unwrap();
-    assert_eq!(
-        (body["error"].as_str(), body["status"].as_u64()),
-        (Some("service_unavailable"), Some(503)),
-        "{body}"
-    );
+    service_unavailable(&body);
 
     let ask = json!({"model": "auto", "messages": [{"role": "user", "content": "hi"}]});
     let response = ends(
@@ -176,17 +172,22 @@ async fn unavailable(server: &Server) {
     assert_eq!(ready.status(), StatusCode::SERVICE_UNAVAILABLE);
     assert_eq!(ready.headers()["retry-after"], "1");
     let body: Value = ready.json().await.unwrap();
-    assert_eq!(
-        (body["error"].as_str(), body["status"].as_u64()),
-        (Some("service_unavailable"), Some(503)),
-        "{body}"
-    );
+    service_unavailable(&body);
     let reason = body["message"].as_str().unwrap();
     assert!(
         reason.starts_with("Not ready: ") && reason.contains("PostgreSQL"),
         "{body}"
     );
     assert_eq!(live(server).await, StatusCode::OK);
+}
+
+/// Asserts `body` is the API's error shape for an unavailable database.
+fn service_unavailable(body: &Value) {
+    assert_eq!(
+        (body["error"].as_str(), body["status"].as_u64()),
+        (Some("service_unavailable"), Some(503)),
+        "{body}"
+    );
 }
 
 /// `GET /livez`'s status, which must come at once whatever the database does.

@@ -27,6 +27,8 @@ pub enum ApiError {
     Internal,
     /// The database cannot be reached now; the same request may succeed shortly.
     Unavailable,
+    /// The instance is not ready (`GET /readyz`): unavailable, with the reason shown.
+    NotReady(String),
 }
 
 /// The error body: `{"error": code, "message": text, "status": int}`. Error responses also
@@ -53,7 +55,7 @@ impl ApiError {
             ApiError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Internal => StatusCode::INTERNAL_SERVER_ERROR,
-            ApiError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Unavailable | ApiError::NotReady(_) => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
 
@@ -75,6 +77,7 @@ impl ApiError {
                 "service_unavailable",
                 "The service's database cannot be reached; retry shortly".to_string(),
             ),
+            ApiError::NotReady(m) => ("service_unavailable", m.clone()),
         };
         ErrorBody {
             error,
@@ -101,7 +104,7 @@ impl IntoResponse for ApiError {
         response.extensions_mut().insert(body);
         let retry_after = match self {
             ApiError::RateLimited { retry_after } => Some(retry_after),
-            ApiError::Unavailable => Some(1),
+            ApiError::Unavailable | ApiError::NotReady(_) => Some(1),
             _ => None,
         };
         if let Some(seconds) = retry_after {

@@ -45,7 +45,7 @@ macro_rules! in_transaction {
 }
 
 /// Connections for request work, unless `--database-pool-size` says otherwise.
-pub const DEFAULT_POOL_SIZE: usize = 16;
+const DEFAULT_POOL_SIZE: usize = 16;
 /// Connections for the coalesced round trips ([`super::sync`], [`super::counter`]).
 const FAST_POOL_SIZE: usize = 2;
 /// How long an idle connection to a peer that vanished stays open before TCP notices.
@@ -156,7 +156,6 @@ pub struct Db {
     fast: Pool,
     timeout: Duration,
     target: String,
-    pool_size: usize,
 }
 
 impl Db {
@@ -173,7 +172,6 @@ impl Db {
             fast: pool(fast_config, FAST_POOL_SIZE, timeout, timeout)?,
             timeout,
             target: url.target(),
-            pool_size: limits.pool_size,
         })
     }
 
@@ -183,7 +181,8 @@ impl Db {
             PoolError::Timeout(TimeoutType::Wait) => StoreError::Unavailable(format!(
                 "all {} connections to PostgreSQL at {} stayed busy for the acquire timeout \
                  (--database-pool-size, --database-acquire-timeout)",
-                self.pool_size, self.target
+                self.pool.status().max_size,
+                self.target
             )),
             err => self.pool_error(err),
         })

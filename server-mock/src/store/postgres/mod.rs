@@ -28,7 +28,7 @@ use deadpool_postgres::GenericClient;
 use tokio::sync::OnceCell;
 use tokio::task::JoinHandle;
 
-pub use db::{DEFAULT_POOL_SIZE, DatabaseUrl, Limits};
+pub use db::{DatabaseUrl, Limits};
 pub use schema::connect_migrated;
 
 use self::batch::Batcher;
