@@ -85,9 +85,12 @@ impl RetryPolicy {
         if attempt >= self.max_retries {
             return None;
         }
+        // Rounded up to the millisecond, with a margin: the wait is timed on the monotonic
+        // clock, the reset is wall-clock time, and waking a hair early lands in the second
+        // before the reset, where the window is still spent.
         let until_reset = reset.map(|reset| {
-            let millis = (reset - Utc::now()).num_milliseconds().max(0) as u64;
-            Duration::from_millis(millis)
+            let micros = (reset - Utc::now()).num_microseconds().unwrap_or(i64::MAX);
+            Duration::from_millis((micros.max(0) as u64).div_ceil(1000)) + RESET_MARGIN
         });
         let wait = retry_after
             .or(until_reset)
@@ -95,6 +98,9 @@ impl RetryPolicy {
         (wait <= self.max_rate_limit_wait).then_some(wait)
     }
 }
+
+/// Added to a wait until `X-RateLimit-Reset` (see [`RetryPolicy::rate_limit_wait`]).
+const RESET_MARGIN: Duration = Duration::from_millis(20);
 
 fn random_fraction() -> f64 {
     let mut bytes = [0u8; 8];
@@ -133,7 +139,7 @@ mod tests {
         );
         let reset = Utc::now() + chrono::Duration::seconds(5);
         let wait = policy.rate_limit_wait(0, None, Some(reset)).unwrap();
-        assert!(wait <= Duration::from_secs(5) && wait >= Duration::from_secs(4));
+        assert!(wait <= Duration::from_secs(5) + RESET_MARGIN && wait >= Duration::from_secs(4));
         assert_eq!(
             RetryPolicy::none().rate_limit_wait(0, Some(Duration::ZERO), None),
             None
