@@ -143,13 +143,14 @@ pub async fn copy_to_postgres(
         })?;
     let key_file = key_file.unwrap_or_else(|| data_dir.join(crate::seal::KEY_FILE));
     let sealer = crate::seal::Sealer::load(&key_file)?;
-    let copied =
-        crate::store::copy::to_postgres(data_dir, &database.url, database.limits.timeout, &sealer)
-            .await?;
+    let (url, timeout) = (&database.url, database.limits.timeout);
+    let (tls, link) = url.tls()?;
+    let copied = crate::store::copy::to_postgres(data_dir, url, timeout, tls, &sealer).await?;
     println!(
-        "Copied {} into PostgreSQL at {}:",
+        "Copied {} into PostgreSQL at {} ({}):",
         data_dir.display(),
-        database.url.target()
+        url.target(),
+        link.describe()
     );
     for (table, rows) in copied {
         println!("  {table:<24} {rows:>10} rows");

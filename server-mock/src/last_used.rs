@@ -31,7 +31,7 @@ impl LastUsed {
                 .record_last_used(vec![(credential.id.clone(), now)])
                 .await
             {
-                tracing::warn!(error = %err, "could not record first use");
+                err.log("could not record a first use");
             }
             return;
         }
@@ -49,8 +49,14 @@ impl LastUsed {
         if uses.is_empty() {
             return;
         }
-        if let Err(err) = store.record_last_used(uses).await {
-            tracing::warn!(error = %err, "could not record token uses");
+        if let Err(err) = store.record_last_used(uses.clone()).await {
+            err.log("could not record token uses; kept for the next flush");
+            // Kept, unless a newer use came meanwhile.
+            let mut pending = self.lock();
+            for (id, at) in uses {
+                let newest = pending.entry(id).or_insert(at);
+                *newest = (*newest).max(at);
+            }
         }
     }
 

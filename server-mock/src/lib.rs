@@ -83,6 +83,7 @@ pub fn app(state: AppState) -> Router {
         // errors included), and the log line.
         .layer(EdgeLayer {
             metrics: state.metrics.clone(),
+            outage: state.store.outage(),
         })
         .with_state(state)
 }
@@ -193,7 +194,11 @@ pub async fn open_store(
     if let Some(database) = database {
         return match PostgresStore::open(&database.url, database.limits).await {
             Ok(store) => Ok(Arc::new(store)),
-            Err(store::StoreError::Unavailable(why)) => Err(anyhow::anyhow!(why)),
+            Err(
+                store::StoreError::Unavailable(why)
+                | store::StoreError::Backend(why)
+                | store::StoreError::Busy(why),
+            ) => Err(anyhow::anyhow!(why)),
             Err(err) => Err(err.into()),
         };
     }

@@ -268,12 +268,9 @@ impl DataDirArg {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let admin = matches!(cli.command, Some(Command::Admin { .. }));
     tracing_subscriber::fmt()
-        .with_env_filter(
-            // PostgreSQL's notices reach tokio-postgres's log at info; only warnings matter.
-            EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| EnvFilter::new("info,tokio_postgres=warn")),
-        )
+        .with_env_filter(log_filter(admin))
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
         .init();
@@ -367,6 +364,30 @@ async fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
         println!("API:       http://{addr}/v1  (OpenAPI document at /v1/openapi.json)");
     };
     serve(config, on_bound, shutdown_signal()?).await
+}
+
+/// `RUST_LOG`'s filter, by default `info` for a server and `warn` for an admin command (which
+/// prints its result, and one line when it fails). Unless `RUST_LOG` names them, two libraries
+/// are quieter: tokio-postgres logs PostgreSQL's notices at info, and the pool warns of every
+/// connection a lost database closes, where the server says the outage once.
+fn log_filter(admin: bool) -> EnvFilter {
+    let asked = std::env::var("RUST_LOG").unwrap_or_default();
+    let level = if admin { "warn" } else { "info" };
+    let mut filter = match asked.trim() {
+        "" => EnvFilter::new(level),
+        asked => EnvFilter::try_new(asked).unwrap_or_else(|_| EnvFilter::new(level)),
+    };
+    for (target, quieter) in [
+        ("tokio_postgres", "tokio_postgres=warn"),
+        ("deadpool", "deadpool=error"),
+    ] {
+        if !asked.contains(target)
+            && let Ok(directive) = quieter.parse()
+        {
+            filter = filter.add_directive(directive);
+        }
+    }
+    filter
 }
 
 /// Installs the SIGINT and SIGTERM handlers now (so a signal that arrives during start-up is not

@@ -14,7 +14,7 @@ use axum::extract::{FromRef, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
-use crate::http::error::{ApiError, ErrorBody};
+use crate::http::error::{ApiError, ErrorBody, Refused};
 use crate::http::routes::Routes;
 use crate::store::Store;
 
@@ -40,6 +40,22 @@ pub struct Health {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(example = "ok")]
     pub database: Option<&'static str>,
+    /// How the server reaches its PostgreSQL database, as its last connection went: whether it
+    /// is encrypted and the certificate verified (absent on SQLite and from `/livez`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(example = "TLS 1.3, certificate verified for db.example.com")]
+    pub database_tls: Option<String>,
+}
+
+impl Health {
+    /// Ready, with how `store` reaches its database.
+    fn ready(store: &dyn Store) -> Self {
+        Health {
+            status: "ok",
+            database: Some("ok"),
+            database_tls: store.connection(),
+        }
+    }
 }
 
 /// Liveness: 200 while the process serves HTTP, whatever its database does. Use it for a
@@ -50,6 +66,7 @@ pub async fn livez() -> Json<Health> {
     Json(Health {
         status: "ok",
         database: None,
+        database_tls: None,
     })
 }
 
@@ -64,11 +81,7 @@ pub async fn livez() -> Json<Health> {
             headers(("Retry-After" = u64, description = "Seconds to wait before asking again")))))]
 pub async fn readyz(State(store): State<Arc<dyn Store>>) -> Response {
     match store.health().await {
-        Ok(()) => Json(Health {
-            status: "ok",
-            database: Some("ok"),
-        })
-        .into_response(),
+        Ok(()) => Json(Health::ready(store.as_ref())).into_response(),
         Err(err) => {
             // A probe asks every few seconds: the outage itself is logged where it is noticed.
             tracing::debug!(error = %err, "readiness: database unavailable");
@@ -83,24 +96,20 @@ pub async fn readyz(State(store): State<Arc<dyn Store>>) -> Response {
 #[utoipa::path(get, path = "/healthz", tag = "health", security(()),
     responses((status = 200, description = "The server and its database answer", body = Health),
         (status = 503, description = "The database cannot be reached", body = Health)))]
-pub async fn healthz(State(store): State<Arc<dyn Store>>) -> (StatusCode, Json<Health>) {
+pub async fn healthz(State(store): State<Arc<dyn Store>>) -> Response {
     match store.health().await {
-        Ok(()) => (
-            StatusCode::OK,
-            Json(Health {
-                status: "ok",
-                database: Some("ok"),
-            }),
-        ),
+        Ok(()) => Json(Health::ready(store.as_ref())).into_response(),
         Err(err) => {
-            tracing::warn!(error = %err, "health check: database unavailable");
-            (
-                StatusCode::SERVICE_UNAVAILABLE,
-                Json(Health {
-                    status: "unavailable",
-                    database: Some("unreachable"),
-                }),
-            )
+            // Asked every few seconds: the outage itself is logged where it is noticed.
+            tracing::debug!(error = %err, "health check: database unavailable");
+            let unavailable = Health {
+                status: "unavailable",
+                database: Some("unreachable"),
+                database_tls: None,
+            };
+            let mut response = (StatusCode::SERVICE_UNAVAILABLE, Json(unavailable)).into_response();
+            response.extensions_mut().insert(Refused::Probe);
+            response
         }
     }
 }

@@ -55,7 +55,7 @@ async fn metrics(State(state): State<AppState>) -> Response {
     state.gateway.health.publish();
     match state.store.outbox_depth().await {
         Ok(depth) => metrics.gauge(registry::OUTBOX, &[]).set(depth as f64),
-        Err(err) => tracing::warn!(error = %err, "metrics: cannot read the webhook outbox"),
+        Err(err) => err.log("metrics: cannot read the webhook outbox"),
     }
     for pool in state.store.pools() {
         let name = ("db_client_connection_pool_name", pool.name);

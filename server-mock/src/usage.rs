@@ -20,7 +20,7 @@ use crate::http::extract::Query;
 use crate::http::pagination::Meta;
 use crate::http::routes::Routes;
 use crate::store::{Store, UsageRecord, UsageTotals};
-use crate::telemetry::{Metrics, registry};
+use crate::telemetry::{Backoff, Metrics, registry};
 
 /// How often pending ledger records are written.
 pub const FLUSH_EVERY: Duration = Duration::from_secs(1);
@@ -94,13 +94,13 @@ impl Ledger {
     /// Writes every queued record; when it returns, every record queued before the call is
     /// written (or, after a failed write, queued again). Records a failed write could not store
     /// stay queued for the next flush (up to a million; past that the oldest are dropped, and
-    /// the log says so).
-    pub async fn flush(&self, store: &Arc<dyn Store>) {
+    /// the log says so). Returns whether the write found the database away.
+    pub async fn flush(&self, store: &Arc<dyn Store>) -> bool {
         let _writing = self.writing.lock().await;
         let (batch, waiters) = {
             let mut pending = self.lock();
             if pending.records.is_empty() {
-                return;
+                return false;
             }
             // The next batch starts with room for a full one: growing a vector of records one
             // push at a time would copy it again and again on the requests' path.
@@ -116,16 +116,22 @@ impl Ledger {
                 for waiter in waiters {
                     let _ = waiter.send(());
                 }
+                false
             }
             Err(err) => {
                 let batch = Arc::try_unwrap(batch).unwrap_or_else(|shared| (*shared).clone());
                 let mut pending = self.lock();
                 let dropped = (batch.len() + pending.records.len()).saturating_sub(MAX_PENDING);
-                tracing::error!(error = %err, records = batch.len(), dropped, "could not write the credit ledger; will retry");
+                if dropped > 0 || !err.is_unavailable() {
+                    tracing::error!(error = %err, records = batch.len(), dropped, "could not write the credit ledger; will retry");
+                } else {
+                    tracing::debug!(error = %err, records = batch.len(), "could not write the credit ledger; will retry");
+                }
                 let newer = std::mem::replace(&mut pending.records, batch);
                 pending.records.extend(newer);
                 let dropped = dropped.min(pending.records.len());
                 pending.records.drain(..dropped);
+                err.is_unavailable()
             }
         }
     }
@@ -136,13 +142,16 @@ impl Ledger {
 
     /// Flushes every [`FLUSH_EVERY`], or sooner when many records wait (or any, when written
     /// through); runs until aborted.
+    /// While the database is away, the waits grow ([`Backoff`]).
     pub async fn run(self: Arc<Self>, store: Arc<dyn Store>) {
+        let mut backoff = Backoff::new(FLUSH_EVERY);
+        let mut pause = FLUSH_EVERY;
         loop {
             tokio::select! {
-                _ = tokio::time::sleep(FLUSH_EVERY) => {}
+                _ = tokio::time::sleep(pause) => {}
                 _ = self.full.notified() => {}
             }
-            self.flush(&store).await;
+            pause = backoff.after(self.flush(&store).await);
         }
     }
 }

@@ -283,14 +283,27 @@ both! {
             .await
             .unwrap();
         assert_eq!(health["status"], "ok");
-        for (probe, expected) in [
-            ("/livez", json!({"status": "ok"})),
-            ("/readyz", json!({"status": "ok", "database": "ok"})),
-        ] {
-            let answer = reqwest::get(server.url(probe)).await.unwrap();
-            assert_eq!(answer.status(), 200, "{probe}");
-            assert_eq!(answer.json::<Value>().await.unwrap(), expected, "{probe}");
+        let live = reqwest::get(server.url("/livez")).await.unwrap();
+        assert_eq!(live.status(), 200);
+        assert_eq!(live.json::<Value>().await.unwrap(), json!({"status": "ok"}));
+        let ready = reqwest::get(server.url("/readyz")).await.unwrap();
+        assert_eq!(ready.status(), 200);
+        let mut ready: Value = ready.json().await.unwrap();
+        // How the server reaches PostgreSQL (the local one offers TLS, which loopback prefers);
+        // nothing on SQLite.
+        let tls = ready.as_object_mut().unwrap().remove("database_tls");
+        match common::backend::current() {
+            common::backend::Backend::Sqlite => assert_eq!(tls, None),
+            common::backend::Backend::Postgres(_) => {
+                let tls = tls.expect("database_tls on PostgreSQL");
+                let tls = tls.as_str().unwrap();
+                assert!(
+                    tls.starts_with("TLS 1.") || tls.starts_with("not encrypted"),
+                    "{tls}"
+                );
+            }
         }
+        assert_eq!(ready, json!({"status": "ok", "database": "ok"}));
         let post = reqwest::Client::new()
             .post(server.url("/healthz"))
             .send()

@@ -5,13 +5,13 @@
 
 mod common;
 
-use std::net::{SocketAddr, TcpListener};
+use std::net::TcpListener;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::hooks::eventually;
-use common::proxy::Proxy;
+use common::proxy::{Proxy, postgres_addr, through};
 use common::{Options, Server, exit_of, postgres};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -70,7 +70,8 @@ fn a_bad_database_url_is_a_usage_error_that_never_repeats_the_password() {
     for url in [
         "mysql://root:hunter2@127.0.0.1/tokctl",
         "postgres://tokctl:hunter2@[::1/tokctl",
-        "postgres://tokctl:hunter2@127.0.0.1/tokctl?sslmode=require",
+        "postgres://tokctl:hunter2@127.0.0.1/tokctl?sslmode=allow",
+        "postgres://tokctl:hunter2@127.0.0.1/tokctl?sslrootcert=system&sslmode=require",
     ] {
         let output = serve_on(url);
         assert_eq!(output.status.code(), Some(2), "{url}");
@@ -81,28 +82,6 @@ fn a_bad_database_url_is_a_usage_error_that_never_repeats_the_password() {
         );
         assert!(!stderr.contains("hunter2"), "{stderr}");
     }
-}
-
-/// Where `TOKCTL_TEST_DATABASE_URL`'s PostgreSQL listens.
-fn postgres_addr() -> SocketAddr {
-    let url = url::Url::parse(&std::env::var(common::backend::URL_VAR).unwrap()).unwrap();
-    let host = url.host_str().unwrap_or("127.0.0.1");
-    let host = if host == "localhost" {
-        "127.0.0.1"
-    } else {
-        host
-    };
-    format!("{host}:{}", url.port().unwrap_or(5432))
-        .parse()
-        .unwrap()
-}
-
-/// `url` reached through `proxy`.
-fn through(proxy: &Proxy, url: &str) -> String {
-    let mut url = url::Url::parse(url).unwrap();
-    url.set_host(Some("127.0.0.1")).unwrap();
-    url.set_port(Some(proxy.addr.port())).unwrap();
-    url.to_string()
 }
 
 /// A server on a new database reached through `proxy`, giving up on it after 2 s.

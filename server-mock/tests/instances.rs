@@ -14,7 +14,7 @@ use common::hooks::{
     attempts, eventually, fast_retries, free_addr, holding_receiver, next, receiver, send_test,
     subscribe, verify,
 };
-use common::{Options, Server, chat_json, id, postgres, secret};
+use common::{Options, Server, chat_json, id, instances, secret};
 use futures::future::join_all;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -26,7 +26,7 @@ fn limited(rate_limit: u32) -> Options<'static> {
     }
 }
 
-postgres! {
+instances! {
     #[tokio::test]
     async fn a_secret_rotated_or_revoked_on_one_instance_is_refused_by_the_other_at_once() {
         let a = Server::start_with(limited(1_000_000));
@@ -100,7 +100,7 @@ async fn early_in_a_window() {
     }
 }
 
-postgres! {
+instances! {
     #[tokio::test]
     async fn the_rate_limit_counts_both_instances_together() {
         let a = Server::start_with(limited(20));
@@ -122,7 +122,7 @@ postgres! {
     }
 }
 
-postgres! {
+instances! {
     #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
     async fn concurrent_requests_on_both_instances_never_pass_the_limit() {
         let a = Server::start_with(limited(20));
@@ -145,7 +145,7 @@ postgres! {
     }
 }
 
-postgres! {
+instances! {
     #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
     async fn a_name_is_unique_across_instances() {
         let a = Server::start_with(limited(1_000_000));
@@ -167,7 +167,7 @@ postgres! {
     }
 }
 
-postgres! {
+instances! {
     #[tokio::test]
     async fn each_webhook_attempt_is_made_by_one_instance() {
         let addr = free_addr();
@@ -203,7 +203,7 @@ postgres! {
     }
 }
 
-postgres! {
+instances! {
     #[tokio::test]
     async fn an_instance_killed_mid_delivery_has_its_delivery_finished_by_the_other() {
         let addr = free_addr();
@@ -252,7 +252,7 @@ postgres! {
     }
 }
 
-postgres! {
+instances! {
     #[tokio::test]
     async fn usage_on_either_instance_shows_every_instances_completions() {
         let fast = || Options {
@@ -288,7 +288,7 @@ postgres! {
     }
 }
 
-postgres! {
+instances! {
     #[tokio::test]
     async fn instances_share_the_webhook_key_and_one_with_another_key_refuses_to_start() {
         let addr = free_addr();
@@ -322,7 +322,7 @@ postgres! {
     }
 }
 
-postgres! {
+instances! {
     #[tokio::test]
     async fn instances_starting_together_on_an_empty_database_bootstrap_once() {
         let url = common::backend::new_database();

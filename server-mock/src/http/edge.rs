@@ -11,6 +11,7 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 
 use axum::extract::Request;
@@ -19,15 +20,17 @@ use axum::response::{IntoResponse, Response};
 use pin_project_lite::pin_project;
 use tower::{Layer, Service};
 
-use crate::http::error::ApiError;
+use crate::http::error::{ApiError, Refused};
 use crate::http::openai::{is_openai_path, openai_envelope};
 use crate::http::request_id;
 use crate::telemetry;
 
-/// Layer of [`Edge`], recording into `metrics`.
+/// Layer of [`Edge`], recording into `metrics`, and counting requests refused during an
+/// `outage` of the database instead of logging each.
 #[derive(Clone, Default)]
 pub struct EdgeLayer {
     pub metrics: telemetry::Metrics,
+    pub outage: Option<Arc<telemetry::Outage>>,
 }
 
 impl<S> Layer<S> for EdgeLayer {
@@ -37,6 +40,7 @@ impl<S> Layer<S> for EdgeLayer {
         Edge {
             inner,
             metrics: self.metrics.clone(),
+            outage: self.outage.clone(),
         }
     }
 }
@@ -46,6 +50,7 @@ impl<S> Layer<S> for EdgeLayer {
 pub struct Edge<S> {
     inner: S,
     metrics: telemetry::Metrics,
+    outage: Option<Arc<telemetry::Outage>>,
 }
 
 impl<S> Service<Request> for Edge<S>
@@ -75,6 +80,7 @@ where
             id,
             openai,
             noted,
+            outage: self.outage.clone(),
         }
     }
 }
@@ -87,6 +93,7 @@ pin_project! {
         id: Option<HeaderValue>,
         openai: bool,
         noted: Option<telemetry::Request>,
+        outage: Option<Arc<telemetry::Outage>>,
     }
 }
 
@@ -104,7 +111,13 @@ where
         }
         let status = response.status().as_u16();
         let id = this.id.take();
-        if response.status().is_server_error() {
+        // During an outage its refusals are counted (its end says how many), not logged.
+        let quiet = match (response.extensions().get::<Refused>(), this.outage.as_ref()) {
+            (Some(Refused::Request), Some(outage)) => outage.refused(),
+            (Some(Refused::Probe), Some(outage)) => outage.is_down(),
+            _ => false,
+        };
+        if response.status().is_server_error() && !quiet {
             let request_id = id.as_ref().and_then(|id| id.to_str().ok());
             tracing::error!(status, request_id, "answered with a server error");
         }

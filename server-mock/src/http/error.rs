@@ -97,6 +97,15 @@ impl ApiError {
     }
 }
 
+/// Marks a response refused for want of the database, for the edge to count (a request,
+/// [`ApiError::Unavailable`]) or pass over (a probe saying it is not ready) during an outage,
+/// rather than log each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refused {
+    Request,
+    Probe,
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let body = self.body();
@@ -105,6 +114,11 @@ impl IntoResponse for ApiError {
         let retry_after = match self {
             ApiError::RateLimited { retry_after } => Some(retry_after),
             ApiError::Unavailable | ApiError::NotReady(_) => Some(1),
+            _ => None,
+        };
+        match self {
+            ApiError::Unavailable => response.extensions_mut().insert(Refused::Request),
+            ApiError::NotReady(_) => response.extensions_mut().insert(Refused::Probe),
             _ => None,
         };
         if let Some(seconds) = retry_after {
@@ -119,8 +133,10 @@ impl IntoResponse for ApiError {
 impl From<StoreError> for ApiError {
     fn from(err: StoreError) -> Self {
         match err {
-            StoreError::Unavailable(cause) => {
-                tracing::warn!(error = %cause, "database unavailable");
+            // The outage is logged once where it is noticed (`telemetry::Outage`); the edge
+            // counts each request refused for it.
+            StoreError::Unavailable(cause) | StoreError::Busy(cause) => {
+                tracing::debug!(error = %cause, "database unavailable");
                 ApiError::Unavailable
             }
             err => {

@@ -15,6 +15,7 @@ use chrono::{DateTime, Utc};
 use rusqlite::types::Value;
 use tokio_postgres::binary_copy::BinaryCopyInWriter;
 use tokio_postgres::types::{ToSql, Type};
+use tokio_postgres_rustls::MakeRustlsConnect;
 
 use super::postgres::{DatabaseUrl, connect_migrated};
 use super::{WEBHOOK_KEY_CHECK, sqlite};
@@ -217,20 +218,22 @@ const SEQUENCES: &[(&str, &str)] = &[
     ("webhook_attempts", "id"),
 ];
 
-/// Copies the SQLite data in `data_dir` into the empty database at `url`; `sealer` holds the
-/// key the data directory's webhook secrets are sealed with, which every instance serving the
-/// database must then be given. Returns each table's name and row count.
+/// Copies the SQLite data in `data_dir` into the empty database at `url`, connecting through
+/// `tls`; `sealer` holds the key the data directory's webhook secrets are sealed with, which
+/// every instance serving the database must then be given. Returns each table's name and row
+/// count.
 pub async fn to_postgres(
     data_dir: &Path,
     url: &DatabaseUrl,
     timeout: Duration,
+    tls: MakeRustlsConnect,
     sealer: &Sealer,
 ) -> anyhow::Result<Vec<(&'static str, u64)>> {
     let dir = data_dir.to_path_buf();
     let source = tokio::task::spawn_blocking(move || sqlite::open_migrated(&dir))
         .await??
         .with_context(|| format!("{} holds no SQLite database", data_dir.display()))?;
-    let (mut client, connection) = connect_migrated(url, timeout).await?;
+    let (mut client, connection) = connect_migrated(url, timeout, tls).await?;
     let tx = client.transaction().await?;
     let existing: i64 = tx
         .query_one("SELECT COUNT(*) FROM workspaces", &[])

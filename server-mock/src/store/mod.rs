@@ -30,6 +30,8 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
+use crate::telemetry::Outage;
+
 /// The current time at the precision storage keeps (microseconds), so a value shown in a
 /// response equals the value a later read shows.
 pub fn now() -> DateTime<Utc> {
@@ -62,6 +64,26 @@ pub enum StoreError {
     /// time); the same request may succeed once it is back.
     #[error("database unavailable: {0}")]
     Unavailable(String),
+    /// Every connection of the pool stayed busy for the acquire timeout: the database answers,
+    /// this instance has more work than connections (503 all the same).
+    #[error("database busy: {0}")]
+    Busy(String),
+}
+
+impl StoreError {
+    /// Whether the database could not be reached (an outage, not a fault).
+    pub fn is_unavailable(&self) -> bool {
+        matches!(self, StoreError::Unavailable(_))
+    }
+
+    /// Logs a background task's failure to do `what`: at `error`, or at `debug` while the
+    /// database is away (the outage is logged once, where it is noticed).
+    pub fn log(&self, what: &str) {
+        match self.is_unavailable() {
+            true => tracing::debug!(error = %self, "{what}"),
+            false => tracing::error!(error = %self, "{what}"),
+        }
+    }
 }
 
 /// `Result` with [`StoreError`].
@@ -95,6 +117,18 @@ pub trait Store:
     /// readers opened as needed).
     fn pools(&self) -> Vec<PoolStatus> {
         Vec::new()
+    }
+
+    /// How the server reaches its database, in words (`TLS 1.3, certificate verified for
+    /// db.example.com`, `not encrypted`), for the readiness answer; `None` when it is a file.
+    fn connection(&self) -> Option<String> {
+        None
+    }
+
+    /// Whether its database is reachable, as its operations find it: the outage's log lines
+    /// and the count of requests refused meanwhile; `None` when it is a file.
+    fn outage(&self) -> Option<Arc<Outage>> {
+        None
     }
 
     /// Finishes pending writes and closes the store.

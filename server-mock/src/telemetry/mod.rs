@@ -7,6 +7,7 @@
 //! at `warn`), and, when `--metrics-listen` is given, Prometheus metrics ([`Metrics`]).
 
 mod gateway;
+pub mod outage;
 pub mod registry;
 
 use std::fmt::Display;
@@ -15,6 +16,7 @@ use std::time::Instant;
 use axum::http::Method;
 
 pub use gateway::{ModelMetrics, Outcome};
+pub use outage::{Backoff, Outage};
 pub use registry::Metrics;
 
 /// When a request arrived, left in its extensions for the handlers that measure their own

@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 use tokio::sync::Semaphore;
 
 use super::Hub;
-use crate::store::{self, Attempt, Delivery, DeliveryOutcome, Store};
+use crate::store::{self, Attempt, Delivery, DeliveryOutcome, Store, StoreError};
+use crate::telemetry::Backoff;
 
 /// How long a claimed delivery stays leased: if the server dies mid-attempt, it is retried after.
 const LEASE: Duration = Duration::from_secs(120);
@@ -18,30 +19,32 @@ const LEASE: Duration = Duration::from_secs(120);
 const IN_FLIGHT: usize = 64;
 /// Attempts in flight at once to one endpoint (the outbox never leases it more).
 pub const PER_ENDPOINT: usize = 4;
+/// How often the outbox is read when nothing wakes the worker sooner.
+const IDLE: Duration = Duration::from_millis(500);
 /// Time limit of one attempt.
 const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Runs until aborted.
 pub async fn run(hub: Arc<Hub>, store: Arc<dyn Store>) {
     if let Err(err) = store.release_leases().await {
-        tracing::error!(error = %err, "could not resume interrupted webhook deliveries");
+        err.log("could not resume interrupted webhook deliveries");
     }
     let slots = Arc::new(Semaphore::new(IN_FLIGHT));
+    let mut backoff = Backoff::new(IDLE);
     loop {
         let now = store::now();
         let lease_until = now + chrono::Duration::from_std(LEASE).unwrap_or_default();
         let free = slots.available_permits().max(1);
-        let due = match store.claim_due(now, lease_until, free, PER_ENDPOINT).await {
-            Ok(due) => due,
-            Err(err) => {
-                tracing::error!(error = %err, "could not read the webhook outbox");
-                Vec::new()
-            }
-        };
+        let claimed = store.claim_due(now, lease_until, free, PER_ENDPOINT).await;
+        let pause = backoff.after(claimed.as_ref().is_err_and(StoreError::is_unavailable));
+        let due = claimed.unwrap_or_else(|err| {
+            err.log("could not read the webhook outbox");
+            Vec::new()
+        });
         if due.is_empty() {
             tokio::select! {
                 _ = hub.wake.notified() => {}
-                _ = tokio::time::sleep(Duration::from_millis(500)) => {}
+                _ = tokio::time::sleep(pause) => {}
             }
             continue;
         }
@@ -124,7 +127,8 @@ async fn attempt(hub: &Hub, store: &dyn Store, delivery: Delivery) {
         created_at: sent_at,
     };
     if let Err(err) = store.finish_attempt(delivery.id, record, outcome).await {
-        tracing::error!(error = %err, "could not record a webhook attempt");
+        // Its lease runs out and it is attempted again.
+        err.log("could not record a webhook attempt");
     }
 }
 

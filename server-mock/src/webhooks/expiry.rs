@@ -9,7 +9,8 @@ use serde_json::json;
 
 use super::{Hub, event};
 use crate::format::timestamp;
-use crate::store::{EventMaker, Store};
+use crate::store::{EventMaker, Store, StoreError};
+use crate::telemetry::Backoff;
 
 /// The default notice offsets.
 pub const DEFAULT_NOTICES: &str = "7d,1d";
@@ -47,12 +48,15 @@ pub async fn run(hub: Arc<Hub>, store: Arc<dyn Store>, notices: Vec<(String, Dur
             }),
         )
     });
+    let mut backoff = Backoff::new(SCAN_EVERY);
     loop {
-        match store.expiring_notices(offsets.clone(), maker.clone()).await {
+        let found = store.expiring_notices(offsets.clone(), maker.clone()).await;
+        let pause = backoff.after(found.as_ref().is_err_and(StoreError::is_unavailable));
+        match found {
             Ok(0) => {}
             Ok(_) => hub.wake.notify_one(),
-            Err(err) => tracing::error!(error = %err, "could not look for expiring tokens"),
+            Err(err) => err.log("could not look for expiring tokens"),
         }
-        tokio::time::sleep(SCAN_EVERY).await;
+        tokio::time::sleep(pause).await;
     }
 }

@@ -67,6 +67,31 @@ macro_rules! postgres {
 #[allow(unused_imports)]
 pub(crate) use postgres;
 
+/// Declares a test of several instances on one database: on PostgreSQL (`$name::postgres`),
+/// and again through PgBouncer in session mode (`$name::pgbouncer`), as operators behind a
+/// connection pooler run it.
+#[allow(unused_macros)]
+macro_rules! instances {
+    ($(#[$attr:meta])* async fn $name:ident() $body:block) => {
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            $(#[$attr])*
+            async fn postgres() {
+                crate::common::backend::on_postgres(async move $body).await
+            }
+
+            $(#[$attr])*
+            async fn pgbouncer() {
+                crate::common::backend::on_pgbouncer(async move $body).await
+            }
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use instances;
+
 /// Runs a test body (or part of one) on SQLite.
 pub async fn on_sqlite<T>(body: impl Future<Output = T>) -> T {
     BACKEND.scope(Backend::Sqlite, body).await
@@ -79,6 +104,24 @@ pub async fn on_postgres(body: impl Future<Output = ()>) {
     };
     let databases = Arc::new(Databases {
         server,
+        through: None,
+        made: Mutex::default(),
+    });
+    BACKEND.scope(Backend::Postgres(databases), body).await
+}
+
+/// Runs a test body on PostgreSQL with its servers connecting through PgBouncer in session
+/// mode, or says it was skipped.
+pub async fn on_pgbouncer(body: impl Future<Output = ()>) {
+    let Some(server) = postgres_server() else {
+        return;
+    };
+    let Some(bouncer) = super::pgbouncer::session(&server) else {
+        return;
+    };
+    let databases = Arc::new(Databases {
+        server,
+        through: Some(bouncer),
         made: Mutex::default(),
     });
     BACKEND.scope(Backend::Postgres(databases), body).await
@@ -129,6 +172,8 @@ pub fn new_database() -> String {
 /// The databases a PostgreSQL test made, one per data directory; dropped with the test.
 pub struct Databases {
     server: String,
+    /// The connection pooler servers reach them through, if any.
+    through: Option<Arc<super::pgbouncer::PgBouncer>>,
     made: Mutex<HashMap<PathBuf, String>>,
 }
 
@@ -139,7 +184,11 @@ impl Databases {
         let name = made
             .entry(dir.to_path_buf())
             .or_insert_with(|| create_database(&self.server));
-        with_database(&self.server, name)
+        let url = with_database(&self.server, name);
+        match &self.through {
+            Some(bouncer) => bouncer.url(&url),
+            None => url,
+        }
     }
 }
 

@@ -3,12 +3,14 @@
 #![allow(dead_code)]
 
 pub mod backend;
+pub mod cluster;
 pub mod hooks;
+pub mod pgbouncer;
 pub mod proxy;
 pub mod upstream;
 
 #[allow(unused_imports)]
-pub(crate) use backend::{both, postgres};
+pub(crate) use backend::{both, instances, postgres};
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};

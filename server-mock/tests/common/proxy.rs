@@ -121,3 +121,25 @@ async fn copy(
         }
     }
 }
+
+/// Where `TOKCTL_TEST_DATABASE_URL`'s PostgreSQL listens.
+pub fn postgres_addr() -> SocketAddr {
+    let url = url::Url::parse(&std::env::var(super::backend::URL_VAR).unwrap()).unwrap();
+    let host = url.host_str().unwrap_or("127.0.0.1");
+    let host = if host == "localhost" {
+        "127.0.0.1"
+    } else {
+        host
+    };
+    format!("{host}:{}", url.port().unwrap_or(5432))
+        .parse()
+        .unwrap()
+}
+
+/// `url` reached through `proxy`.
+pub fn through(proxy: &Proxy, url: &str) -> String {
+    let mut url = url::Url::parse(url).unwrap();
+    url.set_host(Some("127.0.0.1")).unwrap();
+    url.set_port(Some(proxy.addr.port())).unwrap();
+    url.to_string()
+}

@@ -7,9 +7,9 @@ use serde_json::{Value, json};
 use crate::common::hooks::{
     attempts, eventually, fast_retries, free_addr, next, receiver, subscribe,
 };
-use crate::common::{self, Server, id, postgres};
+use crate::common::{self, Server, id, instances};
 
-postgres! {
+instances! {
     #[tokio::test]
     async fn each_expiry_notice_fires_once_across_instances() {
         let addr = free_addr();

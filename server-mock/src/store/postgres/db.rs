@@ -1,19 +1,21 @@
-//! Connections to PostgreSQL: the URL, two pools (request work, and the round trips many
-//! requests share), a time limit on every operation, and which failures mean "the database is
-//! unavailable" (503, try again) rather than a fault of the server (500).
+//! Connections to PostgreSQL: two pools (request work, and the round trips many requests
+//! share) and a time limit on every operation.
 
-use std::str::FromStr;
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use deadpool_postgres::{
-    Manager, ManagerConfig, Object, Pool, PoolError, RecyclingMethod, Runtime, TimeoutType,
+    Hook, HookError, Manager, ManagerConfig, Object, Pool, PoolBuilder, PoolError, RecyclingMethod,
+    Runtime, TimeoutType,
 };
 use std::future::Future;
-use tokio_postgres::config::{Host, SslMode};
-use tokio_postgres::{Config, NoTls};
+use tokio_postgres::Config;
+use tokio_postgres_rustls::MakeRustlsConnect;
 
+use super::url::DatabaseUrl;
 use crate::store::PageRequest;
 use crate::store::{StoreError, StoreResult};
+use crate::telemetry::Outage;
 
 /// Runs `$body` with `$c` bound to a pooled connection, within the store's time limit.
 macro_rules! with_client {
@@ -48,83 +50,6 @@ macro_rules! in_transaction {
 const DEFAULT_POOL_SIZE: usize = 16;
 /// Connections for the coalesced round trips ([`super::sync`], [`super::counter`]).
 const FAST_POOL_SIZE: usize = 2;
-/// How long an idle connection to a peer that vanished stays open before TCP notices.
-const KEEPALIVE_IDLE: Duration = Duration::from_secs(5);
-
-/// A PostgreSQL URL (`postgres://user@host:port/dbname`), parsed. Its password never appears in
-/// messages: [`DatabaseUrl::target`] names only the host, port and database.
-#[derive(Clone)]
-pub struct DatabaseUrl {
-    config: Config,
-}
-
-impl FromStr for DatabaseUrl {
-    type Err = String;
-
-    fn from_str(url: &str) -> Result<Self, String> {
-        if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
-            return Err(
-                "must be a postgres:// URL, e.g. postgres://user@127.0.0.1:5432/tokctl".into(),
-            );
-        }
-        // The parser's own message may quote the URL, password and all: say only what is wrong.
-        let config = Config::from_str(url).map_err(
-            |_| "not a valid PostgreSQL URL (postgres://user:password@host:port/dbname)",
-        )?;
-        if config.get_hosts().is_empty() {
-            return Err("the URL names no host".into());
-        }
-        if config.get_ssl_mode() == SslMode::Require {
-            return Err("sslmode=require is not supported: this server connects to PostgreSQL without TLS (use a trusted network or a TLS tunnel)".into());
-        }
-        Ok(DatabaseUrl { config })
-    }
-}
-
-impl std::fmt::Debug for DatabaseUrl {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "DatabaseUrl({})", self.target())
-    }
-}
-
-impl DatabaseUrl {
-    /// `host:port/dbname`, for messages.
-    pub fn target(&self) -> String {
-        let host = match self.config.get_hosts().first() {
-            Some(Host::Tcp(host)) => host.clone(),
-            Some(Host::Unix(path)) => path.display().to_string(),
-            None => "localhost".into(),
-        };
-        let port = self.config.get_ports().first().copied().unwrap_or(5432);
-        let db = self
-            .config
-            .get_dbname()
-            .or(self.config.get_user())
-            .unwrap_or("postgres");
-        format!("{host}:{port}/{db}")
-    }
-
-    /// Settings every connection shares: time limits and keepalives, so that a database that
-    /// vanished is noticed instead of waited on for ever. A request sent and not acknowledged
-    /// within `timeout` closes its connection (`tcp_user_timeout`), as does an idle connection
-    /// whose peer stopped answering keepalives.
-    ///
-    /// JIT compilation is off: the planner, without statistics on a small table, can take a
-    /// one-row read for a large one and compile it (5 ms here, for a 0.1 ms query).
-    pub(super) fn connection_config(&self, timeout: Duration) -> Config {
-        let mut config = self.config.clone();
-        with_option(&mut config, "-c jit=off");
-        config
-            .connect_timeout(timeout)
-            .tcp_user_timeout(timeout)
-            .keepalives_idle(KEEPALIVE_IDLE)
-            .keepalives_interval(Duration::from_secs(2))
-            .keepalives_retries(3)
-            .application_name("tokctl-server");
-        config
-    }
-}
-
 /// How an instance uses its database: the time limit of every operation, and its pool for
 /// request work. Each instance holds `pool_size` + 3 connections at most (2 for the coalesced
 /// round trips, 1 that marks it alive).
@@ -155,34 +80,41 @@ pub struct Db {
     pool: Pool,
     fast: Pool,
     timeout: Duration,
-    target: String,
+    url: DatabaseUrl,
+    /// Whether operations reach the database; every one run by [`Db::limit`] says.
+    pub outage: Arc<Outage>,
 }
 
 impl Db {
-    /// Pools over `url` (connections are made when first needed).
-    pub fn new(url: &DatabaseUrl, limits: Limits) -> StoreResult<Self> {
+    /// Pools over `url`, their connections made through `tls` when first needed.
+    pub fn new(url: &DatabaseUrl, limits: Limits, tls: MakeRustlsConnect) -> StoreResult<Self> {
         let timeout = limits.timeout;
         let config = url.connection_config(timeout);
-        // Counting requests and reading the change log need no disk sync of their own.
-        let mut fast_config = config.clone();
-        with_option(&mut fast_config, "-c synchronous_commit=off");
         let acquire = limits.acquire_timeout.min(timeout);
+        let requests = Pool::builder(manager(&config, tls.clone()))
+            .max_size(limits.pool_size)
+            .post_create(settings(SESSION));
+        // Counting requests and reading the change log need no disk sync of their own.
+        let fast = Pool::builder(manager(&config, tls))
+            .max_size(FAST_POOL_SIZE)
+            .post_create(settings(FAST_SESSION));
         Ok(Db {
-            pool: pool(config, limits.pool_size, timeout, acquire)?,
-            fast: pool(fast_config, FAST_POOL_SIZE, timeout, timeout)?,
+            pool: build(requests, timeout, acquire)?,
+            fast: build(fast, timeout, timeout)?,
             timeout,
-            target: url.target(),
+            url: url.clone(),
+            outage: Arc::default(),
         })
     }
 
     /// A connection for request work.
     pub async fn get(&self) -> StoreResult<Object> {
         self.pool.get().await.map_err(|err| match err {
-            PoolError::Timeout(TimeoutType::Wait) => StoreError::Unavailable(format!(
+            PoolError::Timeout(TimeoutType::Wait) => StoreError::Busy(format!(
                 "all {} connections to PostgreSQL at {} stayed busy for the acquire timeout \
                  (--database-pool-size, --database-acquire-timeout)",
                 self.pool.status().max_size,
-                self.target
+                self.url.target()
             )),
             err => self.pool_error(err),
         })
@@ -197,31 +129,46 @@ impl Db {
     /// database that does not answer in time is reported unavailable. A connection left half
     /// way through an answer is closed by TCP's own limits (`tcp_user_timeout` and keepalives on
     /// every connection) and then never handed out again.
+    ///
+    /// Each outcome goes to [`Db::outage`]: the first operation that cannot reach the database
+    /// starts an outage, the first that gets an answer ends it.
     pub async fn limit<T>(&self, work: impl Future<Output = StoreResult<T>>) -> StoreResult<T> {
-        tokio::time::timeout(self.timeout, work)
+        let began = Instant::now();
+        let result = tokio::time::timeout(self.timeout, work)
             .await
-            .unwrap_or_else(|_| Err(self.silent()))
+            .unwrap_or_else(|_| Err(self.silent()));
+        match &result {
+            Err(StoreError::Unavailable(cause)) => {
+                self.outage.unreachable(&self.url.target(), cause)
+            }
+            Err(StoreError::Busy(_)) => {}
+            _ => self.outage.answered(began),
+        }
+        result
     }
 
     fn silent(&self) -> StoreError {
         StoreError::Unavailable(format!(
             "PostgreSQL at {} did not answer within {} s",
-            self.target,
+            self.url.target(),
             self.timeout.as_secs_f32()
         ))
     }
 
     fn pool_error(&self, err: PoolError) -> StoreError {
         match err {
-            PoolError::Backend(err) => match StoreError::from(err) {
-                StoreError::Unavailable(cause) | StoreError::Backend(cause) => {
-                    StoreError::Unavailable(format!(
-                        "cannot connect to PostgreSQL at {}: {cause}",
-                        self.target
-                    ))
+            PoolError::Backend(err) | PoolError::PostCreateHook(HookError::Backend(err)) => {
+                match StoreError::from(&err) {
+                    StoreError::Unavailable(_) | StoreError::Backend(_) => {
+                        StoreError::Unavailable(format!(
+                            "cannot connect to PostgreSQL at {}: {}",
+                            self.url.target(),
+                            self.url.explain(&err)
+                        ))
+                    }
+                    other => other,
                 }
-                other => other,
-            },
+            }
             PoolError::Timeout(_) => self.silent(),
             other => StoreError::Unavailable(other.to_string()),
         }
@@ -251,25 +198,30 @@ impl Db {
     }
 }
 
-/// Adds a server option (`-c name=value`) to those the URL may already set.
-fn with_option(config: &mut Config, option: &str) {
-    let options = match config.get_options() {
-        Some(own) => format!("{own} {option}"),
-        None => option.to_string(),
+/// Session settings of a connection for request work, set once it is made (not as startup
+/// `options`, which connection poolers such as PgBouncer refuse). JIT compilation is off: the
+/// planner, without statistics on a small table, can take a one-row read for a large one and
+/// compile it (5 ms here, for a 0.1 ms query).
+const SESSION: &str = "SET jit = off";
+/// Those of a connection for the coalesced round trips, which need no disk sync of their own.
+const FAST_SESSION: &str = "SET jit = off; SET synchronous_commit = off";
+
+fn manager(config: &Config, tls: MakeRustlsConnect) -> Manager {
+    let recycling = ManagerConfig {
+        recycling_method: RecyclingMethod::Fast,
     };
-    config.options(options);
+    Manager::from_config(config.clone(), tls, recycling)
 }
 
-fn pool(config: Config, size: usize, timeout: Duration, acquire: Duration) -> StoreResult<Pool> {
-    let manager = Manager::from_config(
-        config,
-        NoTls,
-        ManagerConfig {
-            recycling_method: RecyclingMethod::Fast,
-        },
-    );
-    Pool::builder(manager)
-        .max_size(size)
+/// A pool hook applying `sql` to each new connection.
+fn settings(sql: &'static str) -> Hook {
+    Hook::async_fn(move |client, _| {
+        Box::pin(async move { client.batch_execute(sql).await.map_err(HookError::Backend) })
+    })
+}
+
+fn build(builder: PoolBuilder, timeout: Duration, acquire: Duration) -> StoreResult<Pool> {
+    builder
         .wait_timeout(Some(acquire))
         .create_timeout(Some(timeout))
         .recycle_timeout(Some(timeout))
@@ -278,48 +230,6 @@ fn pool(config: Config, size: usize, timeout: Duration, acquire: Duration) -> St
         .map_err(|err| StoreError::Backend(err.to_string()))
 }
 
-impl From<tokio_postgres::Error> for StoreError {
-    fn from(err: tokio_postgres::Error) -> Self {
-        let unavailable = match err.code() {
-            // Connection exceptions, a server shutting down or starting, out of connections.
-            Some(code) => {
-                let code = code.code();
-                code.starts_with("08") || code.starts_with("53") || code.starts_with("57P")
-            }
-            None => {
-                err.is_closed()
-                    || std::error::Error::source(&err).is_some_and(|s| s.is::<std::io::Error>())
-                    || err.to_string().contains("timeout")
-            }
-        };
-        let message = describe(&err);
-        match unavailable {
-            true => StoreError::Unavailable(message),
-            false => StoreError::Backend(message),
-        }
-    }
-}
-
-/// `err` and its causes on one line ("db error: FATAL: database \"x\" does not exist"); a
-/// server error's detail, on the lines after its message, is left out.
-pub fn describe(err: &tokio_postgres::Error) -> String {
-    let mut text = err.to_string();
-    let mut cause = std::error::Error::source(err);
-    while let Some(inner) = cause {
-        text.push_str(": ");
-        text.push_str(&inner.to_string());
-        cause = inner.source();
-    }
-    text.lines().next().unwrap_or_default().to_string()
-}
-
-/// Whether `err` is a unique violation of the constraint or index `name`.
-pub fn violates(err: &tokio_postgres::Error, name: &str) -> bool {
-    err.as_db_error().is_some_and(|db| {
-        *db.code() == tokio_postgres::error::SqlState::UNIQUE_VIOLATION
-            && db.constraint() == Some(name)
-    })
-}
 /// `LIMIT` and `OFFSET` of a page (an absurd page number reads past the end).
 pub(super) fn limits(page: PageRequest) -> (i64, i64) {
     let offset = i64::try_from(page.offset()).unwrap_or(i64::MAX);

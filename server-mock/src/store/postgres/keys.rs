@@ -1,7 +1,7 @@
 //! API keys and dashboard sessions on PostgreSQL. Sessions are read from the database on every
 //! request, never cached: a sign-out or revocation through any instance is seen by all at once.
 
-use super::db::violates;
+use super::error::violates;
 use crate::store::format_stored;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};

@@ -10,11 +10,15 @@ pub mod db;
 mod audit;
 mod batch;
 mod counter;
+mod error;
 mod keys;
+mod pooler;
 mod presence;
 mod schema;
 mod sync;
+pub mod tls;
 mod tokens;
+mod url;
 mod usage;
 mod webhooks;
 mod workspaces;
@@ -27,9 +31,11 @@ use chrono::Utc;
 use deadpool_postgres::GenericClient;
 use tokio::sync::OnceCell;
 use tokio::task::JoinHandle;
+use tokio_postgres_rustls::MakeRustlsConnect;
 
-pub use db::{DatabaseUrl, Limits};
+pub use db::Limits;
 pub use schema::connect_migrated;
+pub use url::DatabaseUrl;
 
 use self::batch::Batcher;
 use self::counter::Counter;
@@ -49,6 +55,9 @@ pub struct PostgresStore {
     timeout: Duration,
     cache: Arc<Cache>,
     counter: Arc<Counter>,
+    /// The TLS connector of every connection, and what their handshakes were.
+    tls: MakeRustlsConnect,
+    link: tls::Link,
     /// Taken when this instance first delivers webhooks (admin commands never do).
     presence: OnceCell<Presence>,
     tasks: Vec<JoinHandle<()>>,
@@ -59,7 +68,9 @@ impl PostgresStore {
     /// the loop that counts requests and keeps the cache up to date. `limits.timeout` bounds every
     /// operation: a database that does not answer within it is reported unavailable.
     pub async fn open(url: &DatabaseUrl, limits: Limits) -> StoreResult<Self> {
-        let (client, connection) = connect_migrated(url, limits.timeout).await?;
+        let (tls, link) = url.tls()?;
+        let (client, connection) = connect_migrated(url, limits.timeout, tls.clone()).await?;
+        tracing::info!(target = %url.target(), "PostgreSQL: {}", link.describe());
         let seen: i64 = client
             .query_one("SELECT n FROM cache_epoch", &[])
             .await?
@@ -67,7 +78,7 @@ impl PostgresStore {
         drop(client);
         let _ = connection.await;
 
-        let db = Arc::new(Db::new(url, limits)?);
+        let db = Arc::new(Db::new(url, limits, tls.clone())?);
         let cache = Arc::new(Cache::default());
         let changes = Arc::new(Changes::new(cache.clone(), seen));
         let counter = Arc::new(Counter {
@@ -83,6 +94,8 @@ impl PostgresStore {
             timeout: limits.timeout,
             cache,
             counter,
+            tls,
+            link,
             presence: OnceCell::new(),
             tasks,
         })
@@ -93,7 +106,7 @@ impl PostgresStore {
         let config = self.url.connection_config(self.timeout);
         let presence = self
             .presence
-            .get_or_try_init(|| Presence::start(config))
+            .get_or_try_init(|| Presence::start(config, self.tls.clone()))
             .await?;
         Ok(presence.number)
     }
@@ -136,6 +149,14 @@ impl Store for PostgresStore {
 
     fn pools(&self) -> Vec<crate::store::PoolStatus> {
         self.db.pools()
+    }
+
+    fn connection(&self) -> Option<String> {
+        Some(self.link.describe())
+    }
+
+    fn outage(&self) -> Option<Arc<crate::telemetry::Outage>> {
+        Some(self.db.outage.clone())
     }
 
     async fn close(&self) {

@@ -8,7 +8,8 @@
 use std::time::Duration;
 
 use tokio::task::JoinHandle;
-use tokio_postgres::{Client, Config, NoTls};
+use tokio_postgres::{Client, Config};
+use tokio_postgres_rustls::MakeRustlsConnect;
 
 use super::schema::INSTANCE_SPACE;
 use crate::store::StoreResult;
@@ -20,9 +21,9 @@ pub struct Presence {
 }
 
 impl Presence {
-    /// Takes a number and holds its lock.
-    pub async fn start(config: Config) -> StoreResult<Self> {
-        let (client, connection) = config.connect(NoTls).await?;
+    /// Takes a number and holds its lock, on a connection through `tls`.
+    pub async fn start(config: Config, tls: MakeRustlsConnect) -> StoreResult<Self> {
+        let (client, connection) = config.connect(tls.clone()).await?;
         let mut connection = tokio::spawn(connection);
         let number: i32 = client
             .query_one("SELECT nextval('instance_numbers')::int4", &[])
@@ -33,16 +34,20 @@ impl Presence {
             let mut _client = client;
             loop {
                 let _ = (&mut connection).await;
-                tracing::warn!(
+                // Not a warning: a lost database is one, logged where it is noticed.
+                tracing::info!(
                     number,
                     "lost the connection that marks this instance alive; reconnecting"
                 );
+                // Every second, whatever the outage's length: while it is not marked alive the
+                // other instances take over its webhook deliveries.
                 loop {
                     tokio::time::sleep(Duration::from_secs(1)).await;
-                    match reconnect(&config, number).await {
+                    match reconnect(&config, tls.clone(), number).await {
                         Ok((client, task)) => {
                             _client = client;
                             connection = task;
+                            tracing::info!(number, "this instance is marked alive again");
                             break;
                         }
                         Err(err) => tracing::debug!(error = %err, "still cannot reconnect"),
@@ -71,9 +76,10 @@ async fn lock(client: &Client, number: i32) -> StoreResult<()> {
 
 async fn reconnect(
     config: &Config,
+    tls: MakeRustlsConnect,
     number: i32,
 ) -> StoreResult<(Client, JoinHandle<Result<(), tokio_postgres::Error>>)> {
-    let (client, connection) = config.connect(NoTls).await?;
+    let (client, connection) = config.connect(tls).await?;
     let task = tokio::spawn(connection);
     lock(&client, number).await?;
     Ok((client, task))

@@ -7,9 +7,11 @@
 use std::time::Duration;
 
 use tokio::task::JoinHandle;
-use tokio_postgres::{Client, NoTls};
+use tokio_postgres::Client;
+use tokio_postgres_rustls::MakeRustlsConnect;
 
-use super::db::{self, DatabaseUrl};
+use super::pooler;
+use super::url::DatabaseUrl;
 use crate::store::{StoreError, StoreResult};
 
 /// First key of every advisory lock this server takes (`'tokc'`), so it never meets another
@@ -236,11 +238,12 @@ async fn apply(client: &mut Client) -> StoreResult<()> {
     Ok(())
 }
 
-/// A connection of its own to `url`, once the schema is up to date; its connection task ends
-/// when the client is dropped.
+/// A connection of its own to `url` through `tls`, once the schema is up to date; its
+/// connection task ends when the client is dropped.
 pub async fn connect_migrated(
     url: &DatabaseUrl,
     timeout: Duration,
+    tls: MakeRustlsConnect,
 ) -> StoreResult<(tokio_postgres::Client, JoinHandle<()>)> {
     let unreachable = |cause: String| {
         StoreError::Unavailable(format!(
@@ -249,15 +252,27 @@ pub async fn connect_migrated(
         ))
     };
     let config = url.connection_config(timeout);
-    let connecting = config.connect(NoTls);
+    let connecting = config.connect(tls.clone());
     let (mut client, connection) = match tokio::time::timeout(timeout, connecting).await {
         Ok(Ok(connected)) => connected,
-        Ok(Err(err)) => return Err(unreachable(db::describe(&err))),
+        Ok(Err(err)) => return Err(unreachable(url.explain(&err))),
         Err(_) => return Err(unreachable(format!("no answer within {timeout:?}"))),
     };
     let connection = tokio::spawn(async move {
         let _ = connection.await;
     });
+    let probed = pooler::refuse_shared_sessions(&client, &config, tls);
+    match tokio::time::timeout(timeout, probed).await {
+        Ok(Err(StoreError::Backend(why))) => {
+            let target = url.target();
+            return Err(StoreError::Backend(format!(
+                "cannot use PostgreSQL at {target}: {why}"
+            )));
+        }
+        Ok(Err(err)) => return Err(unreachable(err.to_string())),
+        Ok(Ok(())) => {}
+        Err(_) => return Err(unreachable(format!("no answer within {timeout:?}"))),
+    }
     migrate(&mut client).await?;
     Ok((client, connection))
 }

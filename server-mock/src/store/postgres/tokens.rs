@@ -8,7 +8,7 @@ use tokio_postgres::types::ToSql;
 use super::PostgresStore;
 use super::audit::{audit_params, insert_audit};
 use super::db::limits;
-use super::db::violates;
+use super::error::violates;
 use super::{sync, webhooks};
 use crate::secrets::{CredentialKind, SecretDigest};
 use crate::store::TokenStore;

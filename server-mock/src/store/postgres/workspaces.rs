@@ -1,6 +1,6 @@
 //! The `Workspaces` part of the postgres store.
 
-use super::db::violates;
+use super::error::violates;
 use super::keys::insert_api_key;
 use super::schema::{LOCK_SPACE, SETUP_LOCK};
 use crate::store::StoreError;
