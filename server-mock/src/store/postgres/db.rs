@@ -81,6 +81,8 @@ pub struct Db {
     fast: Pool,
     timeout: Duration,
     url: DatabaseUrl,
+    /// `host:port/dbname`, for messages.
+    target: String,
     /// Whether operations reach the database; every one run by [`Db::limit`] says.
     pub outage: Arc<Outage>,
 }
@@ -103,6 +105,7 @@ impl Db {
             fast: build(fast, timeout, timeout)?,
             timeout,
             url: url.clone(),
+            target: url.target(),
             outage: Arc::default(),
         })
     }
@@ -114,7 +117,7 @@ impl Db {
                 "all {} connections to PostgreSQL at {} stayed busy for the acquire timeout \
                  (--database-pool-size, --database-acquire-timeout)",
                 self.pool.status().max_size,
-                self.url.target()
+                self.target
             )),
             err => self.pool_error(err),
         })
@@ -138,9 +141,7 @@ impl Db {
             .await
             .unwrap_or_else(|_| Err(self.silent()));
         match &result {
-            Err(StoreError::Unavailable(cause)) => {
-                self.outage.unreachable(&self.url.target(), cause)
-            }
+            Err(StoreError::Unavailable(cause)) => self.outage.unreachable(&self.target, cause),
             Err(StoreError::Busy(_)) => {}
             _ => self.outage.answered(began),
         }
@@ -150,7 +151,7 @@ impl Db {
     fn silent(&self) -> StoreError {
         StoreError::Unavailable(format!(
             "PostgreSQL at {} did not answer within {} s",
-            self.url.target(),
+            self.target,
             self.timeout.as_secs_f32()
         ))
     }
@@ -162,7 +163,7 @@ impl Db {
                     StoreError::Unavailable(_) | StoreError::Backend(_) => {
                         StoreError::Unavailable(format!(
                             "cannot connect to PostgreSQL at {}: {}",
-                            self.url.target(),
+                            self.target,
                             self.url.explain(&err)
                         ))
                     }

@@ -9,21 +9,23 @@
 //! Every connection reports its handshake to [`Link`], which says in words what the
 //! connection is: `TLS 1.3, certificate verified for db.example.com`, or `not encrypted`.
 
-use std::fmt;
+mod explain;
+mod link;
+
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use rustls::client::WebPkiServerVerifier;
-use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
-use rustls::crypto::{CryptoProvider, verify_tls12_signature, verify_tls13_signature};
 use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
-use rustls::{
-    CertificateError, ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme,
-};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use rustls::{ClientConfig, RootCertStore};
 use tokio_postgres::config::{Host, SslMode as WireMode};
 use tokio_postgres_rustls::MakeRustlsConnect;
+
+pub use explain::explain;
+pub use link::Link;
+use link::Verifier;
 
 /// libpq's `sslmode`, weakest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -293,249 +295,6 @@ enum Check {
     Nothing,
     Chain,
     ChainAndName,
-}
-
-/// What the last handshake of a connector was, in words.
-#[derive(Clone)]
-pub struct Link {
-    mode: SslMode,
-    explicit: bool,
-    socket: bool,
-    check: Check,
-    seen: Arc<Mutex<Option<Handshake>>>,
-}
-
-/// A handshake's version and the name the certificate was checked for.
-#[derive(Debug, Clone, Default)]
-struct Handshake {
-    version: Option<&'static str>,
-    server: String,
-}
-
-impl Link {
-    /// `TLS 1.3, certificate verified for db.example.com`, `TLS 1.2, certificate not verified
-    /// (sslmode=require)`, `not encrypted`, ...: the last connection made.
-    pub fn describe(&self) -> String {
-        let seen = self.seen.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        let Some(handshake) = seen else {
-            return match (self.mode, self.explicit) {
-                _ if self.socket => "not encrypted (a unix socket)".into(),
-                (SslMode::Disable, _) => "not encrypted (sslmode=disable)".into(),
-                (SslMode::Prefer, true) => {
-                    "not encrypted (sslmode=prefer, and the server offers no TLS)".into()
-                }
-                _ => "not encrypted (the server offers no TLS; on loopback it is only preferred)"
-                    .into(),
-            };
-        };
-        let version = handshake.version.unwrap_or("TLS");
-        match self.check {
-            Check::ChainAndName => {
-                format!("{version}, certificate verified for {}", handshake.server)
-            }
-            Check::Chain => format!(
-                "{version}, certificate chain verified, host name not checked (sslmode={})",
-                self.mode.name()
-            ),
-            Check::Nothing => format!(
-                "{version}, certificate not verified (sslmode={})",
-                self.mode.name()
-            ),
-        }
-    }
-
-    /// Whether the mode verifies certificates.
-    pub fn verifies(&self) -> bool {
-        self.check != Check::Nothing
-    }
-
-    /// The mode in force.
-    pub fn mode(&self) -> SslMode {
-        self.mode
-    }
-}
-
-impl fmt::Debug for Link {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.describe())
-    }
-}
-
-/// Checks the server's certificate as the mode asks, and notes each handshake for [`Link`].
-#[derive(Debug)]
-struct Verifier {
-    check: Check,
-    webpki: Option<Arc<WebPkiServerVerifier>>,
-    provider: Arc<CryptoProvider>,
-    seen: Arc<Mutex<Option<Handshake>>>,
-}
-
-impl Verifier {
-    fn note(&self, note: impl FnOnce(&mut Handshake)) {
-        let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
-        note(seen.get_or_insert_with(Handshake::default));
-    }
-}
-
-impl ServerCertVerifier for Verifier {
-    fn verify_server_cert(
-        &self,
-        end_entity: &CertificateDer<'_>,
-        intermediates: &[CertificateDer<'_>],
-        server_name: &ServerName<'_>,
-        ocsp_response: &[u8],
-        now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        if let Some(webpki) = &self.webpki {
-            let checked = webpki.verify_server_cert(
-                end_entity,
-                intermediates,
-                server_name,
-                ocsp_response,
-                now,
-            );
-            match checked {
-                Ok(_) => {}
-                // The chain is checked before the name: a wrong name means a trusted chain.
-                Err(rustls::Error::InvalidCertificate(
-                    CertificateError::NotValidForName
-                    | CertificateError::NotValidForNameContext { .. },
-                )) if self.check == Check::Chain => {}
-                Err(err) => return Err(err),
-            }
-        }
-        self.note(|h| {
-            h.server = server_name.to_str().into_owned();
-            h.version = None;
-        });
-        Ok(ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.note(|h| h.version = Some("TLS 1.2"));
-        verify_tls12_signature(
-            message,
-            cert,
-            dss,
-            &self.provider.signature_verification_algorithms,
-        )
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.note(|h| h.version = Some("TLS 1.3"));
-        verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &self.provider.signature_verification_algorithms,
-        )
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.provider
-            .signature_verification_algorithms
-            .supported_schemes()
-    }
-}
-
-/// Why a connection's TLS failed, in a user's words with what to do, when `err` is a TLS
-/// failure; `None` otherwise.
-pub fn explain(err: &tokio_postgres::Error, mode: SslMode) -> Option<String> {
-    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(err);
-    while let Some(current) = cause {
-        if let Some(tls) = current.downcast_ref::<rustls::Error>() {
-            return Some(tls_words(tls));
-        }
-        cause = match current.downcast_ref::<std::io::Error>() {
-            // An I/O error hides the error it wraps from `source`: TLS failures travel so.
-            Some(io) => io
-                .get_ref()
-                .map(|inner| inner as &(dyn std::error::Error + 'static)),
-            None => current.source(),
-        };
-    }
-    let text = err.to_string();
-    if text.contains("server does not support TLS") {
-        return Some(format!(
-            "the server does not accept TLS, which sslmode={} needs (a server on a trusted \
-             network may take sslmode=disable)",
-            mode.name()
-        ));
-    }
-    let said = err.as_db_error()?.message();
-    let hint = if said.contains("no encryption") && mode == SslMode::Disable {
-        "the server accepts only TLS connections; drop sslmode=disable"
-    } else if said.contains("client certificate") {
-        "the server asks for a client certificate: pass sslcert=FILE and sslkey=FILE"
-    } else {
-        return None;
-    };
-    Some(format!("{}: {hint}", super::error::describe(err)))
-}
-
-fn tls_words(err: &rustls::Error) -> String {
-    const HINT: &str = "pass sslrootcert=FILE (e.g. the provider's CA bundle) or, knowingly, \
-                        sslmode=require";
-    let rustls::Error::InvalidCertificate(cert) = err else {
-        return format!("TLS handshake failed: {err}");
-    };
-    match cert {
-        CertificateError::UnknownIssuer => format!(
-            "TLS certificate not trusted: unknown CA (the server's certificate is not signed by \
-             a CA this server trusts); {HINT}"
-        ),
-        CertificateError::NotValidForName => {
-            "TLS certificate not trusted: wrong host name (the certificate is for another \
-             host); connect by a name it holds, or use sslmode=verify-ca"
-                .into()
-        }
-        CertificateError::NotValidForNameContext {
-            expected,
-            presented,
-        } => format!(
-            "TLS certificate not trusted: wrong host name (the certificate is for {}, not {}); \
-             connect by a name it holds, or use sslmode=verify-ca",
-            match presented.as_slice() {
-                [] => "no host name".to_string(),
-                names => names
-                    .iter()
-                    .map(|name| bare_name(name))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            },
-            expected.to_str()
-        ),
-        CertificateError::Expired | CertificateError::ExpiredContext { .. } => {
-            let when = match cert {
-                CertificateError::ExpiredContext { not_after, .. } => {
-                    chrono::DateTime::from_timestamp(not_after.as_secs() as i64, 0)
-                        .map(|at| format!(" on {}", at.format("%Y-%m-%d %H:%M:%S UTC")))
-                        .unwrap_or_default()
-                }
-                _ => String::new(),
-            };
-            format!("TLS certificate not trusted: expired{when} (the server must renew it)")
-        }
-        other => format!("TLS certificate not trusted: {other}; {HINT}"),
-    }
-}
-
-/// `localhost` of rustls's `DnsName("localhost")` (a presented name, as it writes them).
-fn bare_name(presented: &str) -> &str {
-    presented
-        .split_once("(\"")
-        .and_then(|(_, rest)| rest.strip_suffix("\")"))
-        .unwrap_or(presented)
 }
 
 #[cfg(test)]
