@@ -92,6 +92,15 @@ fn start(bin: &Path, expired: bool) -> TlsCluster {
     }
 }
 
+impl TlsCluster {
+    /// The URL of database `db` at `host`, in `mode`, trusting the CA certificates in `ca`.
+    fn trusting(&self, mode: &str, host: &str, db: &str, ca: &Path) -> String {
+        let ca = param(ca);
+        self.cluster
+            .url(host, db, &format!("sslmode={mode}&sslrootcert={ca}"))
+    }
+}
+
 /// A self-signed CA: its certificate (PEM) and what signs with it.
 fn authority(name: &str) -> (String, rcgen::Issuer<'static, rcgen::KeyPair>) {
     let key = rcgen::KeyPair::generate().unwrap();
@@ -212,12 +221,7 @@ async fn require_encrypts_every_connection_and_postgresql_sees_it() {
 async fn verify_full_with_the_right_ca_verifies_the_host_name() {
     let Some(tls) = shared() else { return };
     let db = tls.cluster.create_database().await;
-    let ca = param(&tls.pki.ca);
-    let url = tls.cluster.url(
-        "localhost",
-        &db,
-        &format!("sslmode=verify-full&sslrootcert={ca}"),
-    );
+    let url = tls.trusting("verify-full", "localhost", &db, &tls.pki.ca);
     let (_server, line, ready) = serving(&url, Vec::new()).await;
     assert_eq!(line, "TLS 1.3, certificate verified for localhost");
     assert_eq!(ready, line);
@@ -247,13 +251,8 @@ async fn the_platforms_roots_and_the_loopback_default() {
 #[tokio::test]
 async fn a_certificate_from_another_ca_stops_the_start_saying_what_to_pass() {
     let Some(tls) = shared() else { return };
-    let other = param(&tls.pki.other_ca);
     for mode in ["verify-full", "verify-ca", "require"] {
-        let url = tls.cluster.url(
-            "localhost",
-            "postgres",
-            &format!("sslmode={mode}&sslrootcert={other}"),
-        );
+        let url = tls.trusting(mode, "localhost", "postgres", &tls.pki.other_ca);
         let line = refused(&url);
         assert!(
             line.contains("TLS certificate not trusted: unknown CA"),
@@ -269,12 +268,8 @@ async fn a_certificate_from_another_ca_stops_the_start_saying_what_to_pass() {
 #[tokio::test]
 async fn a_certificate_for_another_host_name_stops_verify_full_but_not_verify_ca() {
     let Some(tls) = shared() else { return };
-    let ca = param(&tls.pki.ca);
     // The certificate names localhost only, not 127.0.0.1.
-    let url = |mode: &str, db: &str| {
-        tls.cluster
-            .url("127.0.0.1", db, &format!("sslmode={mode}&sslrootcert={ca}"))
-    };
+    let url = |mode: &str, db: &str| tls.trusting(mode, "127.0.0.1", db, &tls.pki.ca);
     let line = refused(&url("verify-full", "postgres"));
     assert!(
         line.contains("wrong host name (the certificate is for localhost, not 127.0.0.1)"),
@@ -352,12 +347,7 @@ async fn a_client_certificate_logs_in_where_the_server_asks_for_one() {
 async fn admin_commands_take_the_same_url() {
     let Some(tls) = shared() else { return };
     let db = tls.cluster.create_database().await;
-    let ca = param(&tls.pki.ca);
-    let url = tls.cluster.url(
-        "localhost",
-        &db,
-        &format!("sslmode=verify-full&sslrootcert={ca}"),
-    );
+    let url = tls.trusting("verify-full", "localhost", &db, &tls.pki.ca);
     let made = run(
         &["admin", "--database-url", &url, "create-workspace", "tls"],
         &[],
@@ -367,12 +357,7 @@ async fn admin_commands_take_the_same_url() {
     let key = String::from_utf8(made.stdout).unwrap();
     assert!(key.trim().starts_with("tka_"), "{key}");
 
-    let other = param(&tls.pki.other_ca);
-    let url = tls.cluster.url(
-        "localhost",
-        &db,
-        &format!("sslmode=verify-full&sslrootcert={other}"),
-    );
+    let url = tls.trusting("verify-full", "localhost", &db, &tls.pki.other_ca);
     let refused = run(
         &["admin", "--database-url", &url, "create-workspace", "x"],
         &[],
@@ -391,12 +376,7 @@ async fn an_expired_certificate_stops_the_start_saying_so() {
         return;
     };
     let tls = start(&bin, true);
-    let ca = param(&tls.pki.ca);
-    let line = refused(&tls.cluster.url(
-        "localhost",
-        "postgres",
-        &format!("sslmode=verify-full&sslrootcert={ca}"),
-    ));
+    let line = refused(&tls.trusting("verify-full", "localhost", "postgres", &tls.pki.ca));
     assert!(
         line.contains("TLS certificate not trusted: expired on 2021-01-01"),
         "{line}"
