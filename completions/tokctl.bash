@@ -55,6 +55,9 @@ _tokctl() {
             tokctl,webhooks)
                 cmd="tokctl__subcmd__webhooks"
                 ;;
+            tokctl,x402)
+                cmd="tokctl__subcmd__x402"
+                ;;
             tokctl__subcmd__audit,help)
                 cmd="tokctl__subcmd__audit__subcmd__help"
                 ;;
@@ -136,6 +139,9 @@ _tokctl() {
             tokctl__subcmd__help,webhooks)
                 cmd="tokctl__subcmd__help__subcmd__webhooks"
                 ;;
+            tokctl__subcmd__help,x402)
+                cmd="tokctl__subcmd__help__subcmd__x402"
+                ;;
             tokctl__subcmd__help__subcmd__audit,list)
                 cmd="tokctl__subcmd__help__subcmd__audit__subcmd__list"
                 ;;
@@ -198,6 +204,15 @@ _tokctl() {
                 ;;
             tokctl__subcmd__help__subcmd__webhooks,verify)
                 cmd="tokctl__subcmd__help__subcmd__webhooks__subcmd__verify"
+                ;;
+            tokctl__subcmd__help__subcmd__x402,disable)
+                cmd="tokctl__subcmd__help__subcmd__x402__subcmd__disable"
+                ;;
+            tokctl__subcmd__help__subcmd__x402,set)
+                cmd="tokctl__subcmd__help__subcmd__x402__subcmd__set"
+                ;;
+            tokctl__subcmd__help__subcmd__x402,show)
+                cmd="tokctl__subcmd__help__subcmd__x402__subcmd__show"
                 ;;
             tokctl__subcmd__keys,create)
                 cmd="tokctl__subcmd__keys__subcmd__create"
@@ -316,6 +331,30 @@ _tokctl() {
             tokctl__subcmd__webhooks__subcmd__help,verify)
                 cmd="tokctl__subcmd__webhooks__subcmd__help__subcmd__verify"
                 ;;
+            tokctl__subcmd__x402,disable)
+                cmd="tokctl__subcmd__x402__subcmd__disable"
+                ;;
+            tokctl__subcmd__x402,help)
+                cmd="tokctl__subcmd__x402__subcmd__help"
+                ;;
+            tokctl__subcmd__x402,set)
+                cmd="tokctl__subcmd__x402__subcmd__set"
+                ;;
+            tokctl__subcmd__x402,show)
+                cmd="tokctl__subcmd__x402__subcmd__show"
+                ;;
+            tokctl__subcmd__x402__subcmd__help,disable)
+                cmd="tokctl__subcmd__x402__subcmd__help__subcmd__disable"
+                ;;
+            tokctl__subcmd__x402__subcmd__help,help)
+                cmd="tokctl__subcmd__x402__subcmd__help__subcmd__help"
+                ;;
+            tokctl__subcmd__x402__subcmd__help,set)
+                cmd="tokctl__subcmd__x402__subcmd__help__subcmd__set"
+                ;;
+            tokctl__subcmd__x402__subcmd__help,show)
+                cmd="tokctl__subcmd__x402__subcmd__help__subcmd__show"
+                ;;
             *)
                 ;;
         esac
@@ -323,7 +362,7 @@ _tokctl() {
 
     case "${cmd}" in
         tokctl)
-            opts="-o -q -v -h -V --output --quiet --verbose --profile --base-url --help --version login config tokens keys audit scopes chat models usage webhooks scan completions help"
+            opts="-o -q -v -h -V --output --quiet --verbose --profile --base-url --help --version login config tokens keys audit scopes chat models usage webhooks x402 scan completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -440,7 +479,7 @@ _tokctl() {
                     return 0
                     ;;
                 --action)
-                    COMPREPLY=($(compgen -W "token.created token.rotated token.revoked key.created key.revoked session.started session.ended webhook.created webhook.deleted auth.denied" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "token.created token.rotated token.revoked key.created key.revoked session.started session.ended webhook.created webhook.deleted x402.updated x402.disabled auth.denied" -- "${cur}"))
                     return 0
                     ;;
                 --output)
@@ -793,7 +832,7 @@ _tokctl() {
             return 0
             ;;
         tokctl__subcmd__help)
-            opts="login config tokens keys audit scopes chat models usage webhooks scan completions help"
+            opts="login config tokens keys audit scopes chat models usage webhooks x402 scan completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1282,6 +1321,62 @@ _tokctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        tokctl__subcmd__help__subcmd__x402)
+            opts="show set disable"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__help__subcmd__x402__subcmd__disable)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__help__subcmd__x402__subcmd__set)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__help__subcmd__x402__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         tokctl__subcmd__keys)
             opts="-o -q -v -h --output --quiet --verbose --profile --base-url --help create list revoke help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1320,11 +1415,11 @@ _tokctl() {
             fi
             case "${prev}" in
                 --scope)
-                    COMPREPLY=($(compgen -W "tokens:read tokens:write tokens:rotate tokens:revoke audit:read webhooks:read webhooks:write chat:write usage:read keys:read keys:write" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tokens:read tokens:write tokens:rotate tokens:revoke audit:read webhooks:read webhooks:write chat:write usage:read keys:read keys:write x402:read x402:write" -- "${cur}"))
                     return 0
                     ;;
                 -s)
-                    COMPREPLY=($(compgen -W "tokens:read tokens:write tokens:rotate tokens:revoke audit:read webhooks:read webhooks:write chat:write usage:read keys:read keys:write" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tokens:read tokens:write tokens:rotate tokens:revoke audit:read webhooks:read webhooks:write chat:write usage:read keys:read keys:write x402:read x402:write" -- "${cur}"))
                     return 0
                     ;;
                 --expires-in)
@@ -1650,11 +1745,11 @@ _tokctl() {
             fi
             case "${prev}" in
                 --scope)
-                    COMPREPLY=($(compgen -W "tokens:read tokens:write tokens:rotate tokens:revoke audit:read webhooks:read webhooks:write chat:write usage:read keys:read keys:write" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tokens:read tokens:write tokens:rotate tokens:revoke audit:read webhooks:read webhooks:write chat:write usage:read keys:read keys:write x402:read x402:write" -- "${cur}"))
                     return 0
                     ;;
                 -s)
-                    COMPREPLY=($(compgen -W "tokens:read tokens:write tokens:rotate tokens:revoke audit:read webhooks:read webhooks:write chat:write usage:read keys:read keys:write" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tokens:read tokens:write tokens:rotate tokens:revoke audit:read webhooks:read webhooks:write chat:write usage:read keys:read keys:write x402:read x402:write" -- "${cur}"))
                     return 0
                     ;;
                 --expires-in)
@@ -2371,6 +2466,228 @@ _tokctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --output)
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__x402)
+            opts="-o -q -v -h --output --quiet --verbose --profile --base-url --help show set disable help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__x402__subcmd__disable)
+            opts="-y -o -q -v -h --yes --output --quiet --verbose --profile --base-url --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__x402__subcmd__help)
+            opts="show set disable help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__x402__subcmd__help__subcmd__disable)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__x402__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__x402__subcmd__help__subcmd__set)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__x402__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__x402__subcmd__set)
+            opts="-o -q -v -h --pay-to --network --asset --asset-name --asset-version --decimals --credit-price --facilitator --output --quiet --verbose --profile --base-url --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --pay-to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --network)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --asset)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --asset-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --asset-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --decimals)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --credit-price)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --facilitator)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__x402__subcmd__show)
+            opts="-o -q -v -h --output --quiet --verbose --profile --base-url --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --output)
                     COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0

@@ -40,6 +40,7 @@ set edit:completion:arg-completer[tokctl] = {|@words|
             cand models 'List the gateway''s models with prices, quality and latency'
             cand usage 'Show the credit ledger: totals by day and model, with a chart on a terminal'
             cand webhooks 'Configure webhook endpoints, receive events locally, verify signatures'
+            cand x402 'Show, set or remove the workspace''s x402 terms: what agents naming an agent_wallet pay'
             cand scan 'Find leaked tokctl secrets in files, stdin or git history, and optionally revoke them'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -582,6 +583,82 @@ set edit:completion:arg-completer[tokctl] = {|@words|
         }
         &'tokctl;webhooks;help;help'= {
         }
+        &'tokctl;x402'= {
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand show 'Show the workspace''s x402 terms ("off" when it takes no x402 payments)'
+            cand set 'Set the workspace''s x402 terms (replacing any): chat requests naming an agent_wallet must then carry a payment'
+            cand disable 'Stop taking x402 payments (asks first on a terminal; --yes otherwise)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'tokctl;x402;show'= {
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'tokctl;x402;set'= {
+            cand --pay-to 'The address agents pay (0x and 40 hexadecimal digits)'
+            cand --network 'CAIP-2 network of the token, e.g. eip155:84532 (Base Sepolia) or eip155:8453 (Base)'
+            cand --asset 'The token contract (USDC on Base Sepolia: 0x036CbD53842c5426634e7929541eC2318f3dCF7e)'
+            cand --asset-name 'The token''s EIP-712 domain name, as its contract has it (USDC, USD Coin)'
+            cand --asset-version 'The token''s EIP-712 domain version (2 for USDC)'
+            cand --decimals 'The token''s decimals (6 for USDC)'
+            cand --credit-price 'What one credit costs, in the token''s atomic units: 10000 with 6 decimals is 0.01'
+            cand --facilitator 'The facilitator that verifies and settles payments'
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'tokctl;x402;disable'= {
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]'
+            cand -y 'Do not ask for confirmation (needed when not on a terminal)'
+            cand --yes 'Do not ask for confirmation (needed when not on a terminal)'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'tokctl;x402;help'= {
+            cand show 'Show the workspace''s x402 terms ("off" when it takes no x402 payments)'
+            cand set 'Set the workspace''s x402 terms (replacing any): chat requests naming an agent_wallet must then carry a payment'
+            cand disable 'Stop taking x402 payments (asks first on a terminal; --yes otherwise)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'tokctl;x402;help;show'= {
+        }
+        &'tokctl;x402;help;set'= {
+        }
+        &'tokctl;x402;help;disable'= {
+        }
+        &'tokctl;x402;help;help'= {
+        }
         &'tokctl;scan'= {
             cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
             cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
@@ -623,6 +700,7 @@ set edit:completion:arg-completer[tokctl] = {|@words|
             cand models 'List the gateway''s models with prices, quality and latency'
             cand usage 'Show the credit ledger: totals by day and model, with a chart on a terminal'
             cand webhooks 'Configure webhook endpoints, receive events locally, verify signatures'
+            cand x402 'Show, set or remove the workspace''s x402 terms: what agents naming an agent_wallet pay'
             cand scan 'Find leaked tokctl secrets in files, stdin or git history, and optionally revoke them'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -709,6 +787,17 @@ set edit:completion:arg-completer[tokctl] = {|@words|
         &'tokctl;help;webhooks;listen'= {
         }
         &'tokctl;help;webhooks;verify'= {
+        }
+        &'tokctl;help;x402'= {
+            cand show 'Show the workspace''s x402 terms ("off" when it takes no x402 payments)'
+            cand set 'Set the workspace''s x402 terms (replacing any): chat requests naming an agent_wallet must then carry a payment'
+            cand disable 'Stop taking x402 payments (asks first on a terminal; --yes otherwise)'
+        }
+        &'tokctl;help;x402;show'= {
+        }
+        &'tokctl;help;x402;set'= {
+        }
+        &'tokctl;help;x402;disable'= {
         }
         &'tokctl;help;scan'= {
         }

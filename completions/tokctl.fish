@@ -44,6 +44,7 @@ complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "chat" -d 'Chat throug
 complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "models" -d 'List the gateway\'s models with prices, quality and latency'
 complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "usage" -d 'Show the credit ledger: totals by day and model, with a chart on a terminal'
 complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "webhooks" -d 'Configure webhook endpoints, receive events locally, verify signatures'
+complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "x402" -d 'Show, set or remove the workspace\'s x402 terms: what agents naming an agent_wallet pay'
 complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "scan" -d 'Find leaked tokctl secrets in files, stdin or git history, and optionally revoke them'
 complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -137,7 +138,9 @@ webhooks:write\t''
 chat:write\t''
 usage:read\t''
 keys:read\t''
-keys:write\t''"
+keys:write\t''
+x402:read\t''
+x402:write\t''"
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -l expires-in -d 'Expire after this long, e.g. 30d, 12h, 90m (a day is 24 h; years and months are not taken, as their length varies: 365d)' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -l expires-at -d 'Expire at this RFC 3339 time, e.g. 2030-01-01T00:00:00Z' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
@@ -232,7 +235,9 @@ webhooks:write\t''
 chat:write\t''
 usage:read\t''
 keys:read\t''
-keys:write\t''"
+keys:write\t''
+x402:read\t''
+x402:write\t''"
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from create" -l expires-in -d 'Expire after this long, e.g. 30d, 12h, 90m (a day is 24 h; years and months are not taken, as their length varies: 365d)' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from create" -l expires-at -d 'Expire at this RFC 3339 time, e.g. 2030-01-01T00:00:00Z' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from create" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
@@ -292,6 +297,8 @@ session.started\t''
 session.ended\t''
 webhook.created\t''
 webhook.deleted\t''
+x402.updated\t''
+x402.disabled\t''
 auth.denied\t''"
 complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_subcommand_from list" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
@@ -454,6 +461,59 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from help" -f -a "listen" -d 'Receive events on 127.0.0.1: verify each, answer 2xx or 401, print it, maybe forward it'
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from help" -f -a "verify" -d 'Check a signature against the body on stdin: exit 0 when it matches, 1 when not'
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and not __fish_seen_subcommand_from show set disable help" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and not __fish_seen_subcommand_from show set disable help" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and not __fish_seen_subcommand_from show set disable help" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and not __fish_seen_subcommand_from show set disable help" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and not __fish_seen_subcommand_from show set disable help" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and not __fish_seen_subcommand_from show set disable help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and not __fish_seen_subcommand_from show set disable help" -f -a "show" -d 'Show the workspace\'s x402 terms ("off" when it takes no x402 payments)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and not __fish_seen_subcommand_from show set disable help" -f -a "set" -d 'Set the workspace\'s x402 terms (replacing any): chat requests naming an agent_wallet must then carry a payment'
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and not __fish_seen_subcommand_from show set disable help" -f -a "disable" -d 'Stop taking x402 payments (asks first on a terminal; --yes otherwise)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and not __fish_seen_subcommand_from show set disable help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and __fish_seen_subcommand_from show" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and __fish_seen_subcommand_from show" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and __fish_seen_subcommand_from show" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and __fish_seen_subcommand_from set" -l pay-to -d 'The address agents pay (0x and 40 hexadecimal digits)' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and __fish_seen_subcommand_from set" -l network -d 'CAIP-2 network of the token, e.g. eip155:84532 (Base Sepolia) or eip155:8453 (Base)' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and __fish_seen_subcommand_from set" -l asset -d 'The token contract (USDC on Base Sepolia: 0x036CbD53842c5426634e7929541eC2318f3dCF7e)' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and __fish_seen_subcommand_from set" -l asset-name -d 'The token\'s EIP-712 domain name, as its contract has it (USDC, USD Coin)' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and __fish_seen_subcommand_from set" -l asset-version -d 'The token\'s EIP-712 domain version (2 for USDC)' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and __fish_seen_subcommand_from set" -l decimals -d 'The token\'s decimals (6 for USDC)' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and __fish_seen_subcommand_from set" -l credit-price -d 'What one credit costs, in the token\'s atomic units: 10000 with 6 decimals is 0.01' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and __fish_seen_subcommand_from set" -l facilitator -d 'The facilitator that verifies and settles payments' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and __fish_seen_subcommand_from set" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and __fish_seen_subcommand_from set" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and __fish_seen_subcommand_from set" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and __fish_seen_subcommand_from set" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and __fish_seen_subcommand_from set" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and __fish_seen_subcommand_from set" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and __fish_seen_subcommand_from disable" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and __fish_seen_subcommand_from disable" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and __fish_seen_subcommand_from disable" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and __fish_seen_subcommand_from disable" -s y -l yes -d 'Do not ask for confirmation (needed when not on a terminal)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and __fish_seen_subcommand_from disable" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and __fish_seen_subcommand_from disable" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and __fish_seen_subcommand_from disable" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show the workspace\'s x402 terms ("off" when it takes no x402 payments)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and __fish_seen_subcommand_from help" -f -a "set" -d 'Set the workspace\'s x402 terms (replacing any): chat requests naming an agent_wallet must then carry a payment'
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and __fish_seen_subcommand_from help" -f -a "disable" -d 'Stop taking x402 payments (asks first on a terminal; --yes otherwise)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand x402; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand scan" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
@@ -477,19 +537,20 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -l base-url -
 complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks scan completions help" -f -a "login" -d 'Save a base URL and API key as a profile (asks on a terminal; --with-token reads stdin)'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks scan completions help" -f -a "config" -d 'Show and change the configuration file and its profiles'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks scan completions help" -f -a "tokens" -d 'Create, list, inspect, rotate and revoke tokens'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks scan completions help" -f -a "keys" -d 'Create, list and revoke the workspace\'s API keys'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks scan completions help" -f -a "audit" -d 'Read the workspace audit log'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks scan completions help" -f -a "scopes" -d 'List every scope a token can hold'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks scan completions help" -f -a "chat" -d 'Chat through the gateway: one answer for PROMPT (or piped stdin), or a session on a terminal'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks scan completions help" -f -a "models" -d 'List the gateway\'s models with prices, quality and latency'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks scan completions help" -f -a "usage" -d 'Show the credit ledger: totals by day and model, with a chart on a terminal'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks scan completions help" -f -a "webhooks" -d 'Configure webhook endpoints, receive events locally, verify signatures'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks scan completions help" -f -a "scan" -d 'Find leaked tokctl secrets in files, stdin or git history, and optionally revoke them'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks scan completions help" -f -a "completions" -d 'Print a shell completion script'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks scan completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks x402 scan completions help" -f -a "login" -d 'Save a base URL and API key as a profile (asks on a terminal; --with-token reads stdin)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks x402 scan completions help" -f -a "config" -d 'Show and change the configuration file and its profiles'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks x402 scan completions help" -f -a "tokens" -d 'Create, list, inspect, rotate and revoke tokens'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks x402 scan completions help" -f -a "keys" -d 'Create, list and revoke the workspace\'s API keys'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks x402 scan completions help" -f -a "audit" -d 'Read the workspace audit log'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks x402 scan completions help" -f -a "scopes" -d 'List every scope a token can hold'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks x402 scan completions help" -f -a "chat" -d 'Chat through the gateway: one answer for PROMPT (or piped stdin), or a session on a terminal'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks x402 scan completions help" -f -a "models" -d 'List the gateway\'s models with prices, quality and latency'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks x402 scan completions help" -f -a "usage" -d 'Show the credit ledger: totals by day and model, with a chart on a terminal'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks x402 scan completions help" -f -a "webhooks" -d 'Configure webhook endpoints, receive events locally, verify signatures'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks x402 scan completions help" -f -a "x402" -d 'Show, set or remove the workspace\'s x402 terms: what agents naming an agent_wallet pay'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks x402 scan completions help" -f -a "scan" -d 'Find leaked tokctl secrets in files, stdin or git history, and optionally revoke them'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks x402 scan completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks x402 scan completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "show" -d 'Show the settings in effect and where each comes from (the key is redacted)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "set" -d 'Set KEY (base_url, chat_base_url, api_key) in the current profile'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "profiles" -d 'List profiles; the current one is marked'
@@ -511,3 +572,6 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subc
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from webhooks" -f -a "deliveries" -d 'Show an endpoint\'s delivery attempts'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from webhooks" -f -a "listen" -d 'Receive events on 127.0.0.1: verify each, answer 2xx or 401, print it, maybe forward it'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from webhooks" -f -a "verify" -d 'Check a signature against the body on stdin: exit 0 when it matches, 1 when not'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from x402" -f -a "show" -d 'Show the workspace\'s x402 terms ("off" when it takes no x402 payments)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from x402" -f -a "set" -d 'Set the workspace\'s x402 terms (replacing any): chat requests naming an agent_wallet must then carry a payment'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from x402" -f -a "disable" -d 'Stop taking x402 payments (asks first on a terminal; --yes otherwise)'

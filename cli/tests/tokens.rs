@@ -300,7 +300,10 @@ fn audit_and_scopes_list() {
     let rotated = env.json(&["audit", "list", "--action", "token.rotated"]);
     assert_eq!(rotated, serde_json::json!([]));
     let scopes = env.json(&["scopes"]);
-    assert_eq!(scopes.as_array().unwrap().len(), 11);
+    assert_eq!(
+        scopes.as_array().unwrap().len(),
+        tokctl_sdk::scopes::ALL.len()
+    );
     let output = env.tokctl().args(["scopes", "-q"]).output().unwrap();
     assert!(stdout(&output).lines().any(|l| l == "tokens:rotate"));
     assert!(stdout(&output).lines().any(|l| l == "keys:write"));

@@ -8,7 +8,7 @@ use crate::error::Result;
 use crate::pagination::{ItemStream, MAX_PER_PAGE, Page, page_params, walk};
 
 /// Every action the service writes to the audit log, as of this SDK's version.
-pub const ACTIONS: [&str; 10] = [
+pub const ACTIONS: [&str; 12] = [
     "token.created",
     "token.rotated",
     "token.revoked",
@@ -18,6 +18,8 @@ pub const ACTIONS: [&str; 10] = [
     "session.ended",
     "webhook.created",
     "webhook.deleted",
+    "x402.updated",
+    "x402.disabled",
     "auth.denied",
 ];
 

@@ -230,6 +230,33 @@ pub struct Platform {
         serialize_with = "credits::serialize"
     )]
     pub cost_saved_credits: Decimal,
+    /// For a request paid with x402 (`agent_wallet` on a workspace with x402 terms): what was
+    /// settled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settlement: Option<Settlement>,
+}
+
+/// An x402 payment's settlement, as `platform.settlement` shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Settlement {
+    /// `settled`, `pending` (retried by the server until settled or the authorization runs
+    /// out) or `failed`.
+    pub status: String,
+    /// `exact` or `upto`.
+    pub scheme: String,
+    /// CAIP-2 network.
+    pub network: String,
+    /// The paying address.
+    pub payer: String,
+    /// Atomic units of the token settled.
+    pub amount: String,
+    /// The transaction, when one was made.
+    #[serde(default)]
+    pub transaction: Option<String>,
+    /// Why it failed or waits.
+    #[serde(default)]
+    pub error: Option<String>,
 }
 
 /// Token counts.

@@ -14,7 +14,7 @@ use url::Url;
 use crate::builder::ClientBuilder;
 use crate::error::{Error, RateLimit, RawBody, Result, reset_at, retry_after};
 use crate::retry::RetryPolicy;
-use crate::{audit, chat, credentials, keys, models, scopes, tokens, usage, webhooks};
+use crate::{audit, chat, credentials, keys, models, scopes, tokens, usage, webhooks, x402};
 
 /// Default token API base URL (the reference server's default address).
 pub const DEFAULT_BASE_URL: &str = "http://127.0.0.1:8080/v1";
@@ -145,6 +145,11 @@ impl Client {
         webhooks::Webhooks::new(self)
     }
 
+    /// The workspace's x402 terms: what agents pay for chat completions.
+    pub fn x402(&self) -> x402::X402<'_> {
+        x402::X402::new(self)
+    }
+
     /// The rate-limit state of the most recent response that carried one (leak reports, which
     /// have a budget of their own, leave it alone).
     pub fn rate_limit(&self) -> Option<RateLimit> {
@@ -252,6 +257,17 @@ impl Client {
         decode(&body)
     }
 
+    pub(crate) async fn put<T: DeserializeOwned>(
+        &self,
+        url: Url,
+        body: &impl Serialize,
+    ) -> Result<T> {
+        let json = serde_json::to_vec(body)
+            .map_err(|err| Error::Config(format!("cannot encode the request: {err}")))?;
+        let body = self.send(Method::PUT, url, &[], Some(json), true).await?;
+        decode(&body)
+    }
+
     pub(crate) async fn delete(&self, url: Url) -> Result<()> {
         self.send(Method::DELETE, url, &[], None, true)
             .await
@@ -268,7 +284,7 @@ impl Client {
         json: Option<Vec<u8>>,
         authorized: bool,
     ) -> Result<Vec<u8>> {
-        let idempotent = matches!(method, Method::GET | Method::DELETE);
+        let idempotent = matches!(method, Method::GET | Method::PUT | Method::DELETE);
         let mut attempt = 0u32;
         loop {
             let mut request = self

@@ -70,10 +70,13 @@ pub mod tokens;
 mod transport;
 pub mod usage;
 pub mod webhooks;
+pub mod x402;
 
 pub use audit::{AuditEntry, ListAudit};
 pub use builder::ClientBuilder;
-pub use chat::{ChatChunk, ChatCompletion, ChatMessage, ChatRequest, ChatStream, Platform, Usage};
+pub use chat::{
+    ChatChunk, ChatCompletion, ChatMessage, ChatRequest, ChatStream, Platform, Settlement, Usage,
+};
 pub use client::{
     Client, DEFAULT_BASE_URL, DEFAULT_CHAT_BASE_URL, DEFAULT_TIMEOUT, RequestEvent, RequestObserver,
 };
@@ -88,3 +91,4 @@ pub use scopes::ScopeInfo;
 pub use secret::Secret;
 pub use tokens::{CreateToken, ListTokens, RevokeOutcome, Token, TokenStatus};
 pub use usage::{UsageReport, UsageSummary, UsageTotals};
+pub use x402::{PaymentToken, SetX402, X402Terms};

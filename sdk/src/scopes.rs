@@ -8,7 +8,7 @@ use crate::pagination::Page;
 
 /// Every scope the service knows, as of this SDK's version: what a credential may hold.
 /// [`Scopes::list`] asks the server, with descriptions.
-pub const ALL: [&str; 11] = [
+pub const ALL: [&str; 13] = [
     "tokens:read",
     "tokens:write",
     "tokens:rotate",
@@ -20,6 +20,8 @@ pub const ALL: [&str; 11] = [
     "usage:read",
     "keys:read",
     "keys:write",
+    "x402:read",
+    "x402:write",
 ];
 
 /// A scope and what it allows.

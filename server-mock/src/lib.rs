@@ -31,6 +31,7 @@ pub mod tokens;
 pub mod usage;
 pub mod validate;
 pub mod webhooks;
+pub mod x402;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -97,6 +98,7 @@ fn api_routes() -> Routes<AppState> {
         .merge(usage::routes())
         .merge(webhooks::routes())
         .merge(chat::routes())
+        .merge(x402::routes())
         .get("/v1/openapi.json", openapi::serve)
 }
 
@@ -291,6 +293,10 @@ pub async fn serve(
         config.expiring_notices.clone(),
     ));
     let ledger = tokio::spawn(state.gateway.ledger.clone().run(store.clone()));
+    let settlements = tokio::spawn(x402::outbox::run(
+        store.clone(),
+        state.gateway.facilitator.clone(),
+    ));
     let flusher = tokio::spawn({
         let state = state.clone();
         async move {
@@ -313,6 +319,7 @@ pub async fn serve(
         exposition.abort();
     }
     ledger.abort();
+    settlements.abort();
     deliveries.abort();
     expiry.abort();
     state.last_used.flush(&store).await;

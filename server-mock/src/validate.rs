@@ -166,6 +166,74 @@ pub fn webhook_url(url: &str) -> Result<()> {
     Ok(())
 }
 
+/// An EVM address: `0x` and 40 hexadecimal digits, in any case.
+pub const ADDRESS_PATTERN: &str = "^0x[0-9a-fA-F]{40}$";
+/// A CAIP-2 EVM network, `eip155:` and the chain id.
+pub const NETWORK_PATTERN: &str = "^eip155:[1-9][0-9]{0,18}$";
+/// A whole number of a token's atomic units, 1 or more (at most 60 digits).
+pub const ATOMIC_PATTERN: &str = "^[1-9][0-9]{0,59}$";
+
+/// `value` of `field` as an address in its EIP-55 checksum form (422 naming the field).
+pub fn address(field: &str, value: &str) -> Result<String> {
+    let valid = value.len() == 42 && value.starts_with("0x");
+    value
+        .parse::<alloy_primitives::Address>()
+        .ok()
+        .filter(|_| valid)
+        .map(|address| address.to_checksum(None))
+        .ok_or_else(|| {
+            ApiError::Unprocessable(format!(
+                "{field} must be an address: 0x and 40 hexadecimal digits"
+            ))
+        })
+}
+
+/// A CAIP-2 EVM network such as `eip155:84532` (422 otherwise).
+pub fn network(value: &str) -> Result<()> {
+    let chain = value
+        .strip_prefix("eip155:")
+        .and_then(|id| id.parse::<u64>().ok());
+    match chain {
+        Some(id) if id > 0 && !value.contains('+') && !value[7..].starts_with('0') => Ok(()),
+        _ => Err(ApiError::Unprocessable(
+            "network must be a CAIP-2 EVM network: eip155: and the chain id, e.g. eip155:84532"
+                .into(),
+        )),
+    }
+}
+
+/// A whole, positive number of atomic units in `field` (422 naming it otherwise).
+pub fn atomic(field: &str, value: &str) -> Result<()> {
+    let digits =
+        !value.is_empty() && value.len() <= 60 && value.bytes().all(|b| b.is_ascii_digit());
+    if digits && !value.starts_with('0') {
+        return Ok(());
+    }
+    Err(ApiError::Unprocessable(format!(
+        "{field} must be a whole number of the token's atomic units, at least 1, as a string"
+    )))
+}
+
+/// A facilitator's base URL: http or https with a host (422 otherwise).
+pub fn facilitator_url(value: &str) -> Result<()> {
+    let parsed = reqwest::Url::parse(value).ok();
+    match parsed {
+        Some(url)
+            if matches!(url.scheme(), "http" | "https")
+                && url.host_str().is_some()
+                && url.username().is_empty()
+                && url.query().is_none()
+                && url.fragment().is_none() =>
+        {
+            Ok(())
+        }
+        _ => Err(ApiError::Unprocessable(
+            "facilitator_url must be an http or https URL with a host, without a user, query or              fragment"
+                .into(),
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -338,7 +338,9 @@ both! {
                 "chat:write",
                 "usage:read",
                 "keys:read",
-                "keys:write"
+                "keys:write",
+                "x402:read",
+                "x402:write"
             ]
         );
         assert!(
@@ -346,7 +348,7 @@ both! {
                 .as_str()
                 .is_some_and(|d| !d.is_empty())
         );
-        assert_eq!(scopes["meta"]["total"], 11);
+        assert_eq!(scopes["meta"]["total"], 13);
 
         let doc: Value = reqwest::get(server.url("/v1/openapi.json"))
             .await

@@ -123,7 +123,7 @@ async fn scopes_and_audit() {
     let server = TestServer::start().await;
     let admin = server.admin();
     let scopes = admin.scopes().list().await.unwrap();
-    assert_eq!(scopes.len(), 11);
+    assert_eq!(scopes.len(), tokctl_sdk::scopes::ALL.len());
     assert!(
         scopes
             .iter()

@@ -13,6 +13,7 @@ mod scopes;
 mod tokens;
 mod usage;
 mod webhooks;
+mod x402;
 
 use std::io::IsTerminal;
 
@@ -168,6 +169,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Models => models::run(&ctx).await,
         Command::Usage => usage::run(&ctx).await,
         Command::Webhooks(command) => webhooks::run(&ctx, command).await,
+        Command::X402(command) => x402::run(&ctx, command).await,
         Command::Scan(args) => scan::run(&ctx, args).await,
         Command::Completions { shell } => completions::run(&ctx.out, shell),
     };

@@ -287,6 +287,10 @@ pub mod require {
         KeysRead => Some(Scope::KeysRead);
         /// `keys:write`.
         KeysWrite => Some(Scope::KeysWrite);
+        /// `x402:read`.
+        X402Read => Some(Scope::X402Read);
+        /// `x402:write`.
+        X402Write => Some(Scope::X402Write);
     }
 }
 

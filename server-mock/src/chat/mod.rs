@@ -24,6 +24,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::extract::{FromRef, State};
+use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use serde::Serialize;
@@ -41,6 +42,8 @@ use crate::http::routes::Routes;
 use crate::store::{self, Store, UsageRecord};
 use crate::telemetry::{Arrival, Metrics};
 use crate::usage::{Ledger, Recorded};
+use crate::x402::facilitator::Facilitator;
+use crate::x402::gate::{self, Payment, Settlement};
 
 /// What the gateway needs: the catalogue (with each model's way to its upstream), each
 /// model's health, the ledger.
@@ -55,6 +58,8 @@ pub struct Gateway {
     pub metrics: Metrics,
     /// The overhead histograms: whole answers, streams.
     overhead: [metrics::Histogram; 2],
+    /// Where x402 payments are verified and settled.
+    pub facilitator: Arc<Facilitator>,
 }
 
 impl Gateway {
@@ -74,6 +79,7 @@ impl Gateway {
             ledger: Arc::new(ledger),
             overhead: metrics.overhead(),
             metrics,
+            facilitator: Arc::default(),
         }
     }
 }
@@ -90,13 +96,19 @@ where
         .merge(models::routes())
 }
 
-/// `platform`: how the request was routed and what it cost.
+/// `platform`: how the request was routed and what it cost, and (for an x402 payment) what
+/// was settled.
 #[derive(Debug, Clone, Serialize)]
 pub struct Platform {
     pub routed_model: String,
     pub route_reason: String,
     pub credits_consumed: Credits,
     pub cost_saved_credits: Credits,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub settlement: Option<Settlement>,
+    /// The ledger entry's id (not shown).
+    #[serde(skip)]
+    pub usage_id: String,
 }
 
 /// Everything known once a model has answered (or stopped).
@@ -123,8 +135,9 @@ impl Accounting {
             .catalogue
             .best()
             .map_or(cost, |best| best.cost(prompt, completion));
+        let usage_id = crate::secrets::new_id("use_");
         let recorded = self.gateway.ledger.record(UsageRecord {
-            id: crate::secrets::new_id("use_"),
+            id: usage_id.clone(),
             workspace_id: self.workspace_id.clone(),
             request_id: self.request_id.clone(),
             model: self.model.id.clone(),
@@ -139,6 +152,8 @@ impl Accounting {
             route_reason: self.reason.clone(),
             credits_consumed: consumed,
             cost_saved_credits: reference.saturating_sub(consumed),
+            settlement: None,
+            usage_id,
         };
         if let Some(arrived) = self.arrived
             && let Some(metrics) = self.gateway.health.metrics(&self.model)
@@ -153,9 +168,11 @@ impl Accounting {
 /// Create a chat completion (OpenAI-compatible), streamed as SSE when `stream` is true.
 pub async fn create(
     State(gateway): State<Arc<Gateway>>,
+    State(store): State<Arc<dyn Store>>,
     auth: Authenticated<require::ChatWrite>,
     request_id: Option<Extension<RequestId>>,
     arrival: Option<Extension<Arrival>>,
+    headers: HeaderMap,
     ApiJson(request): ApiJson<ChatRequest>,
 ) -> Response {
     let mut timing = Timing {
@@ -179,12 +196,41 @@ pub async fn create(
         Ok(route) => route,
         Err(err) => return err.into_response(),
     };
+    let request_id = request_id.map(|Extension(RequestId(id))| id);
+    let worst = route
+        .candidates
+        .iter()
+        .map(|(model, cap)| model.cost(prompt, u64::from(*cap)))
+        .max()
+        .unwrap_or_default();
+    let worst = checked
+        .request
+        .budget_limit
+        .map_or(worst, |budget| worst.min(budget));
+    let ask = gate::Ask {
+        store: &store,
+        facilitator: &gateway.facilitator,
+        workspace_id: &auth.principal.workspace_id,
+        request_id: request_id.as_deref(),
+        wallet: checked.request.agent_wallet.as_deref(),
+        worst,
+        headers: &headers,
+    };
+    let mut payment = match gate::admit(&ask).await {
+        Ok(payment) => payment,
+        Err(refused) => return refused,
+    };
+    if let Some(payment) = payment.as_mut()
+        && let Err(refused) = payment.open().await
+    {
+        return refused;
+    }
     let id = format!("chatcmpl-{}", crate::secrets::new_id(""));
     let arrived = timing.arrived;
     let accounting = |model: &Arc<Model>, reason: String| Accounting {
         gateway: gateway.clone(),
         workspace_id: auth.principal.workspace_id.clone(),
-        request_id: request_id.as_ref().map(|r| r.0.0.clone()),
+        request_id: request_id.clone(),
         wallet: checked.request.agent_wallet.clone(),
         budget: checked.request.budget_limit,
         model: model.clone(),
@@ -200,6 +246,7 @@ pub async fn create(
                 id,
                 prompt,
                 accounting,
+                payment,
                 &mut timing,
             )
             .await
@@ -212,6 +259,7 @@ pub async fn create(
                 id,
                 prompt,
                 accounting,
+                payment,
                 &mut timing,
             )
             .await
@@ -240,6 +288,7 @@ impl Timing {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn complete(
     gateway: &Gateway,
     route: routing::Route<'_>,
@@ -247,6 +296,7 @@ async fn complete(
     id: String,
     estimated_prompt: u64,
     accounting: impl Fn(&Arc<Model>, String) -> Accounting,
+    mut payment: Option<Payment>,
     timing: &mut Timing,
 ) -> Response {
     let mut failures = Failures::default();
@@ -264,12 +314,28 @@ async fn complete(
         match answer {
             Ok(answer) => {
                 attempt.succeeded();
+                // `exact` is settled now, before the answer is sent: not at all when no
+                // upstream answers, and no answer is sent unpaid.
+                if let Some(payment) = payment.as_mut()
+                    && let Err(refused) = payment.charge().await
+                {
+                    return refused;
+                }
                 let reason = failures.reason(&route.reason, model);
                 let prompt = answer.prompt_tokens.unwrap_or(estimated_prompt);
-                let (platform, recorded) =
+                let (mut platform, recorded) =
                     accounting(model, reason).settle(prompt, answer.completion_tokens);
                 recorded.written().await;
-                return Json(wire::Answer {
+                let usage_id = platform.usage_id.clone();
+                let settlement = match payment {
+                    Some(payment) => {
+                        Some(payment.finish(platform.credits_consumed, usage_id).await)
+                    }
+                    None => None,
+                };
+                let paid = settlement.as_ref().map(gate::Settlement::header);
+                platform.settlement = settlement;
+                let mut response = Json(wire::Answer {
                     id: &id,
                     object: "chat.completion",
                     created: chrono::Utc::now().timestamp(),
@@ -283,6 +349,12 @@ async fn complete(
                     platform: &platform,
                 })
                 .into_response();
+                if let Some(paid) = paid {
+                    response
+                        .headers_mut()
+                        .insert(crate::x402::wire::PAYMENT_RESPONSE, paid);
+                }
+                return response;
             }
             Err(err) => {
                 attempt.failed(&err);

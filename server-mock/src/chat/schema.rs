@@ -25,10 +25,14 @@ pub struct OpenAiErrorDetail {
     #[serde(rename = "type")]
     pub kind: String,
     /// e.g. `invalid_value`, `model_not_found`, `budget_exceeded`, `invalid_api_key`,
-    /// `upstream_error`.
+    /// `upstream_error`, `payment_required`, `invalid_payment`.
     pub code: Option<String>,
     /// The request field at fault, if one is.
     pub param: Option<String>,
+    /// With `payment_required` and `invalid_payment`: the x402 offer (PaymentRequired, as in
+    /// the `PAYMENT-REQUIRED` header).
+    #[schema(value_type = Option<Object>)]
+    pub x402: Option<serde_json::Value>,
 }
 
 /// Adds the gateway's operation and shapes to `document`.
@@ -39,9 +43,15 @@ pub fn describe(document: &mut Value) {
         "operationId": "create_chat_completion",
         "summary": "Create a chat completion (OpenAI-compatible), routed by cost and quality",
         "description": "Whole answers are JSON; with `stream: true` the answer is server-sent events: `data: <ChatCompletionChunk>` events, the last chunk with an empty `delta`, `finish_reason` and `platform`, a chunk with `usage` when `stream_options.include_usage` is set, then `data: [DONE]`. An upstream failure after the first chunk is a `data: <OpenAiError>` event followed by `[DONE]`.",
+        "parameters": [
+            {"name": "PAYMENT-SIGNATURE", "in": "header", "required": false, "schema": {"type": "string"},
+             "description": "An x402 payment (v2: base64 of the PaymentPayload JSON) for a request naming `agent_wallet` on a workspace with x402 terms (`PUT /v1/x402`); `X-PAYMENT` is read as v1's"}
+        ],
         "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ChatCompletionRequest"}}}},
         "responses": {
-            "200": {"description": "The answer, whole or streamed", "content": {
+            "200": {"description": "The answer, whole or streamed", "headers": {
+                "PAYMENT-RESPONSE": {"description": "For a paid request, whole answers and `exact` streams: base64 of the x402 SettleResponse (`success`, `transaction`, `network`, `payer`, `amount`); a streamed `upto` payment is in the final chunk's `platform.settlement`", "schema": {"type": "string"}}
+            }, "content": {
                 "application/json": {"schema": {"$ref": "#/components/schemas/ChatCompletion"}},
                 "text/event-stream": {"schema": {
                     "description": "Each server-sent event (as OpenAPI 3.2's itemSchema): its `data` a ChatCompletionChunk, an OpenAiError after a failure mid-stream, or `[DONE]` last",
@@ -58,13 +68,17 @@ pub fn describe(document: &mut Value) {
             }},
             "400": error("Malformed body or a value out of bounds (`param` names the field)"),
             "401": error("Missing, unknown, revoked or expired credential"),
-            "402": error("No model's worst-case cost fits `budget_limit` (`budget_exceeded`)"),
+            "402": {
+                "description": "No model's worst-case cost fits `budget_limit` (`budget_exceeded`); or, for a request naming `agent_wallet` on a workspace with x402 terms, payment required (`payment_required`) or the payment refused (`invalid_payment`, the message says why): `PAYMENT-REQUIRED` and the error's `x402` hold the offer, `upto` and `exact` for the request's worst case",
+                "headers": {"PAYMENT-REQUIRED": {"description": "base64 of the x402 PaymentRequired JSON (version 2)", "schema": {"type": "string"}}},
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/OpenAiError"}}}
+            },
             "403": error("The credential lacks `chat:write`"),
             "404": error("No such model (`model_not_found`)"),
             "429": error("Rate limited"),
             "502": error("Every candidate upstream failed before answering"),
             "503": {
-                "description": "No candidate upstream may be tried now: the circuit of each is open after recent failures (`upstreams_unavailable`); the message says why for each",
+                "description": "No candidate upstream may be tried now: the circuit of each is open after recent failures (`upstreams_unavailable`); the message says why for each. Or the x402 facilitator cannot be reached to check or settle a payment (`facilitator_unavailable`): nothing is served unpaid",
                 "headers": {"Retry-After": {"description": "Seconds until the first of them may be tried again", "schema": {"type": "integer", "minimum": 1}}},
                 "content": {"application/json": {"schema": {"$ref": "#/components/schemas/OpenAiError"}}}
             },
@@ -119,7 +133,7 @@ pub fn describe(document: &mut Value) {
             })),
             "budget_limit": nullable(json!({"type": "number", "minimum": 0.000_000_001, "maximum": MAX_BUDGET_CREDITS,
                 "description": "Most credits this request may consume, compared exactly; digits below 10^-9 credit are cut off"})),
-            "agent_wallet": nullable(json!({"type": "string", "pattern": "^0x[0-9a-fA-F]{40}$", "description": "Recorded with the ledger entry for settlement"}))
+            "agent_wallet": nullable(json!({"type": "string", "pattern": "^0x[0-9a-fA-F]{40}$", "description": "The paying agent's address. Recorded with the ledger entry; on a workspace with x402 terms the request must carry an x402 payment signed by it (`PAYMENT-SIGNATURE`), else 402 with the offer"}))
         }
     });
     let credits =
@@ -131,7 +145,21 @@ pub fn describe(document: &mut Value) {
             "routed_model": {"type": "string"},
             "route_reason": {"type": "string", "description": "Why this model, in words, and which failed before it"},
             "credits_consumed": credits("Exact decimal, to the nano-credit"),
-            "cost_saved_credits": credits("What the highest-quality model would have cost, minus credits_consumed; exact")
+            "cost_saved_credits": credits("What the highest-quality model would have cost, minus credits_consumed; exact"),
+            "settlement": {
+                "type": "object",
+                "description": "For a request paid with x402: what was settled. `pending` is retried until settled or the authorization runs out.",
+                "required": ["status", "scheme", "network", "payer", "amount"],
+                "properties": {
+                    "status": {"type": "string", "enum": ["settled", "pending", "failed"]},
+                    "scheme": {"type": "string", "enum": ["exact", "upto"]},
+                    "network": {"type": "string"},
+                    "payer": {"type": "string"},
+                    "amount": {"type": "string", "pattern": "^[0-9]+$", "description": "Atomic units of the token"},
+                    "transaction": {"type": "string"},
+                    "error": {"type": "string"}
+                }
+            }
         }
     });
     schemas["Usage"] = json!({

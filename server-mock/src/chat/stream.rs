@@ -24,11 +24,18 @@ use super::routing::Route;
 use super::wire::{self, Chunk, ChunkChoice, Delta, Usage};
 use super::{Accounting, Failures, Gateway, Platform, Timing};
 use crate::chat::catalogue::Model;
+use crate::credits::Credits;
 use crate::http::openai::GatewayError;
 use crate::usage::Recorded;
+use crate::x402::gate::Payment;
+use crate::x402::wire::PAYMENT_RESPONSE;
 
 /// Opens the first candidate that produces anything, then streams it to the client. A
-/// candidate that fails or ends before its first item is replaced by the next one.
+/// candidate that fails or ends before its first item is replaced by the next one. An `exact`
+/// payment is settled once that item is there, before anything is sent (`PAYMENT-RESPONSE`
+/// says so); an `upto` payment when the answer ends, for what it cost (the final chunk's
+/// `platform.settlement` says so).
+#[allow(clippy::too_many_arguments)]
 pub async fn respond(
     gateway: &Gateway,
     route: Route<'_>,
@@ -36,6 +43,7 @@ pub async fn respond(
     id: String,
     estimated_prompt: u64,
     accounting: impl Fn(&Arc<Model>, String) -> Accounting,
+    mut payment: Option<Payment>,
     timing: &mut Timing,
 ) -> Response {
     let mut failures = Failures::default();
@@ -62,6 +70,13 @@ pub async fn respond(
         timing.waited_since(started);
         match first {
             Ok((item, upstream)) => {
+                let mut paid = None;
+                if let Some(payment) = payment.as_mut() {
+                    if let Err(refused) = payment.charge().await {
+                        return refused;
+                    }
+                    paid = (!payment.is_upto()).then(|| payment.settlement().header());
+                }
                 attempt.answering();
                 let upstream: ItemStream =
                     Box::pin(futures::stream::once(async { Ok(item) }).chain(upstream));
@@ -80,6 +95,9 @@ pub async fn respond(
                     tail: VecDeque::new(),
                     settled: false,
                     recorded: None,
+                    payment,
+                    closing: None,
+                    charged: None,
                 };
                 let events = futures::stream::unfold(relay, |mut relay| async move {
                     let event = relay.next_event().await?;
@@ -90,7 +108,7 @@ pub async fn respond(
                 let frames = events
                     .ready_chunks(64)
                     .map(|events| Ok::<_, Infallible>(wire::sse_frame(&events)));
-                return (
+                let mut response = (
                     [
                         (header::CONTENT_TYPE, "text/event-stream"),
                         (header::CACHE_CONTROL, "no-cache"),
@@ -98,6 +116,10 @@ pub async fn respond(
                     Body::from_stream(frames),
                 )
                     .into_response();
+                if let Some(paid) = paid {
+                    response.headers_mut().insert(PAYMENT_RESPONSE, paid);
+                }
+                return response;
             }
             Err(err) => {
                 attempt.failed(&err);
@@ -132,6 +154,12 @@ struct Relay {
     settled: bool,
     /// Resolves once the ledger has the answer's record; the tail waits for it.
     recorded: Option<Recorded>,
+    /// An x402 payment still to finish (settle `upto` for what the answer cost).
+    payment: Option<Payment>,
+    /// The final chunk's `platform` and finish reason, sent once the payment is finished.
+    closing: Option<(Platform, String)>,
+    /// What the answer cost and its ledger entry, once billed.
+    charged: Option<(Credits, String)>,
 }
 
 impl Relay {
@@ -193,6 +221,22 @@ impl Relay {
         if let Some(recorded) = self.recorded.take() {
             recorded.written().await;
         }
+        let settlement = match (self.payment.take(), self.charged.clone()) {
+            (Some(payment), Some((consumed, usage_id))) => {
+                Some(payment.finish(consumed, usage_id).await)
+            }
+            _ => None,
+        };
+        if let Some((mut platform, reason)) = self.closing.take() {
+            platform.settlement = settlement;
+            let last = ChunkChoice {
+                index: 0,
+                delta: Delta::Empty,
+                finish_reason: Some(&reason),
+            };
+            let chunk = self.chunk(&[last], None, Some(&platform));
+            self.tail.push_front(chunk);
+        }
         self.tail.pop_front()
     }
 
@@ -216,13 +260,8 @@ impl Relay {
         self.attempt.finished(completion);
         let platform = self.settle(prompt, completion);
         let reason = self.finish.take().unwrap_or_else(|| "stop".into());
-        let last = ChunkChoice {
-            index: 0,
-            delta: Delta::Empty,
-            finish_reason: Some(&reason),
-        };
-        self.tail
-            .push_back(self.chunk(&[last], None, Some(&platform)));
+        // The final chunk goes first, once the payment is finished (`next_event`).
+        self.closing = Some((platform, reason));
         if self.include_usage {
             let usage = Usage::new(prompt, completion);
             self.tail.push_back(self.chunk(&[], Some(usage), None));
@@ -245,6 +284,7 @@ impl Relay {
         self.settled = true;
         let (platform, recorded) = self.accounting.settle(prompt, completion);
         self.recorded = Some(recorded);
+        self.charged = Some((platform.credits_consumed, platform.usage_id.clone()));
         platform
     }
 }
@@ -256,6 +296,12 @@ impl Drop for Relay {
             // was sent is billed.
             let (prompt, completion) = self.counts(false);
             self.settle(prompt, completion);
+        }
+        // A payment not finished yet is settled for what was sent, off this task.
+        if let (Some(payment), Some((consumed, usage_id))) =
+            (self.payment.take(), self.charged.take())
+        {
+            tokio::spawn(payment.finish(consumed, usage_id));
         }
     }
 }

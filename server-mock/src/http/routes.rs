@@ -6,7 +6,7 @@
 use axum::Router;
 use axum::handler::Handler;
 use axum::http::Method;
-use axum::routing::{MethodRouter, delete, get, post};
+use axum::routing::{MethodRouter, delete, get, post, put};
 
 /// A router under construction, and the method and path of each route in it.
 pub struct Routes<S> {
@@ -37,6 +37,11 @@ impl<S: Clone + Send + Sync + 'static> Routes<S> {
     /// `POST path`.
     pub fn post<H: Handler<T, S>, T: 'static>(self, path: &'static str, handler: H) -> Self {
         self.add(Method::POST, path, post(handler))
+    }
+
+    /// `PUT path`.
+    pub fn put<H: Handler<T, S>, T: 'static>(self, path: &'static str, handler: H) -> Self {
+        self.add(Method::PUT, path, put(handler))
     }
 
     /// `DELETE path`.

@@ -18,11 +18,15 @@ pub const SESSION_ENDED: &str = "session.ended";
 pub const WEBHOOK_CREATED: &str = "webhook.created";
 /// A webhook endpoint was deleted.
 pub const WEBHOOK_DELETED: &str = "webhook.deleted";
+/// The workspace's x402 terms were set or changed.
+pub const X402_UPDATED: &str = "x402.updated";
+/// The workspace's x402 terms were removed: it takes no x402 payments.
+pub const X402_DISABLED: &str = "x402.disabled";
 /// A request was refused: revoked or expired credential, missing scope, escalation.
 pub const AUTH_DENIED: &str = "auth.denied";
 
 /// Every action above.
-pub const ALL: [&str; 10] = [
+pub const ALL: [&str; 12] = [
     TOKEN_CREATED,
     TOKEN_ROTATED,
     TOKEN_REVOKED,
@@ -32,5 +36,7 @@ pub const ALL: [&str; 10] = [
     SESSION_ENDED,
     WEBHOOK_CREATED,
     WEBHOOK_DELETED,
+    X402_UPDATED,
+    X402_DISABLED,
     AUTH_DENIED,
 ];

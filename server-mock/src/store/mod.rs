@@ -15,6 +15,7 @@ mod tokens;
 mod usage;
 mod webhooks;
 mod workspaces;
+mod x402;
 
 pub use audit::AuditLog;
 pub use keys::*;
@@ -24,6 +25,7 @@ pub use tokens::TokenStore;
 pub use usage::UsageLedger;
 pub use webhooks::WebhookOutbox;
 pub use workspaces::Workspaces;
+pub use x402::X402Store;
 
 use std::sync::Arc;
 
@@ -94,7 +96,16 @@ pub type StoreResult<T> = std::result::Result<T, StoreError>;
 /// [`KeyStore`]); this bundle adds what concerns the backend as a whole.
 #[async_trait]
 pub trait Store:
-    TokenStore + AuditLog + UsageLedger + WebhookOutbox + Workspaces + KeyStore + Send + Sync + 'static
+    TokenStore
+    + AuditLog
+    + UsageLedger
+    + WebhookOutbox
+    + Workspaces
+    + KeyStore
+    + X402Store
+    + Send
+    + Sync
+    + 'static
 {
     /// Whether the database answers now (`GET /healthz`).
     async fn health(&self) -> StoreResult<()> {

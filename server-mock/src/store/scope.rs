@@ -14,11 +14,13 @@ pub enum Scope {
     UsageRead,
     KeysRead,
     KeysWrite,
+    X402Read,
+    X402Write,
 }
 
 impl Scope {
     /// Every scope, in the order `GET /v1/scopes` lists them.
-    pub const ALL: [Scope; 11] = [
+    pub const ALL: [Scope; 13] = [
         Scope::TokensRead,
         Scope::TokensWrite,
         Scope::TokensRotate,
@@ -30,6 +32,8 @@ impl Scope {
         Scope::UsageRead,
         Scope::KeysRead,
         Scope::KeysWrite,
+        Scope::X402Read,
+        Scope::X402Write,
     ];
 
     /// The wire name, e.g. `tokens:read`.
@@ -46,6 +50,8 @@ impl Scope {
             Scope::UsageRead => "usage:read",
             Scope::KeysRead => "keys:read",
             Scope::KeysWrite => "keys:write",
+            Scope::X402Read => "x402:read",
+            Scope::X402Write => "x402:write",
         }
     }
 
@@ -65,6 +71,8 @@ impl Scope {
             Scope::KeysWrite => {
                 "Create API keys with a subset of the caller's own scopes, and revoke API keys."
             }
+            Scope::X402Read => "Read the workspace's x402 terms and its agents' payments.",
+            Scope::X402Write => "Set or remove the workspace's x402 terms.",
         }
     }
 

@@ -4,6 +4,7 @@
 
 pub mod backend;
 pub mod cluster;
+pub mod facilitator;
 pub mod hooks;
 pub mod pgbouncer;
 pub mod proxy;

@@ -22,6 +22,7 @@ mod url;
 mod usage;
 mod webhooks;
 mod workspaces;
+mod x402;
 
 use std::sync::Arc;
 use std::time::Duration;

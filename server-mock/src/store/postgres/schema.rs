@@ -172,6 +172,58 @@ CREATE TABLE dashboard_sessions (
 );
 CREATE INDEX dashboard_sessions_by_key ON dashboard_sessions(key_id);
 "#,
+    // x402: a workspace's terms, the nonces of payments used, each payment's settlement (and the
+    // outbox of those still to settle). Keys that held every scope (the admin keys) hold the two
+    // new ones too.
+    r#"
+CREATE TABLE x402_settings (
+    workspace_id     TEXT PRIMARY KEY,
+    pay_to           TEXT NOT NULL,
+    network          TEXT NOT NULL,
+    asset            TEXT NOT NULL,
+    asset_name       TEXT NOT NULL,
+    asset_version    TEXT NOT NULL,
+    asset_decimals   INTEGER NOT NULL,
+    credit_price     TEXT NOT NULL,
+    facilitator_url  TEXT NOT NULL,
+    updated_at       TIMESTAMPTZ NOT NULL
+);
+CREATE TABLE x402_nonces (
+    network     TEXT NOT NULL,
+    contract    TEXT NOT NULL,
+    payer       TEXT NOT NULL,
+    nonce       TEXT NOT NULL,
+    created_at  TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (network, contract, payer, nonce)
+);
+CREATE TABLE x402_payments (
+    id               TEXT PRIMARY KEY,
+    workspace_id     TEXT NOT NULL,
+    request_id       TEXT,
+    usage_id         TEXT,
+    scheme           TEXT NOT NULL,
+    network          TEXT NOT NULL,
+    asset            TEXT NOT NULL,
+    payer            TEXT NOT NULL,
+    authorized       TEXT NOT NULL,
+    amount           TEXT NOT NULL,
+    status           TEXT NOT NULL,
+    tx_hash          TEXT,
+    error            TEXT,
+    payment          TEXT NOT NULL,
+    requirements     TEXT NOT NULL,
+    facilitator_url  TEXT NOT NULL,
+    attempts         INTEGER NOT NULL,
+    next_attempt_at  TIMESTAMPTZ NOT NULL,
+    expires_at       TIMESTAMPTZ NOT NULL,
+    created_at       TIMESTAMPTZ NOT NULL,
+    settled_at       TIMESTAMPTZ
+);
+CREATE INDEX x402_payments_due ON x402_payments(next_attempt_at) WHERE status = 'pending';
+CREATE INDEX x402_payments_by_workspace ON x402_payments(workspace_id, created_at);
+UPDATE api_keys SET scopes = scopes || ' x402:read x402:write'
+WHERE (' ' || scopes || ' ') LIKE '% tokens:read %' AND (' ' || scopes || ' ') LIKE '% tokens:write %' AND (' ' || scopes || ' ') LIKE '% tokens:rotate %' AND (' ' || scopes || ' ') LIKE '% tokens:revoke %' AND (' ' || scopes || ' ') LIKE '% audit:read %' AND (' ' || scopes || ' ') LIKE '% webhooks:read %' AND (' ' || scopes || ' ') LIKE '% webhooks:write %' AND (' ' || scopes || ' ') LIKE '% chat:write %' AND (' ' || scopes || ' ') LIKE '% usage:read %' AND (' ' || scopes || ' ') LIKE '% keys:read %' AND (' ' || scopes || ' ') LIKE '% keys:write %';
+"#,
 ];
 
 /// Brings the database up to the newest schema. Instances that start together wait for each

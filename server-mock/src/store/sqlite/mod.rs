@@ -20,6 +20,7 @@ mod tokens;
 mod usage;
 mod webhooks;
 mod workspaces;
+mod x402;
 
 use super::cache::Cache;
 use super::{Store, StoreError, StoreResult};

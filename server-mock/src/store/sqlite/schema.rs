@@ -189,6 +189,58 @@ CREATE TABLE dashboard_sessions (
 );
 CREATE INDEX dashboard_sessions_by_key ON dashboard_sessions(key_id);
 "#,
+    // x402: a workspace's terms, the nonces of payments used, each payment's settlement (and the
+    // outbox of those still to settle). Keys that held every scope (the admin keys) hold the two
+    // new ones too.
+    r#"
+CREATE TABLE x402_settings (
+    workspace_id     TEXT PRIMARY KEY,
+    pay_to           TEXT NOT NULL,
+    network          TEXT NOT NULL,
+    asset            TEXT NOT NULL,
+    asset_name       TEXT NOT NULL,
+    asset_version    TEXT NOT NULL,
+    asset_decimals   INTEGER NOT NULL,
+    credit_price     TEXT NOT NULL,
+    facilitator_url  TEXT NOT NULL,
+    updated_at       INTEGER NOT NULL
+);
+CREATE TABLE x402_nonces (
+    network     TEXT NOT NULL,
+    contract    TEXT NOT NULL,
+    payer       TEXT NOT NULL,
+    nonce       TEXT NOT NULL,
+    created_at  INTEGER NOT NULL,
+    PRIMARY KEY (network, contract, payer, nonce)
+);
+CREATE TABLE x402_payments (
+    id               TEXT PRIMARY KEY,
+    workspace_id     TEXT NOT NULL,
+    request_id       TEXT,
+    usage_id         TEXT,
+    scheme           TEXT NOT NULL,
+    network          TEXT NOT NULL,
+    asset            TEXT NOT NULL,
+    payer            TEXT NOT NULL,
+    authorized       TEXT NOT NULL,
+    amount           TEXT NOT NULL,
+    status           TEXT NOT NULL,
+    tx_hash          TEXT,
+    error            TEXT,
+    payment          TEXT NOT NULL,
+    requirements     TEXT NOT NULL,
+    facilitator_url  TEXT NOT NULL,
+    attempts         INTEGER NOT NULL,
+    next_attempt_at  INTEGER NOT NULL,
+    expires_at       INTEGER NOT NULL,
+    created_at       INTEGER NOT NULL,
+    settled_at       INTEGER
+);
+CREATE INDEX x402_payments_due ON x402_payments(next_attempt_at) WHERE status = 'pending';
+CREATE INDEX x402_payments_by_workspace ON x402_payments(workspace_id, created_at);
+UPDATE api_keys SET scopes = scopes || ' x402:read x402:write'
+WHERE (' ' || scopes || ' ') LIKE '% tokens:read %' AND (' ' || scopes || ' ') LIKE '% tokens:write %' AND (' ' || scopes || ' ') LIKE '% tokens:rotate %' AND (' ' || scopes || ' ') LIKE '% tokens:revoke %' AND (' ' || scopes || ' ') LIKE '% audit:read %' AND (' ' || scopes || ' ') LIKE '% webhooks:read %' AND (' ' || scopes || ' ') LIKE '% webhooks:write %' AND (' ' || scopes || ' ') LIKE '% chat:write %' AND (' ' || scopes || ' ') LIKE '% usage:read %' AND (' ' || scopes || ' ') LIKE '% keys:read %' AND (' ' || scopes || ' ') LIKE '% keys:write %';
+"#,
 ];
 
 /// Brings the database up to the newest schema, one transaction per migration. Safe to run from
@@ -234,5 +286,40 @@ mod tests {
             .collect::<Result<_, _>>()
             .unwrap();
         assert_eq!(nanos, [10_200_000, 10_200_000, 3_000_000_000]);
+    }
+
+    #[test]
+    fn keys_holding_every_scope_get_the_x402_scopes_and_others_do_not() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        let before = MIGRATIONS.len() - 1;
+        for sql in &MIGRATIONS[..before] {
+            conn.execute_batch(sql).unwrap();
+        }
+        conn.pragma_update(None, "user_version", before as i64)
+            .unwrap();
+        let every = "tokens:read tokens:write tokens:rotate tokens:revoke audit:read \
+                     webhooks:read webhooks:write chat:write usage:read keys:read keys:write";
+        conn.execute(
+            "INSERT INTO workspaces (id, name, created_at) VALUES ('w', 'w', 0)",
+            [],
+        )
+        .unwrap();
+        for (id, scopes) in [("key_admin", every), ("key_ci", "tokens:read chat:write")] {
+            conn.execute(
+                "INSERT INTO api_keys (id, workspace_id, secret_digest, scopes, created_at, name)
+                 VALUES (?1, 'w', ?1, ?2, 0, ?1)",
+                rusqlite::params![id, scopes],
+            )
+            .unwrap();
+        }
+        migrate(&mut conn).unwrap();
+        let scopes = |id: &str| -> String {
+            conn.query_row("SELECT scopes FROM api_keys WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })
+            .unwrap()
+        };
+        assert_eq!(scopes("key_admin"), format!("{every} x402:read x402:write"));
+        assert_eq!(scopes("key_ci"), "tokens:read chat:write");
     }
 }
