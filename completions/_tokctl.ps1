@@ -439,6 +439,8 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
             [CompletionResult]::new('--cost-weight', '--cost-weight', [CompletionResultType]::ParameterName, 'How much price counts for auto routing, 0 to 1')
             [CompletionResult]::new('--quality-weight', '--quality-weight', [CompletionResultType]::ParameterName, 'How much quality counts for auto routing, 0 to 1')
             [CompletionResult]::new('--wallet', '--wallet', [CompletionResultType]::ParameterName, 'Agent wallet (0x + 40 hex digits) recorded for settlement')
+            [CompletionResult]::new('--wallet-key-file', '--wallet-key-file', [CompletionResultType]::ParameterName, 'Pay the gateway''s x402 offers with the wallet whose private key is in FILE (mode 0600; the key is never printed): the request names that wallet, and a 402 is paid once')
+            [CompletionResult]::new('--max-payment', '--max-payment', [CompletionResultType]::ParameterName, 'The most one payment may be, in atomic units of the token the server asks for (50000 is 0.05 USDC); a larger offer is refused, unsigned')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')

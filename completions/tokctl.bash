@@ -506,7 +506,7 @@ _tokctl() {
             return 0
             ;;
         tokctl__subcmd__chat)
-            opts="-m -o -q -v -h --stream --model --system --max-tokens --temperature --budget --cost-weight --quality-weight --wallet --output --quiet --verbose --profile --base-url --help"
+            opts="-m -o -q -v -h --stream --model --system --max-tokens --temperature --budget --cost-weight --quality-weight --wallet --wallet-key-file --max-payment --output --quiet --verbose --profile --base-url --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -545,6 +545,14 @@ _tokctl() {
                     return 0
                     ;;
                 --wallet)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --wallet-key-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-payment)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

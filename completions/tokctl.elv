@@ -394,6 +394,8 @@ set edit:completion:arg-completer[tokctl] = {|@words|
             cand --cost-weight 'How much price counts for auto routing, 0 to 1'
             cand --quality-weight 'How much quality counts for auto routing, 0 to 1'
             cand --wallet 'Agent wallet (0x + 40 hex digits) recorded for settlement'
+            cand --wallet-key-file 'Pay the gateway''s x402 offers with the wallet whose private key is in FILE (mode 0600; the key is never printed): the request names that wallet, and a 402 is paid once'
+            cand --max-payment 'The most one payment may be, in atomic units of the token the server asks for (50000 is 0.05 USDC); a larger offer is refused, unsigned'
             cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
             cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
             cand --profile 'Profile to use [env: TOKCTL_PROFILE]'

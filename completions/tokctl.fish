@@ -328,6 +328,8 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -l budget -d 'Most c
 complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -l cost-weight -d 'How much price counts for auto routing, 0 to 1' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -l quality-weight -d 'How much quality counts for auto routing, 0 to 1' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -l wallet -d 'Agent wallet (0x + 40 hex digits) recorded for settlement' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -l wallet-key-file -d 'Pay the gateway\'s x402 offers with the wallet whose private key is in FILE (mode 0600; the key is never printed): the request names that wallet, and a 402 is paid once' -r -F
+complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -l max-payment -d 'The most one payment may be, in atomic units of the token the server asks for (50000 is 0.05 USDC); a larger offer is refused, unsigned' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand chat" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'

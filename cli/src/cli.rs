@@ -135,8 +135,16 @@ pub struct ChatArgs {
     #[arg(long)]
     pub quality_weight: Option<f64>,
     /// Agent wallet (0x + 40 hex digits) recorded for settlement.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "wallet_key_file")]
     pub wallet: Option<String>,
+    /// Pay the gateway's x402 offers with the wallet whose private key is in FILE (mode 0600;
+    /// the key is never printed): the request names that wallet, and a 402 is paid once.
+    #[arg(long, value_name = "FILE", requires = "max_payment")]
+    pub wallet_key_file: Option<std::path::PathBuf>,
+    /// The most one payment may be, in atomic units of the token the server asks for
+    /// (50000 is 0.05 USDC); a larger offer is refused, unsigned.
+    #[arg(long, value_name = "UNITS", requires = "wallet_key_file")]
+    pub max_payment: Option<u128>,
 }
 
 #[derive(Debug, Args)]

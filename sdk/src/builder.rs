@@ -12,6 +12,7 @@ use crate::client::{
 };
 use crate::error::{Error, Result};
 use crate::retry::RetryPolicy;
+use crate::x402::Wallet;
 
 /// How long an idle pooled connection is kept: less than the reference server's 30 s.
 const POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(20);
@@ -26,6 +27,7 @@ pub struct ClientBuilder {
     user_agent: String,
     retry: RetryPolicy,
     observer: Option<RequestObserver>,
+    wallet: Option<Wallet>,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -37,6 +39,7 @@ impl std::fmt::Debug for ClientBuilder {
             .field("timeout", &self.timeout)
             .field("user_agent", &self.user_agent)
             .field("retry", &self.retry)
+            .field("wallet", &self.wallet)
             .finish()
     }
 }
@@ -51,6 +54,7 @@ impl Default for ClientBuilder {
             user_agent: format!("tokctl-sdk/{}", env!("CARGO_PKG_VERSION")),
             retry: RetryPolicy::default(),
             observer: None,
+            wallet: None,
         }
     }
 }
@@ -82,6 +86,15 @@ impl ClientBuilder {
     /// answer that keeps arriving is never cut.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
+        self
+    }
+
+    /// A wallet that pays the gateway's x402 offers: a chat request is sent with the wallet's
+    /// address as `agent_wallet` (unless it names one), and a 402 offering payment is answered
+    /// once by signing the offer (never more than the wallet's limit) and sending the request
+    /// again.
+    pub fn wallet(mut self, wallet: Wallet) -> Self {
+        self.wallet = Some(wallet);
         self
     }
 
@@ -156,6 +169,7 @@ impl ClientBuilder {
                 timeout: self.timeout,
                 retry: self.retry,
                 rate_limit: Mutex::new(None),
+                wallet: self.wallet,
             }),
         })
     }

@@ -386,27 +386,84 @@ impl<'c> Chat<'c> {
     /// A whole completion. Never retried on a server error (it may have been billed).
     /// Errors: 400 invalid request, 402 `budget_exceeded`, 404 `model_not_found`, 502 when every
     /// upstream failed.
+    ///
+    /// With a [`Wallet`](crate::x402::Wallet) on the client, the request names it as
+    /// `agent_wallet` (unless it names one) and a 402 offering x402 payment is paid once: the
+    /// wallet signs the offer (within its limit) and the request is sent again. The answer's
+    /// `platform.settlement` says what was settled.
     pub async fn create(&self, request: &ChatRequest) -> Result<ChatCompletion> {
-        let mut request = request.clone();
+        let mut request = self.with_wallet(request)?;
         request.stream = false;
         request.stream_options = None;
-        self.client
-            .post(self.client.chat_url(), Some(&request))
-            .await
+        let url = self.client.chat_url();
+        match self.client.post(url.clone(), Some(&request)).await {
+            Err(err) => match self.payment_for(&err)? {
+                Some(payment) => self.client.post_paid(url, &request, &payment).await,
+                None => Err(err),
+            },
+            answered => answered,
+        }
+    }
+
+    /// `request`, naming the client's wallet as `agent_wallet` when it names none; an error
+    /// when it names another (the wallet could not pay for it).
+    fn with_wallet(&self, request: &ChatRequest) -> Result<ChatRequest> {
+        let mut request = request.clone();
+        if let Some(wallet) = self.client.wallet() {
+            let address = wallet.address();
+            match &request.agent_wallet {
+                None => request.agent_wallet = Some(address),
+                Some(named) if named.eq_ignore_ascii_case(&address) => {}
+                Some(named) => {
+                    return Err(Error::Payment(format!(
+                        "the request names agent_wallet {named}, but the client's wallet is                          {address}: it could not pay for another wallet"
+                    )));
+                }
+            }
+        }
+        Ok(request)
+    }
+
+    /// The payment answering `err`, when it is a 402 with an x402 offer and the client has a
+    /// wallet; `Err` when the wallet will not pay it.
+    fn payment_for(&self, err: &Error) -> Result<Option<String>> {
+        let (Some(wallet), Error::Api(api)) = (self.client.wallet(), err) else {
+            return Ok(None);
+        };
+        match (&api.x402, api.status, api.code.as_str()) {
+            (Some(offer), 402, "payment_required") => wallet.pay(offer).map(Some),
+            _ => Ok(None),
+        }
     }
 
     /// A streamed completion: chunks as they arrive, the last with `platform`, then one with
     /// `usage`. An upstream failure mid-stream is an `Err` item. Dropping the stream closes the
     /// connection, and the gateway stops generating.
+    ///
+    /// With a wallet on the client, an x402 offer is paid as for [`Chat::create`]; the final
+    /// chunk's `platform.settlement` says what was settled.
     pub async fn create_stream(&self, request: &ChatRequest) -> Result<ChatStream> {
-        let mut request = request.clone();
+        let mut request = self.with_wallet(request)?;
         request.stream = true;
         request.stream_options = Some(StreamOptions {
             include_usage: true,
         });
         let body = serde_json::to_string(&request)
             .map_err(|err| Error::Config(format!("cannot encode the request: {err}")))?;
-        let events = self.client.open_stream(self.client.chat_url(), body)?;
+        let url = self.client.chat_url();
+        let mut events = Box::pin(self.client.open_stream(url.clone(), body.clone(), None)?);
+        // A refusal (a 402 asking for payment) comes as the first item: read it now, pay and
+        // open again, or hand it on as the stream's first item.
+        let first = events.next().await;
+        let payment = match &first {
+            Some(Err(err)) => self.payment_for(err)?,
+            _ => None,
+        };
+        let events: std::pin::Pin<Box<dyn futures::Stream<Item = Result<String>> + Send>> =
+            match payment {
+                Some(payment) => Box::pin(self.client.open_stream(url, body, Some(&payment))?),
+                None => Box::pin(futures::stream::iter(first).chain(events)),
+            };
         Ok(Box::pin(events.map(|data| {
             let data = data?;
             let decode_error = |source| Error::Decode {

@@ -60,6 +60,7 @@ pub(crate) struct Inner {
     pub(crate) timeout: Duration,
     pub(crate) retry: RetryPolicy,
     pub(crate) rate_limit: Mutex<Option<RateLimit>>,
+    pub(crate) wallet: Option<crate::x402::Wallet>,
 }
 
 impl std::fmt::Debug for Client {
@@ -189,10 +190,12 @@ impl Client {
     }
 
     /// Opens a server-sent event stream by POSTing `body`.
+    /// With `payment`, the request carries it (`PAYMENT-SIGNATURE`).
     pub(crate) fn open_stream(
         &self,
         url: Url,
         body: String,
+        payment: Option<&str>,
     ) -> Result<impl futures::Stream<Item = Result<String>> + Send + use<>> {
         let transport = crate::sse::Transport {
             http: self.inner.http.clone(),
@@ -209,6 +212,7 @@ impl Client {
             url.as_str(),
             &shown,
             authorization.as_deref(),
+            payment,
             body,
         )
     }
@@ -238,6 +242,26 @@ impl Client {
         body: &impl Serialize,
     ) -> Result<T> {
         self.post_as(url, Some(body), false).await
+    }
+
+    /// A POST carrying the x402 payment `payment` (`PAYMENT-SIGNATURE`).
+    pub(crate) async fn post_paid<T: DeserializeOwned>(
+        &self,
+        url: Url,
+        body: &impl Serialize,
+        payment: &str,
+    ) -> Result<T> {
+        let json = serde_json::to_vec(body)
+            .map_err(|err| Error::Config(format!("cannot encode the request: {err}")))?;
+        let body = self
+            .send_with(Method::POST, url, &[], Some(json), true, Some(payment))
+            .await?;
+        decode(&body)
+    }
+
+    /// The wallet that pays x402 offers, if the client has one.
+    pub fn wallet(&self) -> Option<&crate::x402::Wallet> {
+        self.inner.wallet.as_ref()
     }
 
     async fn post_as<T: DeserializeOwned>(
@@ -284,6 +308,20 @@ impl Client {
         json: Option<Vec<u8>>,
         authorized: bool,
     ) -> Result<Vec<u8>> {
+        self.send_with(method, url, query, json, authorized, None)
+            .await
+    }
+
+    /// [`Client::send`], with an x402 `payment` header when given.
+    async fn send_with(
+        &self,
+        method: Method,
+        url: Url,
+        query: &[(&str, String)],
+        json: Option<Vec<u8>>,
+        authorized: bool,
+        payment: Option<&str>,
+    ) -> Result<Vec<u8>> {
         let idempotent = matches!(method, Method::GET | Method::PUT | Method::DELETE);
         let mut attempt = 0u32;
         loop {
@@ -294,6 +332,9 @@ impl Client {
                 .timeout(self.inner.timeout);
             if !query.is_empty() {
                 request = request.query(query);
+            }
+            if let Some(payment) = payment {
+                request = request.header("payment-signature", payment);
             }
             if let Some(key) = self.inner.api_key.as_ref().filter(|_| authorized) {
                 request = request.header(AUTHORIZATION, format!("Bearer {}", key.expose_secret()));

@@ -79,6 +79,9 @@ pub struct ApiError {
     pub retry_after: Option<Duration>,
     /// The server's `x-request-id`, to quote when reporting a problem.
     pub request_id: Option<String>,
+    /// With a 402 `payment_required` or `invalid_payment`: the x402 offer (`PaymentRequired`),
+    /// which a [`Wallet`](crate::x402::Wallet) signs.
+    pub x402: Option<Box<serde_json::Value>>,
 }
 
 /// Everything that can go wrong calling the service.
@@ -137,6 +140,10 @@ pub enum Error {
     /// The client is misconfigured (bad base URL, no API key, invalid header value).
     #[error("invalid client configuration: {0}")]
     Config(String),
+    /// The client's wallet would not pay what the server asks (over its limit, or an offer
+    /// it cannot sign); nothing was signed.
+    #[error("payment refused: {0}")]
+    Payment(String),
 }
 
 /// The token API's error body, or the gateway's OpenAI-style envelope.
@@ -145,6 +152,17 @@ pub enum Error {
 enum ErrorBody {
     Api { error: String, message: String },
     OpenAi { error: OpenAiError },
+}
+
+/// The x402 offer an OpenAI-style error may hold.
+#[derive(Deserialize)]
+struct Offer {
+    error: OfferInside,
+}
+
+#[derive(Deserialize)]
+struct OfferInside {
+    x402: serde_json::Value,
 }
 
 #[derive(Deserialize)]
@@ -183,6 +201,9 @@ impl Error {
                     .get("x-request-id")
                     .and_then(|v| v.to_str().ok())
                     .map(str::to_string),
+                x402: serde_json::from_slice::<Offer>(body)
+                    .ok()
+                    .map(|offer| Box::new(offer.error.x402)),
             }),
             Err(_) => Error::UnexpectedStatus {
                 status,

@@ -69,6 +69,7 @@ pub(crate) fn post(
     url: &str,
     shown: &str,
     authorization: Option<&str>,
+    payment: Option<&str>,
     body: String,
 ) -> Result<impl Stream<Item = Result<String>> + Send + use<>> {
     let config =
@@ -86,6 +87,11 @@ pub(crate) fn post(
     if let Some(authorization) = authorization {
         builder = builder
             .header("Authorization", authorization)
+            .map_err(config)?;
+    }
+    if let Some(payment) = payment {
+        builder = builder
+            .header("PAYMENT-SIGNATURE", payment)
             .map_err(config)?;
     }
     let client = builder.build_with_transport(transport);

@@ -29,6 +29,19 @@ fn examples_print_a_connection_failure_as_one_sentence() {
         .unwrap()
         .port();
     let base = format!("http://127.0.0.1:{port}/v1");
+    let dir = tempfile::tempdir().unwrap();
+    let wallet = dir.path().join("wallet.key");
+    std::fs::write(
+        &wallet,
+        "59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d\n",
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&wallet, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    let wallet = wallet.display().to_string();
     let leaked = tokctl_sdk::secrets::seal(
         tokctl_sdk::secrets::Kind::Token,
         "0123456789abcdefghijABCDEFGHIJ",
@@ -40,6 +53,7 @@ fn examples_print_a_connection_failure_as_one_sentence() {
         ("chat_budget", &["0.05", "hi"][..]),
         ("rotate_in_ci", &["tok_000000000000000000000000"][..]),
         ("revoke_leaked", &[leaked.as_str()][..]),
+        ("pay_with_wallet", &[wallet.as_str(), "50000", "hi"][..]),
     ] {
         let output = Command::new(example(name))
             .args(args)

@@ -5,14 +5,31 @@
 mod common;
 
 use alloy_primitives::U256;
+use base64::Engine;
 use common::both;
-use common::facilitator::{
-    Facilitator, PAY_TO, Wallet, accepts, payment_required, settlement, terms,
-};
+use common::facilitator::{Facilitator, PAY_TO, Wallet, accepts, terms};
 use common::hooks::eventually;
 use common::{Server, postgres};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
+
+/// The offer a 402 carries in `PAYMENT-REQUIRED`.
+fn payment_required(response: &reqwest::Response) -> Value {
+    let header = response.headers()["payment-required"].to_str().unwrap();
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(header)
+        .unwrap();
+    serde_json::from_slice(&bytes).unwrap()
+}
+
+/// The settlement a paid answer carries in `PAYMENT-RESPONSE`.
+fn settlement(response: &reqwest::Response) -> Value {
+    let header = response.headers()["payment-response"].to_str().unwrap();
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(header)
+        .unwrap();
+    serde_json::from_slice(&bytes).unwrap()
+}
 
 /// A chat request by `wallet` to the built-in `sim-mini` (0.05 and 0.1 credit per 1,000 prompt
 /// and completion tokens). Its worst case: 10 prompt tokens (the estimate for "hello there")

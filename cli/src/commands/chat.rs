@@ -10,7 +10,7 @@ use crate::cli::ChatArgs;
 use crate::error::{CliError, exit};
 
 /// The gateway's words for what `chat` sends, and the flags that set them.
-const WORDS: [(&str, &str); 8] = [
+const WORDS: [(&str, &str); 9] = [
     ("budget_limit", "--budget"),
     ("max_tokens", "--max-tokens"),
     ("temperature", "--temperature"),
@@ -19,6 +19,10 @@ const WORDS: [(&str, &str); 8] = [
     ("quality_weight", "--quality-weight"),
     ("route_strategy", "--cost-weight and --quality-weight"),
     ("GET /v1/models", "`tokctl models`"),
+    (
+        "the PAYMENT-SIGNATURE header",
+        "--wallet-key-file FILE --max-payment UNITS",
+    ),
 ];
 
 /// A gateway error in the CLI's words.
@@ -28,7 +32,11 @@ fn in_cli_words(err: tokctl_sdk::Error) -> CliError {
 
 /// Runs `tokctl chat`.
 pub async fn run(ctx: &Ctx, args: ChatArgs) -> Result<(), CliError> {
-    let client = ctx.client()?;
+    let wallet = match (&args.wallet_key_file, args.max_payment) {
+        (Some(file), Some(max)) => Some(tokctl_sdk::x402::Wallet::from_key_file(file, max)?),
+        _ => None,
+    };
+    let client = ctx.paying_client(wallet)?;
     let mut prompt = args.prompt.join(" ");
     let stdin_is_terminal = std::io::stdin().is_terminal();
     if !stdin_is_terminal {
@@ -150,7 +158,7 @@ async fn answer(
     Ok(())
 }
 
-/// Routed model, credits and savings, on stderr.
+/// Routed model, credits and savings, and what was paid, on stderr.
 fn footer(ctx: &Ctx, platform: Option<&Platform>) {
     if let (false, Some(p)) = (ctx.out.quiet(), platform) {
         eprintln!(
@@ -160,6 +168,13 @@ fn footer(ctx: &Ctx, platform: Option<&Platform>) {
             p.cost_saved_credits.normalize(),
             p.route_reason
         );
+        if let Some(paid) = &p.settlement {
+            let transaction = paid.transaction.as_deref().unwrap_or("no transaction");
+            eprintln!(
+                "— paid {} units ({}, {}) on {}: {transaction}",
+                paid.amount, paid.scheme, paid.status, paid.network
+            );
+        }
     }
 }
 

@@ -35,13 +35,21 @@ impl Ctx {
     /// An SDK client from the settings in effect. The base URL is checked first: a bad one
     /// is the problem to report, not the missing key it leads to.
     pub fn client(&self) -> Result<tokctl_sdk::Client, CliError> {
+        self.paying_client(None)
+    }
+
+    /// [`Ctx::client`], paying the gateway's x402 offers with `wallet` when given.
+    pub fn paying_client(
+        &self,
+        wallet: Option<tokctl_sdk::x402::Wallet>,
+    ) -> Result<tokctl_sdk::Client, CliError> {
         let base_url = self.settings.base_url()?;
         let Some((key, _)) = &self.settings.api_key else {
             return Err(CliError::new("no API key configured")
                 .with_hint("run `tokctl login`, or set TOKCTL_API_KEY")
                 .with_code(crate::error::exit::UNAUTHORIZED));
         };
-        self.client_for(&base_url, key)
+        self.build_client(&base_url, Some(key), wallet)
     }
 
     /// Says `message` on stderr, unless `-q` asked for only the value and stderr is not a
@@ -55,23 +63,27 @@ impl Ctx {
     /// An SDK client for `base_url` and `key`, with every other setting in effect: the user
     /// agent, `TOKCTL_MAX_WAIT`, the chat base URL and `-v` request logging.
     pub fn client_for(&self, base_url: &str, key: &str) -> Result<tokctl_sdk::Client, CliError> {
-        self.build_client(base_url, Some(key))
+        self.build_client(base_url, Some(key), None)
     }
 
     /// An SDK client for the base URL in effect that sends no API key (reporting leaked
     /// secrets needs none).
     pub fn anonymous_client(&self) -> Result<tokctl_sdk::Client, CliError> {
-        self.build_client(&self.settings.base_url()?, None)
+        self.build_client(&self.settings.base_url()?, None, None)
     }
 
     fn build_client(
         &self,
         base_url: &str,
         key: Option<&str>,
+        wallet: Option<tokctl_sdk::x402::Wallet>,
     ) -> Result<tokctl_sdk::Client, CliError> {
         let mut builder = tokctl_sdk::Client::builder()
             .base_url(base_url)
             .user_agent(format!("tokctl/{}", env!("CARGO_PKG_VERSION")));
+        if let Some(wallet) = wallet {
+            builder = builder.wallet(wallet);
+        }
         if let Some(key) = key {
             builder = builder.api_key(key);
         }

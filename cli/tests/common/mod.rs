@@ -59,6 +59,11 @@ impl Env {
         }
     }
 
+    /// Runs `future` on the runtime the server runs on (what it spawns keeps running there).
+    pub fn block_on<F: std::future::Future>(&self, future: F) -> F::Output {
+        self._runtime.block_on(future)
+    }
+
     /// Variables every `tokctl` run gets: this server, a private config file and home.
     pub fn vars(&self) -> Vec<(&'static str, String)> {
         let home = self._dir.path();

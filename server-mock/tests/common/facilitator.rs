@@ -2,7 +2,9 @@
 //! server's code: a facilitator that does off chain what a real one does (recovers each
 //! payment's EIP-712 signer, checks payee, amounts, validity window, the payer's balance and
 //! the nonce, and settles by moving the amount in a ledger of balances it keeps, standing in
-//! for the chain), and a wallet that signs payments as the official clients do.
+//! for the chain), and a wallet that signs payments as the official clients do. The SDK's and
+//! the CLI's tests use this file too (`#[path]`), so every crate's tests pay the same
+//! facilitator.
 
 #![allow(dead_code)]
 
@@ -473,24 +475,6 @@ impl Wallet {
         let payment = json!({"x402Version": 2, "accepted": requirements, "payload": payload});
         base64::engine::general_purpose::STANDARD.encode(payment.to_string())
     }
-}
-
-/// The offer a 402 carries in `PAYMENT-REQUIRED`.
-pub fn payment_required(response: &reqwest::Response) -> Value {
-    let header = response.headers()["payment-required"].to_str().unwrap();
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(header)
-        .unwrap();
-    serde_json::from_slice(&bytes).unwrap()
-}
-
-/// The settlement a paid answer carries in `PAYMENT-RESPONSE`.
-pub fn settlement(response: &reqwest::Response) -> Value {
-    let header = response.headers()["payment-response"].to_str().unwrap();
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(header)
-        .unwrap();
-    serde_json::from_slice(&bytes).unwrap()
 }
 
 /// The requirement of `scheme` in `offer`.

@@ -1,5 +1,10 @@
-//! The workspace's x402 terms: what agents naming an `agent_wallet` pay, over HTTP 402, for
-//! chat completions (the `exact` and `upto` schemes, settled by the workspace's facilitator).
+//! x402: the workspace's terms (what agents naming an `agent_wallet` pay, over HTTP 402, for
+//! chat completions, with the `exact` and `upto` schemes settled by the workspace's
+//! facilitator), and a [`Wallet`] with which a client pays those offers itself.
+
+mod wallet;
+
+pub use wallet::Wallet;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
