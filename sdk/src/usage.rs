@@ -30,6 +30,10 @@ pub struct UsageTotals {
         serialize_with = "credits::serialize"
     )]
     pub credits: Decimal,
+    /// Atomic units of the workspace's x402 token that agents' payments settled for these
+    /// completions; `None` when none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub x402_settled: Option<String>,
 }
 
 /// One page of totals by day and model (newest day first) and the grand total.

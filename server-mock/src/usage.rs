@@ -181,6 +181,11 @@ pub struct UsageView {
     /// Credits consumed, exact (decimal text on the wire, nano-credit precision).
     #[schema(value_type = f64)]
     pub credits: Credits,
+    /// Atomic units of the workspace's x402 token that agents' payments settled for these
+    /// completions (absent when none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(pattern = "^[0-9]+$")]
+    pub x402_settled: Option<String>,
 }
 
 impl From<UsageTotals> for UsageView {
@@ -192,6 +197,7 @@ impl From<UsageTotals> for UsageView {
             prompt_tokens: t.prompt_tokens,
             completion_tokens: t.completion_tokens,
             credits: t.credits,
+            x402_settled: (!t.x402_settled.is_zero()).then(|| t.x402_settled.to_string()),
         }
     }
 }

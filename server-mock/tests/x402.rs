@@ -271,6 +271,12 @@ both! {
             let permitted = &settle["paymentPayload"]["payload"]["permit2Authorization"]["permitted"];
             assert_eq!(permitted["amount"], WORST.to_string());
         }
+        // The usage ledger shows what was settled, by day and model and in all.
+        let usage: Value = server.get("/v1/usage", &server.admin_key).await.json().await.unwrap();
+        let moved = facilitator.balance(PAY_TO).to_string();
+        assert_eq!(usage["totals"]["x402_settled"], moved, "{usage}");
+        let row = usage["data"].as_array().unwrap().iter().find(|r| r["model"] == "sim-mini").unwrap();
+        assert_eq!(row["x402_settled"], moved, "{usage}");
     }
 }
 

@@ -43,7 +43,7 @@ use crate::store::{self, Store, UsageRecord};
 use crate::telemetry::{Arrival, Metrics};
 use crate::usage::{Ledger, Recorded};
 use crate::x402::facilitator::Facilitator;
-use crate::x402::gate::{self, Payment, Settlement};
+use crate::x402::gate::{self, Charged, Payment, Settlement};
 
 /// What the gateway needs: the catalogue (with each model's way to its upstream), each
 /// model's health, the ledger.
@@ -109,6 +109,17 @@ pub struct Platform {
     /// The ledger entry's id (not shown).
     #[serde(skip)]
     pub usage_id: String,
+}
+
+impl Platform {
+    /// What the answer was billed, for its payment.
+    pub fn charged(&self) -> Charged {
+        Charged {
+            credits: self.credits_consumed,
+            usage_id: self.usage_id.clone(),
+            model: self.routed_model.clone(),
+        }
+    }
 }
 
 /// Everything known once a model has answered (or stopped).
@@ -326,11 +337,8 @@ async fn complete(
                 let (mut platform, recorded) =
                     accounting(model, reason).settle(prompt, answer.completion_tokens);
                 recorded.written().await;
-                let usage_id = platform.usage_id.clone();
                 let settlement = match payment {
-                    Some(payment) => {
-                        Some(payment.finish(platform.credits_consumed, usage_id).await)
-                    }
+                    Some(payment) => Some(payment.finish(platform.charged()).await),
                     None => None,
                 };
                 let paid = settlement.as_ref().map(gate::Settlement::header);

@@ -24,10 +24,9 @@ use super::routing::Route;
 use super::wire::{self, Chunk, ChunkChoice, Delta, Usage};
 use super::{Accounting, Failures, Gateway, Platform, Timing};
 use crate::chat::catalogue::Model;
-use crate::credits::Credits;
 use crate::http::openai::GatewayError;
 use crate::usage::Recorded;
-use crate::x402::gate::Payment;
+use crate::x402::gate::{Charged, Payment};
 use crate::x402::wire::PAYMENT_RESPONSE;
 
 /// Opens the first candidate that produces anything, then streams it to the client. A
@@ -158,8 +157,8 @@ struct Relay {
     payment: Option<Payment>,
     /// The final chunk's `platform` and finish reason, sent once the payment is finished.
     closing: Option<(Platform, String)>,
-    /// What the answer cost and its ledger entry, once billed.
-    charged: Option<(Credits, String)>,
+    /// What the answer was billed, once it was.
+    charged: Option<Charged>,
 }
 
 impl Relay {
@@ -222,9 +221,7 @@ impl Relay {
             recorded.written().await;
         }
         let settlement = match (self.payment.take(), self.charged.clone()) {
-            (Some(payment), Some((consumed, usage_id))) => {
-                Some(payment.finish(consumed, usage_id).await)
-            }
+            (Some(payment), Some(charged)) => Some(payment.finish(charged).await),
             _ => None,
         };
         if let Some((mut platform, reason)) = self.closing.take() {
@@ -284,7 +281,7 @@ impl Relay {
         self.settled = true;
         let (platform, recorded) = self.accounting.settle(prompt, completion);
         self.recorded = Some(recorded);
-        self.charged = Some((platform.credits_consumed, platform.usage_id.clone()));
+        self.charged = Some(platform.charged());
         platform
     }
 }
@@ -298,10 +295,8 @@ impl Drop for Relay {
             self.settle(prompt, completion);
         }
         // A payment not finished yet is settled for what was sent, off this task.
-        if let (Some(payment), Some((consumed, usage_id))) =
-            (self.payment.take(), self.charged.take())
-        {
-            tokio::spawn(payment.finish(consumed, usage_id));
+        if let (Some(payment), Some(charged)) = (self.payment.take(), self.charged.take()) {
+            tokio::spawn(payment.finish(charged));
         }
     }
 }

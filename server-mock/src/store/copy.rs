@@ -233,6 +233,7 @@ const TABLES: &[Table] = &[
             ("workspace_id", "workspace_id", Kind::Text),
             ("request_id", "request_id", Kind::Text),
             ("usage_id", "usage_id", Kind::Text),
+            ("model", "model", Kind::Text),
             ("scheme", "scheme", Kind::Text),
             ("network", "network", Kind::Text),
             ("asset", "asset", Kind::Text),

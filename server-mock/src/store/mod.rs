@@ -22,7 +22,7 @@ pub use keys::*;
 pub use records::*;
 pub use scope::*;
 pub use tokens::TokenStore;
-pub use usage::UsageLedger;
+pub use usage::{UsageLedger, with_settled};
 pub use webhooks::WebhookOutbox;
 pub use workspaces::Workspaces;
 pub use x402::X402Store;

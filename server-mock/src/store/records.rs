@@ -173,6 +173,8 @@ pub struct UsageTotals {
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
     pub credits: Credits,
+    /// Atomic units of the workspace's x402 token settled for these completions.
+    pub x402_settled: alloy_primitives::U256,
 }
 
 /// Which tokens a listing returns.
@@ -347,8 +349,9 @@ pub struct PaymentRecord {
     pub id: String,
     pub workspace_id: String,
     pub request_id: Option<String>,
-    /// The completion's ledger entry, once there is one.
+    /// The completion's ledger entry and the model that answered, once there is one.
     pub usage_id: Option<String>,
+    pub model: Option<String>,
     /// `exact` or `upto`.
     pub scheme: String,
     pub network: String,

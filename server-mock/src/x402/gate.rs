@@ -60,6 +60,14 @@ pub struct Payment {
     facilitator: Arc<Facilitator>,
 }
 
+/// What an answer was billed: its credits, its ledger entry and the model that answered.
+#[derive(Debug, Clone)]
+pub struct Charged {
+    pub credits: Credits,
+    pub usage_id: String,
+    pub model: String,
+}
+
 /// What a settlement came to, as the final chunk's `platform.settlement` shows it.
 #[derive(Debug, Clone, Serialize)]
 pub struct Settlement {
@@ -174,6 +182,7 @@ pub async fn admit(ask: &Ask<'_>) -> Result<Option<Payment>, Response> {
         workspace_id: ask.workspace_id.to_string(),
         request_id: ask.request_id.map(String::from),
         usage_id: None,
+        model: None,
         scheme: checked.requirements.scheme.clone(),
         network: settings.network.clone(),
         asset: settings.asset.clone(),
@@ -268,8 +277,10 @@ impl Payment {
     /// After the answer, which cost `consumed` credits and is `usage_id` in the ledger: `upto`
     /// settles that cost (never more than authorized; a facilitator that cannot be reached
     /// leaves it to the outbox), `exact` notes the ledger entry. What it came to.
-    pub async fn finish(mut self, consumed: Credits, usage_id: String) -> Settlement {
-        self.record.usage_id = Some(usage_id);
+    pub async fn finish(mut self, charged: Charged) -> Settlement {
+        let consumed = charged.credits;
+        self.record.usage_id = Some(charged.usage_id);
+        self.record.model = Some(charged.model);
         if !self.upto {
             let _ = self.save().await;
             return self.settlement();

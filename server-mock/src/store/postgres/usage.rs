@@ -1,5 +1,8 @@
 //! The PostgreSQL SQL of the credit ledger.
 
+use std::collections::HashMap;
+
+use alloy_primitives::U256;
 use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
 
@@ -7,7 +10,7 @@ use super::PostgresStore;
 use super::db::limits;
 use crate::credits::Credits;
 use crate::store::UsageLedger;
-use crate::store::{Page, PageRequest, StoreResult, UsageRecord, UsageTotals};
+use crate::store::{Page, PageRequest, StoreResult, UsageRecord, UsageTotals, with_settled};
 #[allow(unused_imports)]
 use async_trait::async_trait;
 use std::sync::Arc;
@@ -58,6 +61,7 @@ fn totals(row: &Row) -> UsageTotals {
         prompt_tokens: row.get::<_, i64>(3) as u64,
         completion_tokens: row.get::<_, i64>(4) as u64,
         credits: Credits::from_nanos(u64::try_from(row.get::<_, i64>(5)).unwrap_or(0)),
+        x402_settled: U256::ZERO,
     }
 }
 
@@ -95,6 +99,23 @@ pub(super) async fn by_day(
         )
         .await?
         .get(0);
+    let settled = c
+        .query(
+            "SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), model,
+                    SUM(amount::numeric)::text
+             FROM x402_payments WHERE workspace_id = $1 AND status = 'settled'
+                 AND model IS NOT NULL
+             GROUP BY 1, 2",
+            &[&workspace_id],
+        )
+        .await?;
+    let paid: HashMap<(String, String), U256> = settled
+        .iter()
+        .map(|row| {
+            let sum = U256::from_str_radix(row.get(2), 10).unwrap_or(U256::MAX);
+            ((row.get(0), row.get(1)), sum)
+        })
+        .collect();
     let (limit, offset) = limits(page);
     let rows = c
         .query(
@@ -108,12 +129,16 @@ pub(super) async fn by_day(
         )
         .await?;
     c.commit().await?;
+    let mut grand = totals(&grand);
+    grand.x402_settled = paid
+        .values()
+        .fold(U256::ZERO, |sum, each| sum.saturating_add(*each));
     Ok((
         Page {
-            items: rows.iter().map(totals).collect(),
+            items: with_settled(rows.iter().map(totals).collect(), &paid),
             total: groups as u64,
         },
-        totals(&grand),
+        grand,
     ))
 }
 

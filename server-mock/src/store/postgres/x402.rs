@@ -12,8 +12,8 @@ use crate::store::{
     AuditEntry, PaymentNonce, PaymentRecord, PaymentStatus, StoreResult, X402Settings, X402Store,
 };
 
-const PAYMENT_COLUMNS: &str = "id, workspace_id, request_id, usage_id, scheme, network, asset, \
-     payer, authorized, amount, status, tx_hash, error, payment, requirements, facilitator_url, \
+const PAYMENT_COLUMNS: &str = "id, workspace_id, request_id, usage_id, model, scheme, network, \
+     asset, payer, authorized, amount, status, tx_hash, error, payment, requirements, facilitator_url, \
      attempts, next_attempt_at, expires_at, created_at, settled_at";
 
 fn payment_from_row(row: &Row) -> PaymentRecord {
@@ -22,23 +22,24 @@ fn payment_from_row(row: &Row) -> PaymentRecord {
         workspace_id: row.get(1),
         request_id: row.get(2),
         usage_id: row.get(3),
-        scheme: row.get(4),
-        network: row.get(5),
-        asset: row.get(6),
-        payer: row.get(7),
-        authorized: row.get(8),
-        amount: row.get(9),
-        status: PaymentStatus::parse(row.get(10)),
-        transaction: row.get(11),
-        error: row.get(12),
-        payment: row.get(13),
-        requirements: row.get(14),
-        facilitator_url: row.get(15),
-        attempts: row.get::<_, i32>(16).max(0) as u32,
-        next_attempt_at: row.get(17),
-        expires_at: row.get(18),
-        created_at: row.get(19),
-        settled_at: row.get(20),
+        model: row.get(4),
+        scheme: row.get(5),
+        network: row.get(6),
+        asset: row.get(7),
+        payer: row.get(8),
+        authorized: row.get(9),
+        amount: row.get(10),
+        status: PaymentStatus::parse(row.get(11)),
+        transaction: row.get(12),
+        error: row.get(13),
+        payment: row.get(14),
+        requirements: row.get(15),
+        facilitator_url: row.get(16),
+        attempts: row.get::<_, i32>(17).max(0) as u32,
+        next_attempt_at: row.get(18),
+        expires_at: row.get(19),
+        created_at: row.get(20),
+        settled_at: row.get(21),
     }
 }
 
@@ -129,8 +130,9 @@ impl X402Store for PostgresStore {
         with_client!(self, |c| {
             let sql = format!(
                 "INSERT INTO x402_payments ({PAYMENT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, \
-                 $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21) \
+                 $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22) \
                  ON CONFLICT (id) DO UPDATE SET usage_id = EXCLUDED.usage_id, \
+                 model = EXCLUDED.model, \
                  amount = EXCLUDED.amount, status = EXCLUDED.status, tx_hash = EXCLUDED.tx_hash, \
                  error = EXCLUDED.error, requirements = EXCLUDED.requirements, \
                  attempts = EXCLUDED.attempts, next_attempt_at = EXCLUDED.next_attempt_at, \
@@ -144,6 +146,7 @@ impl X402Store for PostgresStore {
                     &p.workspace_id,
                     &p.request_id,
                     &p.usage_id,
+                    &p.model,
                     &p.scheme,
                     &p.network,
                     &p.asset,

@@ -218,6 +218,7 @@ CREATE TABLE x402_payments (
     workspace_id     TEXT NOT NULL,
     request_id       TEXT,
     usage_id         TEXT,
+    model            TEXT,
     scheme           TEXT NOT NULL,
     network          TEXT NOT NULL,
     asset            TEXT NOT NULL,

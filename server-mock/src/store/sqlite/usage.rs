@@ -1,12 +1,15 @@
 //! SQL of the credit ledger.
 
+use std::collections::HashMap;
+
+use alloy_primitives::U256;
 use rusqlite::{Connection, Row, params};
 
 use super::SqliteStore;
 use super::rows::page_bounds;
 use crate::credits::Credits;
 use crate::store::UsageLedger;
-use crate::store::{Page, PageRequest, StoreResult, UsageRecord, UsageTotals};
+use crate::store::{Page, PageRequest, StoreResult, UsageRecord, UsageTotals, with_settled};
 #[allow(unused_imports)]
 use async_trait::async_trait;
 use std::sync::Arc;
@@ -58,7 +61,35 @@ fn totals(row: &Row<'_>) -> rusqlite::Result<UsageTotals> {
         prompt_tokens: row.get::<_, i64>(3)? as u64,
         completion_tokens: row.get::<_, i64>(4)? as u64,
         credits: Credits::from_nanos(u64::try_from(row.get::<_, i64>(5)?).unwrap_or(0)),
+        x402_settled: U256::ZERO,
     })
+}
+
+/// Atomic units settled by x402 payments, by UTC day and model: summed here, exactly (SQLite's
+/// integers would overflow on an 18-decimal token), from each group's amounts.
+fn settled(conn: &Connection, workspace_id: &str) -> StoreResult<HashMap<(String, String), U256>> {
+    let mut statement = conn.prepare_cached(
+        "SELECT date(created_at / 1000000, 'unixepoch'), model, group_concat(amount)
+         FROM x402_payments WHERE workspace_id = ?1 AND status = 'settled' AND model IS NOT NULL
+         GROUP BY 1, 2",
+    )?;
+    let rows = statement.query_map(params![workspace_id], |row| {
+        Ok((
+            row.get::<_, String>(0)?,
+            row.get::<_, String>(1)?,
+            row.get::<_, String>(2)?,
+        ))
+    })?;
+    let mut by_group = HashMap::new();
+    for row in rows {
+        let (day, model, amounts) = row?;
+        let sum = amounts
+            .split(',')
+            .filter_map(|amount| U256::from_str_radix(amount, 10).ok())
+            .fold(U256::ZERO, U256::saturating_add);
+        by_group.insert((day, model), sum);
+    }
+    Ok(by_group)
 }
 
 /// One page of totals by UTC day and model, newest day first, and the grand total.
@@ -67,7 +98,8 @@ pub(super) fn by_day(
     workspace_id: &str,
     page: PageRequest,
 ) -> StoreResult<(Page<UsageTotals>, UsageTotals)> {
-    let grand = conn.query_row(
+    let paid = settled(conn, workspace_id)?;
+    let mut grand = conn.query_row(
         "SELECT '', '', COUNT(*), COALESCE(SUM(prompt_tokens), 0),
                 COALESCE(SUM(completion_tokens), 0), COALESCE(SUM(nanocredits), 0)
          FROM usage_ledger WHERE workspace_id = ?1",
@@ -93,6 +125,10 @@ pub(super) fn by_day(
             .query_map(params![workspace_id, limit, offset], totals)?
             .collect::<rusqlite::Result<Vec<_>>>()?,
     };
+    let items = with_settled(items, &paid);
+    grand.x402_settled = paid
+        .values()
+        .fold(U256::ZERO, |sum, each| sum.saturating_add(*each));
     Ok((Page { items, total }, grand))
 }
 
