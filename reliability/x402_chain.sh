@@ -12,10 +12,11 @@
 # the sum of what the gateway reported settled (PAYMENT-RESPONSE, platform.settlement); each
 # settlement is one transaction with one Transfer(payer -> pay_to, amount); upto settled less
 # than the maximum offered, for the amount the gateway asked /settle for; a replayed payment is
-# refused (402) and moves nothing. Details: reliability/x402/chain_e2e.py; what is not canonical
-# upstream code: RELIABILITY.md.
+# refused (402) and moves nothing, and the facilitator's /verify finds it spent on the chain.
+# Details: reliability/x402/chain_e2e.py; what is not canonical upstream code: RELIABILITY.md.
 #
-# Run from anywhere:   bash reliability/x402_chain.sh     (about 20 s after the build and installs)
+# Run from anywhere:   bash reliability/x402_chain.sh     (about 5 s after the build; a first run
+#                      installs for about 40 s more)
 # Options (env):       X402_CACHE=DIR (default ~/.cache/tokctl-x402: anvil, the Permit2 code
 #                      and the Python venv, reused between runs, refetched when the pins change)
 #                      CREDIT_PRICE=1000000 (TestUSD atomic units a credit: 1 TUSD)
@@ -98,7 +99,7 @@ echo "ready in $(( $(date +%s) - start ))s: anvil $("$ANVIL" --version | head -1
 
 # --- the run ---
 run_start=$(date +%s)
-timeout --signal=TERM 600 "$venv/bin/python" "$HERE/x402/chain_e2e.py" --anvil "$ANVIL" \
+PYTHONDONTWRITEBYTECODE=1 timeout --signal=TERM 600 "$venv/bin/python" "$HERE/x402/chain_e2e.py" --anvil "$ANVIL" \
   --binary "$WORK/tokctl-server" --work "$WORK" --pidfile "$PIDFILE" \
   --permit2-runtime "$permit2/permit2-runtime.hex" --credit-price "${CREDIT_PRICE:-1000000}" \
   --x402-version "$x402_version" &

@@ -17,8 +17,10 @@ which installs what this needs and runs it with the venv's Python).
 5. Checks, on the chain with web3: the payer's and payee's TestUSD balances moved by exactly the
    sum of the amounts the gateway reported settled (PAYMENT-RESPONSE, platform.settlement), each
    settlement's transaction holds exactly one Transfer(payer -> pay_to, amount) of TestUSD, each
-   upto settled less than the offered maximum, and the replays were refused (402) and moved
-   nothing.
+   upto settled less than the offered maximum, for the amount the gateway asked /settle for, and
+   the replays were refused (402, the facilitator not even asked) and moved nothing; sent
+   straight to the facilitator's /verify, the same payments are invalid (their nonces spent on
+   the chain).
 
 Prints a report; exit status 0 only when every check holds.
 """
@@ -62,17 +64,16 @@ PERMIT2_NPM_KECCAK = "a1ad0529565c25202190d4ae7f75d4ca08dc432cc760544ee7d0313b68
 # Sepolia's two immutables put in must hash to it, which shows the npm code is canonical Permit2
 # but for those immutables.
 PERMIT2_BASE_SEPOLIA_CODEHASH = "dcde65555316946c298e4c60c6213eb5c3aeab4354d1f3fac5427236bcbb9ebe"
-# Permit2's EIP712 caches (chain id, domain separator) as immutables and uses the cached
-# separator while block.chainid equals the cached id. The npm code's are chain 31337 and the
-# separator of some other address, so on anvil's chain 31337 Permit2 would sign over the wrong
-# domain. The patch sets the cached chain id to 0: the separator is then always computed from
-# block.chainid and address(this), as canonical Permit2 does on every chain but its own.
+# Permit2's EIP712 caches (chain id, domain separator) as immutables, set by its constructor,
+# and returns the cached separator while block.chainid equals the cached id. Deployed on a
+# chain, both are that chain's. The npm code's are chain 31337 and the separator of another
+# address (where Uniswap's tests deployed it), so at the canonical address on anvil's chain
+# 31337 Permit2 would check signatures against the wrong domain. The patch sets the cached
+# chain id to 0: the separator is then computed from block.chainid and address(this) on every
+# call, which gives what Permit2 deployed on chain 31337 would have cached (a little more gas).
 CACHED_CHAIN_ID = "467f" + "00" * 30 + "7a69"       # CHAINID; PUSH32 31337
 CACHED_CHAIN_ID_PATCHED = "467f" + "00" * 32        # CHAINID; PUSH32 0
 CACHED_SEPARATOR_OFFSET = 6983                       # bytes: the PUSH32 of the cached separator
-ERC20_ABI = json.loads("""[
- {"name":"balanceOf","type":"function","stateMutability":"view","inputs":[{"name":"a","type":"address"}],"outputs":[{"name":"","type":"uint256"}]}
-]""")
 TRANSFER_TOPIC = "0x" + keccak(b"Transfer(address,address,uint256)").hex()
 
 
@@ -141,6 +142,8 @@ class Run:
         self.deployer, self.payer, self.fac, self.payee = (Account.from_key(k) for k in keys[:4])
         version = subprocess.run([self.args.anvil, "--version"], capture_output=True, text=True).stdout
         self.figures["anvil"] = version.splitlines()[0].replace("anvil Version: ", "")
+        info = self.w3.provider.make_request("anvil_nodeInfo", []).get("result", {})
+        self.figures["hardfork"] = info.get("hardFork", "?")
         self.must(self.w3.eth.chain_id == 31337, f"anvil at {self.rpc}, chain id {self.w3.eth.chain_id}")
 
     def send(self, acct, tx):
@@ -165,8 +168,11 @@ class Run:
         """The npm runtime, checked and patched (see CACHED_CHAIN_ID)."""
         code = open(self.args.permit2_runtime).read().strip().lower().removeprefix("0x")
         raw = bytes.fromhex(code)
-        self.must(keccak(raw).hex() == PERMIT2_NPM_KECCAK,
-                  f"Permit2 runtime from npm: {len(raw):,} bytes, keccak {PERMIT2_NPM_KECCAK[:10]}... as pinned")
+        got = keccak(raw).hex()
+        self.must(got == PERMIT2_NPM_KECCAK,
+                  f"Permit2 runtime from npm: {len(raw):,} bytes, keccak {got[:10]}..."
+                  + (" as pinned" if got == PERMIT2_NPM_KECCAK else
+                     f", not the {PERMIT2_NPM_KECCAK[:10]}... pinned (delete {self.args.permit2_runtime} to fetch it again)"))
         self.must(code.count(CACHED_CHAIN_ID) == 1, "Permit2 runtime: one cached chain id (31337) to patch")
         # Cross-check: with Base Sepolia's immutables the code is Permit2 as deployed there.
         old_separator = code[2 * CACHED_SEPARATOR_OFFSET:2 * CACHED_SEPARATOR_OFFSET + 64]
@@ -202,6 +208,7 @@ class Run:
             {"from": self.deployer.address})).contractAddress
         self.set_code(UPTO_PROXY, w3.eth.get_code(tmp).to_0x_hex())
         upto = w3.eth.contract(address=UPTO_PROXY, abi=proxy["abi"])
+        self.figures["upto_codehash"] = keccak(bytes(w3.eth.get_code(UPTO_PROXY))).hex()
         sdk_types = x402_constants.UPTO_PERMIT2_WITNESS_TYPES
         sdk_witness = "Witness(" + ",".join(f"{f['type']} {f['name']}" for f in sdk_types["Witness"]) + ")"
         self.must(upto.functions.PERMIT2().call() == PERMIT2
@@ -415,26 +422,53 @@ class Run:
         out = []
         for p in runs[:2]:
             before = self.balances()
-            settles_before = self.facilitator_calls("settle")
+            asked = len(self.facilitator_calls())
             r = httpx.post(self.base + "/v1/chat/completions", json=self.body(),
                            headers={**self.auth(), **p["header"]}, timeout=60)
             error = r.json().get("error", {}) if r.headers.get("content-type", "").startswith("application/json") else {}
             after = self.balances()
-            out.append({"label": p["label"], "status": r.status_code, "code": error.get("code"),
-                        "message": error.get("message")})
             self.check(r.status_code == 402 and error.get("code") == "invalid_payment"
                        and "payment-required" in r.headers and after == before
-                       and self.facilitator_calls("settle") == settles_before,
-                       f"replay of the {p['chosen']} payment: {r.status_code} {error.get('code')} "
-                       f"(\"{error.get('message')}\"), balances unchanged, no /settle")
+                       and len(self.facilitator_calls()) == asked,
+                       f"replay of the {p['chosen']} payment to the gateway: {r.status_code} {error.get('code')} "
+                       f"(\"{error.get('message')}\"), balances unchanged, the facilitator not asked")
+            # The chain refuses it too: the same payment straight to the facilitator's /verify,
+            # which simulates the settlement (the nonce is spent: EIP-3009's authorizationState,
+            # Permit2's nonce bitmap).
+            payload = json.loads(base64.b64decode(p["header"]["PAYMENT-SIGNATURE"]))
+            v = httpx.post(self.fac_url + "/verify", json={"x402Version": 2, "paymentPayload": payload,
+                                                          "paymentRequirements": payload["accepted"]},
+                           timeout=30).json()
+            spent = self.nonce_spent(payload["payload"])
+            self.check(v.get("isValid") is False and spent and self.balances() == before,
+                       f"replay of the {p['chosen']} payment to the facilitator's /verify: invalid "
+                       f"({v.get('invalidReason')}); its nonce is spent on the chain ({spent})")
+            out.append({"label": p["label"], "status": r.status_code, "code": error.get("code"),
+                        "message": error.get("message"), "facilitator": v.get("invalidReason")})
         return out
 
-    def facilitator_calls(self, route):
+    def nonce_spent(self, inner):
+        """Where the chain says `inner`'s nonce was used, or None: TestUSD's
+        authorizationState(from, nonce) for EIP-3009, Permit2's nonceBitmap(owner, word) bit for
+        Permit2 (unordered nonces: word nonce >> 8, bit nonce & 255)."""
+        if "authorization" in inner:
+            a = inner["authorization"]
+            used = self.token.functions.authorizationState(a["from"], bytes.fromhex(a["nonce"][2:])).call()
+            return "TestUSD.authorizationState is true" if used else None
+        a = inner["permit2Authorization"]
+        nonce = int(a["nonce"], 0) if str(a["nonce"]).startswith("0x") else int(a["nonce"])
+        data = keccak(b"nonceBitmap(address,uint256)")[:4] + abi_encode(["address", "uint256"], [a["from"], nonce >> 8])
+        word = int.from_bytes(self.w3.eth.call({"to": PERMIT2, "data": "0x" + data.hex()}), "big")
+        return "its bit in Permit2.nonceBitmap is set" if word >> (nonce & 0xFF) & 1 else None
+
+    def facilitator_calls(self, route=None):
+        """What the facilitator was asked so far (/verify and /settle; `route` only)."""
         try:
             lines = open(self.fac_log).read().splitlines()
         except OSError:
             return []
-        return [json.loads(line) for line in lines if json.loads(line)["route"] == route]
+        calls = [json.loads(line) for line in lines]
+        return [c for c in calls if c["route"] == route or (route is None and c["route"] != "supported")]
 
     def check_facilitator(self, runs):
         """What the gateway asked the facilitator: upto /settle for the actual amount, the
@@ -465,9 +499,9 @@ class Run:
         self.start_gateway()
         start = self.balances()
         runs = await self.payments()
+        self.check_facilitator(runs)
         replays = self.replays(runs)
         print("totals:", flush=True)
-        self.check_facilitator(runs)
         end = self.balances()
         reported = sum(p["reported"] or 0 for p in runs)
         self.check(start[0] - end[0] == reported and end[1] - start[1] == reported,
@@ -478,9 +512,10 @@ class Run:
     def report(self, start, end, runs, replays, seconds):
         f = self.figures
         print("\nreport:")
-        print(f"  anvil {f['anvil']}; x402 (PyPI) {self.args.x402_version}; {f['solc']}, "
-              f"@openzeppelin/contracts {f['openzeppelin']}; Permit2 runtime from @uniswap/v4-periphery "
-              f"1.0.3, patched (code hash {f['permit2_codehash_patched'][:10]}...)")
+        print(f"  anvil {f['anvil']} (chain 31337, hardfork {f['hardfork']}); x402 (PyPI) {self.args.x402_version}; "
+              f"{f['solc']}, @openzeppelin/contracts {f['openzeppelin']}")
+        print(f"  Permit2: runtime from @uniswap/v4-periphery 1.0.3, patched (code hash "
+              f"{f['permit2_codehash_patched'][:10]}...); upto proxy: the replica (code hash {f['upto_codehash'][:10]}...)")
         print(f"  payer {short(self.payer.address)}  pay_to {short(self.payee.address)}  "
               f"facilitator {short(self.fac.address)}  TestUSD {short(self.token_address)}")
         print(f"  {'payment':<16}{'offered':>9}{'settled':>9}  {'transaction':<15}{'gas':>8}  time")
@@ -488,7 +523,7 @@ class Run:
             print(f"  {p['label']:<16}{p['max'] or 0:>9}{p['reported'] or 0:>9}  {short(p['tx'] or '-'):<15}"
                   f"{p.get('gas', 0):>8,}  {p['seconds']:.2f} s")
         for r in replays:
-            print(f"  replay of {r['label']}: {r['status']} {r['code']}")
+            print(f"  replay of {r['label']}: gateway {r['status']} {r['code']}; facilitator /verify: {r['facilitator']}")
         print(f"  balances (atomic units, 6 decimals): payer {start[0]:,} -> {end[0]:,}; "
               f"pay_to {start[1]:,} -> {end[1]:,}")
         failed = [what for ok, what in self.checks if not ok]

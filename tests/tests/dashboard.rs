@@ -1,16 +1,20 @@
 //! The web dashboard in real headless Chromium, against the reference server in-process: each
 //! test does what a person would, and checks what the API then says. The whole dashboard on a
 //! phone, from the keyboard alone, is in `dashboard/phone.rs`; the Models section watching an
-//! upstream fail, in `dashboard/models.rs`.
+//! upstream fail, in `dashboard/models.rs`; Settings > x402 payments, in `dashboard/x402.rs`.
 
 mod browser;
 mod common;
+#[path = "../../server-mock/tests/common/facilitator.rs"]
+mod facilitator;
 #[path = "dashboard/models.rs"]
 mod models;
 #[path = "dashboard/phone.rs"]
 mod phone;
 #[path = "dashboard/upstream.rs"]
 mod upstream;
+#[path = "dashboard/x402.rs"]
+mod x402;
 
 use browser::{Driver, available, click, eval, fill, find, loaded, open, sign_in, text, until};
 use common::TestServer;

@@ -139,6 +139,7 @@ async function send(method, path, { body, query, isSession = false, retried = fa
 export const api = {
   get: (path, query) => send('GET', path, { query }),
   post: (path, body) => send('POST', path, { body: body === undefined ? {} : body }),
+  put: (path, body) => send('PUT', path, { body }),
   del: (path) => send('DELETE', path),
 };
 

@@ -1,6 +1,6 @@
 // The dashboard shell: decides signed in or not (GET /session), draws the top bar and the
 // navigation, and routes on location.hash (#/tokens, #/audit, #/webhooks, #/usage, #/models,
-// #/settings/keys) to the section modules. A section's render() may return a function, called
+// #/settings/keys, #/settings/x402) to the section modules. A section's render() may return a function, called
 // when the section is left (another route, signing out), to stop what it keeps running.
 
 import { api, onStaleCsrf, onUnauthorized, session, setCsrfToken } from './api.js';
@@ -12,6 +12,7 @@ import * as tokens from './tokens.js';
 import { clearAlert, el, replace, showAlert } from './ui.js';
 import * as usage from './usage.js';
 import * as webhooks from './webhooks.js';
+import * as x402 from './x402.js';
 
 const ROUTES = [
   { path: '/tokens', label: 'Tokens', section: 'section-tokens', module: tokens },
@@ -20,6 +21,7 @@ const ROUTES = [
   { path: '/usage', label: 'Usage', section: 'section-usage', module: usage },
   { path: '/models', label: 'Models', section: 'section-models', module: models },
   { path: '/settings/keys', label: 'API keys', section: 'section-keys', module: keys, group: 'Settings' },
+  { path: '/settings/x402', label: 'x402 payments', section: 'section-x402', module: x402, group: 'Settings' },
 ];
 const DEFAULT_PATH = '/tokens';
 const ALIASES = { '': DEFAULT_PATH, '/': DEFAULT_PATH, '/settings': '/settings/keys', '/keys': '/settings/keys' };

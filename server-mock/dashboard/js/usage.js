@@ -124,10 +124,14 @@ function summary(totals) {
     card('Credits used, all time', credits(totals.credits ?? '0'), 'usage-total-credits'),
     card('Requests', count(totals.requests ?? 0), 'usage-total-requests'),
     card('Prompt tokens', count(totals.prompt_tokens ?? 0), 'usage-total-prompt'),
-    card('Completion tokens', count(totals.completion_tokens ?? 0), 'usage-total-completion'));
+    card('Completion tokens', count(totals.completion_tokens ?? 0), 'usage-total-completion'),
+    // Settled by agents' x402 payments: the token's smallest units, as the API writes them.
+    totals.x402_settled ? card('Settled by x402 (token units)', totals.x402_settled, 'usage-total-x402') : null);
 }
 
 function usageTable(rows) {
+  const paid = rows.some((r) => r.x402_settled);
+  let settled = 0n;
   let nanos = 0n;
   let requests = 0;
   let prompt = 0;
@@ -137,11 +141,13 @@ function usageTable(rows) {
     requests += Number(r.requests) || 0;
     prompt += Number(r.prompt_tokens) || 0;
     completion += Number(r.completion_tokens) || 0;
+    settled += BigInt(r.x402_settled || 0);
   }
   const node = table({
     id: 'usage-table',
     caption: 'Credits by day and model',
-    columns: ['Day (UTC)', 'Model', 'Requests', 'Prompt tokens', 'Completion tokens', 'Credits'],
+    columns: ['Day (UTC)', 'Model', 'Requests', 'Prompt tokens', 'Completion tokens', 'Credits',
+      ...(paid ? ['x402 settled (token units)'] : [])],
     className: 'numeric-table',
     stack: false,
     rows: rows.map((r) => el('tr', { dataset: { date: r.date, model: r.model } },
@@ -150,14 +156,16 @@ function usageTable(rows) {
       td('Requests', count(r.requests)),
       td('Prompt tokens', count(r.prompt_tokens)),
       td('Completion tokens', count(r.completion_tokens)),
-      td('Credits', el('span', { class: 'mono', dataset: { credits: credits(r.credits) } }, credits(r.credits))))),
+      td('Credits', el('span', { class: 'mono', dataset: { credits: credits(r.credits) } }, credits(r.credits))),
+      paid ? td('x402 settled (token units)', el('span', { class: 'mono' }, r.x402_settled || '0')) : null)),
   });
   node.querySelector('table').append(el('tfoot', null, el('tr', null,
     el('th', { scope: 'row', colspan: '2', 'data-label': 'Total' }, 'Total for this period'),
     td('Requests', count(requests)),
     td('Prompt tokens', count(prompt)),
     td('Completion tokens', count(completion)),
-    td('Credits', el('span', { class: 'mono', id: 'usage-period-credits' }, fromNanos(nanos))))));
+    td('Credits', el('span', { class: 'mono', id: 'usage-period-credits' }, fromNanos(nanos))),
+    paid ? td('x402 settled (token units)', el('span', { class: 'mono', id: 'usage-period-x402' }, settled.toString())) : null)));
   return node;
 }
 

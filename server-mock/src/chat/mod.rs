@@ -5,6 +5,7 @@ mod answer;
 pub mod breaker;
 pub mod catalogue;
 mod decode;
+mod failures;
 #[cfg(test)]
 mod fuzz;
 pub mod health;
@@ -29,21 +30,22 @@ use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use serde::Serialize;
 
-use self::health::{Health, Skipped};
+use self::failures::Failures;
+use self::health::Health;
 use self::request::{ChatRequest, Checked, prompt_tokens};
 use self::routing::{Ask, route};
 use crate::auth::{Authenticated, require};
 use crate::chat::catalogue::{Catalogue, Model};
 use crate::credits::Credits;
 use crate::http::extract::ApiJson;
-use crate::http::openai::GatewayError;
 use crate::http::request_id::RequestId;
 use crate::http::routes::Routes;
 use crate::store::{self, Store, UsageRecord};
 use crate::telemetry::{Arrival, Metrics};
 use crate::usage::{Ledger, Recorded};
 use crate::x402::facilitator::Facilitator;
-use crate::x402::gate::{self, Charged, Payment, Settlement};
+use crate::x402::gate;
+use crate::x402::payment::{Charged, Payment, Settlement};
 
 /// What the gateway needs: the catalogue (with each model's way to its upstream), each
 /// model's health, the ledger.
@@ -341,7 +343,7 @@ async fn complete(
                     Some(payment) => Some(payment.finish(platform.charged()).await),
                     None => None,
                 };
-                let paid = settlement.as_ref().map(gate::Settlement::header);
+                let paid = settlement.as_ref().map(Settlement::header);
                 platform.settlement = settlement;
                 let mut response = Json(wire::Answer {
                     id: &id,
@@ -371,89 +373,4 @@ async fn complete(
         }
     }
     failures.give_up(gateway, timing)
-}
-
-/// Candidates that did not answer, in order: skipped for an open circuit, or failed before
-/// answering.
-#[derive(Default)]
-pub(crate) struct Failures {
-    failed: Vec<(String, answer::Failure)>,
-    skipped: Vec<(String, Skipped)>,
-}
-
-impl Failures {
-    /// Notes that `model` failed; the next candidate is tried.
-    pub fn push(&mut self, model: &Model, failure: answer::Failure) {
-        crate::telemetry::upstream_failed(&model.id, &failure);
-        self.failed.push((model.id.clone(), failure));
-    }
-
-    /// Notes that `model` was not tried: its circuit is open.
-    pub fn skip(&mut self, model: &Model, skipped: Skipped) {
-        self.skipped.push((model.id.clone(), skipped));
-    }
-
-    fn failed(&self) -> String {
-        let each: Vec<String> = self
-            .failed
-            .iter()
-            .map(|(model, failure)| format!("{model} ({failure})"))
-            .collect();
-        each.join(", ")
-    }
-
-    fn skipped(&self) -> String {
-        let each: Vec<String> = self
-            .skipped
-            .iter()
-            .map(|(model, skipped)| format!("{model} skipped: {}", skipped.describe()))
-            .collect();
-        each.join("; ")
-    }
-
-    /// The route reason, plus which models were skipped or failed before `chosen` answered.
-    pub fn reason(&self, reason: &str, chosen: &Model) -> String {
-        let mut reason = reason.to_string();
-        if !self.skipped.is_empty() {
-            reason = format!("{reason}; {}", self.skipped());
-        }
-        match self.failed.is_empty() {
-            true if self.skipped.is_empty() => reason,
-            true => format!("{reason}; fell back to {}", chosen.id),
-            false => format!(
-                "{reason}; fell back to {} after {} failed before answering",
-                chosen.id,
-                self.failed()
-            ),
-        }
-    }
-
-    /// No candidate answered: the error (see [`Failures::into_error`]), counted.
-    pub fn give_up(self, gateway: &Gateway, timing: &Timing) -> Response {
-        let error = self.into_error();
-        if let Some(arrived) = timing.arrived {
-            let error_type = error.code.unwrap_or(error.kind);
-            gateway.metrics.chat_failed(error_type, arrived.elapsed());
-        }
-        error.into_response()
-    }
-
-    /// No candidate answered: 503 when none could be tried (each circuit open, `Retry-After`
-    /// until the first may be tried again), 504 when each tried one timed out, else 502.
-    pub fn into_error(self) -> GatewayError {
-        if self.failed.is_empty() {
-            let retry_after = self.skipped.iter().map(|(_, s)| s.retry_after()).min();
-            let message = format!("no upstream can take the request now: {}", self.skipped());
-            return GatewayError::unavailable(message, retry_after.unwrap_or(1));
-        }
-        let mut message = format!("every candidate model failed: {}", self.failed());
-        if !self.skipped.is_empty() {
-            message = format!("{message}; {}", self.skipped());
-        }
-        if self.failed.iter().all(|(_, f)| f.timed_out) {
-            GatewayError::timeout(message)
-        } else {
-            GatewayError::upstream(message)
-        }
-    }
 }

@@ -26,7 +26,7 @@ use super::{Accounting, Failures, Gateway, Platform, Timing};
 use crate::chat::catalogue::Model;
 use crate::http::openai::GatewayError;
 use crate::usage::Recorded;
-use crate::x402::gate::{Charged, Payment};
+use crate::x402::payment::{Charged, Payment};
 use crate::x402::wire::PAYMENT_RESPONSE;
 
 /// Opens the first candidate that produces anything, then streams it to the client. A

@@ -3,10 +3,13 @@
 //! facilitator. This file is the workspace's terms: `GET`, `PUT` and `DELETE /v1/x402`. The
 //! gateway asks [`gate`] whether a request is paid.
 
+mod check;
 pub mod eip712;
 pub mod facilitator;
 pub mod gate;
+mod offer;
 pub mod outbox;
+pub mod payment;
 pub mod price;
 pub mod wire;
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::facilitator::Facilitator;
-use super::gate;
+use super::payment;
 use super::wire::{PaymentPayload, Requirements};
 use crate::store::{self, PaymentStatus, Store};
 use crate::telemetry::Backoff;
@@ -48,7 +48,7 @@ async fn settle_one(
         .and_then(|payment| Ok((payment, serde_json::from_str(&record.requirements)?)));
     match parsed {
         Ok((payment, requirements)) => {
-            gate::settle(&mut record, &payment, &requirements, facilitator).await;
+            payment::settle(&mut record, &payment, &requirements, facilitator).await;
         }
         Err(err) => {
             record.status = PaymentStatus::Failed;

@@ -9,6 +9,7 @@ pub mod hooks;
 pub mod pgbouncer;
 pub mod proxy;
 pub mod upstream;
+pub mod wallet;
 
 #[allow(unused_imports)]
 pub(crate) use backend::{both, instances, postgres};
