@@ -220,6 +220,16 @@ both! {
         let refused = payment_required(&replay);
         assert!(refused["error"].as_str().unwrap().contains("used before"), "{refused}");
         assert_eq!(facilitator.calls("verify").len(), 1);
+
+        // Streamed: settled before the first chunk, said in PAYMENT-RESPONSE.
+        let body = ask(&wallet, true);
+        let offer = offered(&server, &body).await;
+        let streamed = paid(&server, &body, &wallet.pay(accepts(&offer, "exact"), None, None)).await;
+        assert_eq!(streamed.status(), StatusCode::OK);
+        let settled = settlement(&streamed);
+        assert_eq!((settled["success"].as_bool(), settled["amount"].as_str()), (Some(true), Some("205")));
+        assert!(streamed.text().await.unwrap().ends_with("data: [DONE]\n\n"));
+        assert_eq!(facilitator.balance(PAY_TO), U256::from(2 * WORST));
     }
 }
 
