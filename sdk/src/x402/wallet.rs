@@ -6,46 +6,19 @@
 use std::path::Path;
 use std::str::FromStr;
 
-use alloy_primitives::{Address, B256, U256, address};
+use alloy_primitives::{Address, B256, U256};
 use alloy_signer::SignerSync;
 use alloy_signer_local::PrivateKeySigner;
-use alloy_sol_types::{Eip712Domain, sol};
+use alloy_sol_types::Eip712Domain;
 use base64::Engine;
 use serde_json::{Value, json};
 
+use tokctl_x402::{
+    PermitWitnessTransferFrom, TokenPermissions, TransferWithAuthorization, UPTO_PROXY, Witness,
+    chain_id, permit2_domain, token_domain,
+};
+
 use crate::error::{Error, Result};
-
-sol! {
-    struct TransferWithAuthorization {
-        address from;
-        address to;
-        uint256 value;
-        uint256 validAfter;
-        uint256 validBefore;
-        bytes32 nonce;
-    }
-    struct TokenPermissions {
-        address token;
-        uint256 amount;
-    }
-    struct Witness {
-        address to;
-        address facilitator;
-        uint256 validAfter;
-    }
-    struct PermitWitnessTransferFrom {
-        TokenPermissions permitted;
-        address spender;
-        uint256 nonce;
-        uint256 deadline;
-        Witness witness;
-    }
-}
-
-/// Permit2, at the same address on every chain.
-const PERMIT2: Address = address!("0x000000000022D473030F116dDEE9F6B43aC78BA3");
-/// The x402 upto proxy: the only spender an `upto` authorization names.
-const UPTO_PROXY: Address = address!("0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002");
 
 /// A wallet that pays x402 offers, at most `max_payment` atomic units of a token each. Its key
 /// is never shown: `Debug` prints the address.
@@ -133,9 +106,7 @@ impl Wallet {
             )));
         }
         let network = wanted["network"].as_str().unwrap_or_default();
-        let chain = network
-            .strip_prefix("eip155:")
-            .and_then(|id| id.parse::<u64>().ok())
+        let chain = chain_id(network)
             .ok_or_else(|| payment(format!("network {network:?} is not an EVM chain")))?;
         let timeout = wanted["maxTimeoutSeconds"].as_u64().unwrap_or(300).max(1);
         let deadline = U256::from(chrono::Utc::now().timestamp().max(0) as u64 + timeout);
@@ -162,14 +133,7 @@ impl Wallet {
                         validAfter: U256::ZERO,
                     },
                 };
-                let domain = Eip712Domain::new(
-                    Some("Permit2".into()),
-                    None,
-                    Some(U256::from(chain)),
-                    Some(PERMIT2),
-                    None,
-                );
-                let signature = self.sign(&message, &domain)?;
+                let signature = self.sign(&message, &permit2_domain(chain))?;
                 json!({"signature": signature, "permit2Authorization": {
                     "from": me.to_checksum(None),
                     "permitted": {"token": asset.to_checksum(None), "amount": amount.to_string()},
@@ -191,13 +155,7 @@ impl Wallet {
                     validBefore: deadline,
                     nonce: B256::from(nonce),
                 };
-                let domain = Eip712Domain::new(
-                    Some(name.into()),
-                    Some(version.into()),
-                    Some(U256::from(chain)),
-                    Some(asset),
-                    None,
-                );
+                let domain = token_domain(&name, &version, chain, asset);
                 let signature = self.sign(&message, &domain)?;
                 json!({"signature": signature, "authorization": {
                     "from": me.to_checksum(None), "to": pay_to.to_checksum(None),

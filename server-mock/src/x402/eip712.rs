@@ -5,55 +5,15 @@
 
 use std::str::FromStr;
 
-use alloy_primitives::{Address, B256, Signature, U256, address};
-use alloy_sol_types::{Eip712Domain, SolStruct, sol};
+use alloy_primitives::{Address, B256, Signature, U256};
+use alloy_sol_types::{Eip712Domain, SolStruct};
 
 use super::wire::{Authorization, Permit2Authorization};
 
-sol! {
-    /// EIP-3009's authorization, as USDC and every EIP-3009 token define it.
-    struct TransferWithAuthorization {
-        address from;
-        address to;
-        uint256 value;
-        uint256 validAfter;
-        uint256 validBefore;
-        bytes32 nonce;
-    }
-
-    /// Permit2's token and most it may move.
-    struct TokenPermissions {
-        address token;
-        uint256 amount;
-    }
-
-    /// The x402 upto proxy's witness: who is paid, who may settle, from when.
-    struct Witness {
-        address to;
-        address facilitator;
-        uint256 validAfter;
-    }
-
-    /// Permit2's signature transfer with the upto witness.
-    struct PermitWitnessTransferFrom {
-        TokenPermissions permitted;
-        address spender;
-        uint256 nonce;
-        uint256 deadline;
-        Witness witness;
-    }
-}
-
-/// Permit2, at the same address on every chain.
-pub const PERMIT2: Address = address!("0x000000000022D473030F116dDEE9F6B43aC78BA3");
-/// The x402 upto Permit2 proxy, at the same address on every chain: the only spender an upto
-/// authorization may name.
-pub const UPTO_PROXY: Address = address!("0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002");
-
-/// The chain id of a CAIP-2 `eip155:<id>` network.
-pub fn chain_id(network: &str) -> Option<u64> {
-    network.strip_prefix("eip155:")?.parse().ok()
-}
+pub use tokctl_x402::{
+    PERMIT2, PermitWitnessTransferFrom, TokenPermissions, TransferWithAuthorization, UPTO_PROXY,
+    Witness, chain_id, permit2_domain, token_domain,
+};
 
 /// An address from its hexadecimal text (checksum or not).
 pub fn parse_address(text: &str) -> Result<Address, String> {
@@ -68,28 +28,6 @@ pub fn parse_uint(text: &str) -> Result<U256, String> {
         None => U256::from_str_radix(text, 10),
     };
     parsed.map_err(|_| format!("{text:?} is not an unsigned integer"))
-}
-
-/// The token's EIP-712 domain (EIP-3009).
-pub fn token_domain(name: &str, version: &str, chain_id: u64, token: Address) -> Eip712Domain {
-    Eip712Domain::new(
-        Some(name.to_string().into()),
-        Some(version.to_string().into()),
-        Some(U256::from(chain_id)),
-        Some(token),
-        None,
-    )
-}
-
-/// Permit2's EIP-712 domain: a name, no version.
-pub fn permit2_domain(chain_id: u64) -> Eip712Domain {
-    Eip712Domain::new(
-        Some("Permit2".into()),
-        None,
-        Some(U256::from(chain_id)),
-        Some(PERMIT2),
-        None,
-    )
 }
 
 /// `authorization` as typed data.
@@ -145,7 +83,7 @@ pub fn signer<T: SolStruct>(
 mod tests {
     use super::*;
     use crate::x402::wire::{Permitted, UptoWitness};
-    use alloy_primitives::b256;
+    use alloy_primitives::{address, b256};
 
     // Vectors made with the official Python package (x402 2.25.0, eth_account 0.14): anvil's
     // second account signs each message.
