@@ -126,7 +126,7 @@ pub async fn create_key(
 /// webhook key the data directory's secrets are sealed with (default `DIR/webhook.key`).
 pub async fn copy_to_postgres(
     data_dir: &Path,
-    database: &crate::Database,
+    database: &crate::store::postgres::Database,
     key_file: Option<PathBuf>,
 ) -> anyhow::Result<()> {
     // Held for the whole copy: no server may change the directory meanwhile. (A directory

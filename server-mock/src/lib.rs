@@ -48,7 +48,8 @@ use crate::http::error::ApiError;
 use crate::http::routes::Routes;
 pub use crate::state::AppState;
 use crate::store::Store;
-use crate::store::postgres::{DatabaseUrl, Limits, PostgresStore};
+pub use crate::store::postgres::Database;
+use crate::store::postgres::PostgresStore;
 use crate::store::sqlite::SqliteStore;
 
 /// Default requests per minute per workspace.
@@ -175,14 +176,6 @@ impl ServeConfig {
             metrics_listen: None,
         }
     }
-}
-
-/// A PostgreSQL database that several instances share.
-#[derive(Debug, Clone)]
-pub struct Database {
-    pub url: DatabaseUrl,
-    /// The time limit of every operation and the pool for requests.
-    pub limits: Limits,
 }
 
 /// Opens the store: SQLite in `data_dir`, or `database`; creates `data_dir` (mode 0700) either

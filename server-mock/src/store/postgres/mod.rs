@@ -38,6 +38,14 @@ pub use db::Limits;
 pub use schema::connect_migrated;
 pub use url::DatabaseUrl;
 
+/// A PostgreSQL database that several instances share.
+#[derive(Debug, Clone)]
+pub struct Database {
+    pub url: DatabaseUrl,
+    /// The time limit of every operation and the pool for requests.
+    pub limits: Limits,
+}
+
 use self::batch::Batcher;
 use self::counter::Counter;
 use self::db::Db;
