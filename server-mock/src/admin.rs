@@ -176,6 +176,7 @@ fn new_key(workspace_id: &str, scopes: Vec<Scope>, name: Option<&str>) -> (NewAp
         created_at: crate::store::now(),
         expires_at: None,
         created_by: ADMIN_CREATOR.to_string(),
+        limit: None,
     };
     (key, secret)
 }

@@ -44,6 +44,11 @@ pub struct AuditView {
     pub request_id: Option<String>,
     /// RFC 3339, UTC.
     pub created_at: String,
+    /// What changed, when the action says more (`token.limit_changed`: the limit `before` and
+    /// `after`, each `credit_limit` and `limit_reset`); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub details: Option<Box<serde_json::value::RawValue>>,
 }
 
 impl From<AuditEntry> for AuditView {
@@ -61,6 +66,9 @@ impl From<AuditEntry> for AuditView {
             key_id,
             request_id: entry.request_id,
             created_at: timestamp(entry.created_at),
+            details: entry
+                .details
+                .and_then(|text| serde_json::value::RawValue::from_string(text).ok()),
         }
     }
 }

@@ -42,6 +42,12 @@ impl Credits {
         scaled(text, DECIMALS, false).map(Credits)
     }
 
+    /// Parses a non-negative decimal that has at most 9 decimal places (an amount a client sets,
+    /// such as a limit, is taken exactly or not at all). `None` for anything else.
+    pub fn parse_exact(text: &str) -> Option<Credits> {
+        scaled(text, DECIMALS, true).map(Credits)
+    }
+
     /// The amount with its unit, for messages: `1 credit`, `0.0102 credits`.
     pub fn in_words(self) -> String {
         if self.0 == 10u64.pow(DECIMALS) {

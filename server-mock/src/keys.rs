@@ -114,6 +114,7 @@ pub async fn create(
         created_at: now,
         expires_at,
         created_by: auth.principal.credential_id.clone(),
+        limit: None,
     };
     let audit = entry(&auth, actions::KEY_CREATED, &key.id);
     let record = match store.create_api_key(key, Some(audit)).await {

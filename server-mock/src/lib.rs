@@ -7,6 +7,7 @@ pub mod admin;
 pub mod audit;
 pub mod auth;
 pub mod chat;
+pub mod clock;
 pub mod credentials;
 pub mod credits;
 pub mod dashboard;

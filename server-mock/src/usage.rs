@@ -15,7 +15,7 @@ use utoipa::ToSchema;
 
 use crate::auth::{Authenticated, require};
 use crate::credits::Credits;
-use crate::http::error::{ErrorBody, Result};
+use crate::http::error::{ApiError, ErrorBody, Result};
 use crate::http::extract::Query;
 use crate::http::pagination::Meta;
 use crate::http::routes::Routes;
@@ -53,6 +53,11 @@ struct Pending {
 pub struct Recorded(Option<oneshot::Receiver<()>>);
 
 impl Recorded {
+    /// Resolves when `written` does (a record written some other way).
+    pub fn when(written: oneshot::Receiver<()>) -> Recorded {
+        Recorded(Some(written))
+    }
+
     /// Waits for the write. A write that fails leaves the record queued for the next one, and
     /// the answer goes on without waiting for that.
     pub async fn written(self) {
@@ -210,10 +215,13 @@ pub struct UsageList {
     pub totals: UsageView,
 }
 
-/// Credit ledger totals by day and model, newest day first, and the grand total.
+/// Credit ledger totals by day and model, newest day first, and the grand total, of the
+/// workspace or of one of its tokens.
 #[utoipa::path(get, path = "/v1/usage", tag = "usage",
-    params(crate::http::pagination::PageParams),
+    params(crate::http::pagination::PageParams,
+        ("token_id" = Option<String>, Query, description = "Only the requests made with this token")),
     responses((status = 200, body = UsageList),
+        (status = 404, description = "token_id names no token of the workspace", body = ErrorBody),
         (status = 400, description = "Malformed query", body = ErrorBody),
         (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
         (status = 422, description = "page or per_page out of bounds", body = ErrorBody),
@@ -225,11 +233,16 @@ pub async fn list(
     query: Query,
 ) -> Result<Json<UsageList>> {
     let page = query.page_request()?;
+    let workspace_id = &auth.principal.workspace_id;
+    let token_id = query.get("token_id");
+    if let Some(id) = token_id
+        && store.get_token(workspace_id, id).await?.is_none()
+    {
+        return Err(ApiError::token_not_found(id));
+    }
     // What this server has queued is part of the answer.
     ledger.flush(&store).await;
-    let (rows, totals) = store
-        .usage_by_day(&auth.principal.workspace_id, page)
-        .await?;
+    let (rows, totals) = store.usage_by_day(workspace_id, token_id, page).await?;
     Ok(Json(UsageList {
         data: rows.items.into_iter().map(UsageView::from).collect(),
         meta: Meta {

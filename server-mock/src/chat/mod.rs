@@ -10,6 +10,7 @@ mod failures;
 mod fuzz;
 pub mod health;
 pub mod latency;
+mod limit;
 pub mod models;
 mod openai;
 mod provider;
@@ -130,7 +131,12 @@ pub(crate) struct Accounting {
     pub workspace_id: String,
     pub request_id: Option<String>,
     pub wallet: Option<String>,
+    /// The token that made the request (`None` for an API key or a dashboard session).
+    pub token_id: Option<String>,
+    /// The most it is charged: `budget_limit`, or a limited token's reservation.
     pub budget: Option<Credits>,
+    /// A limited token's reservation, charged with the ledger record.
+    pub reservation: Option<Arc<limit::Reservation>>,
     pub model: Arc<Model>,
     pub reason: String,
     /// When the request arrived (while metrics are on).
@@ -149,7 +155,7 @@ impl Accounting {
             .best()
             .map_or(cost, |best| best.cost(prompt, completion));
         let usage_id = crate::secrets::new_id("use_");
-        let recorded = self.gateway.ledger.record(UsageRecord {
+        let record = UsageRecord {
             id: usage_id.clone(),
             workspace_id: self.workspace_id.clone(),
             request_id: self.request_id.clone(),
@@ -158,8 +164,13 @@ impl Accounting {
             completion_tokens: completion,
             credits: consumed,
             wallet: self.wallet.clone(),
+            token_id: self.token_id.clone(),
             created_at: store::now(),
-        });
+        };
+        let recorded = match &self.reservation {
+            Some(reservation) => reservation.charge(&self.gateway.ledger, record),
+            None => self.gateway.ledger.record(record),
+        };
         let platform = Platform {
             routed_model: self.model.id.clone(),
             route_reason: self.reason.clone(),
@@ -220,6 +231,10 @@ pub async fn create(
         .request
         .budget_limit
         .map_or(worst, |budget| worst.min(budget));
+    let reservation = match limit::admit(&store, &auth.principal, worst).await {
+        Ok(reservation) => reservation.map(Arc::new),
+        Err(refused) => return refused,
+    };
     let ask = gate::Ask {
         store: &store,
         facilitator: &gateway.facilitator,
@@ -245,7 +260,12 @@ pub async fn create(
         workspace_id: auth.principal.workspace_id.clone(),
         request_id: request_id.clone(),
         wallet: checked.request.agent_wallet.clone(),
-        budget: checked.request.budget_limit,
+        token_id: Some(auth.principal.credential_id.clone()).filter(|id| id.starts_with("tok_")),
+        budget: match &reservation {
+            Some(reservation) => Some(reservation.worst),
+            None => checked.request.budget_limit,
+        },
+        reservation: reservation.clone(),
         model: model.clone(),
         reason,
         arrived,

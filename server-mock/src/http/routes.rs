@@ -6,7 +6,7 @@
 use axum::Router;
 use axum::handler::Handler;
 use axum::http::Method;
-use axum::routing::{MethodRouter, delete, get, post, put};
+use axum::routing::{MethodRouter, delete, get, patch, post, put};
 
 /// A router under construction, and the method and path of each route in it.
 pub struct Routes<S> {
@@ -42,6 +42,11 @@ impl<S: Clone + Send + Sync + 'static> Routes<S> {
     /// `PUT path`.
     pub fn put<H: Handler<T, S>, T: 'static>(self, path: &'static str, handler: H) -> Self {
         self.add(Method::PUT, path, put(handler))
+    }
+
+    /// `PATCH path`.
+    pub fn patch<H: Handler<T, S>, T: 'static>(self, path: &'static str, handler: H) -> Self {
+        self.add(Method::PATCH, path, patch(handler))
     }
 
     /// `DELETE path`.

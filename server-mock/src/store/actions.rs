@@ -6,6 +6,9 @@ pub const TOKEN_CREATED: &str = "token.created";
 pub const TOKEN_ROTATED: &str = "token.rotated";
 /// A token was revoked.
 pub const TOKEN_REVOKED: &str = "token.revoked";
+/// A token's spending limit was set, changed or removed (the entry's details say from what to
+/// what).
+pub const TOKEN_LIMIT_CHANGED: &str = "token.limit_changed";
 /// An API key was created through the API.
 pub const KEY_CREATED: &str = "key.created";
 /// An API key was revoked.
@@ -26,10 +29,11 @@ pub const X402_DISABLED: &str = "x402.disabled";
 pub const AUTH_DENIED: &str = "auth.denied";
 
 /// Every action above.
-pub const ALL: [&str; 12] = [
+pub const ALL: [&str; 13] = [
     TOKEN_CREATED,
     TOKEN_ROTATED,
     TOKEN_REVOKED,
+    TOKEN_LIMIT_CHANGED,
     KEY_CREATED,
     KEY_REVOKED,
     SESSION_STARTED,

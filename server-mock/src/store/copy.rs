@@ -124,6 +124,7 @@ const TABLES: &[Table] = &[
             ("token_id", "token_id", Kind::Text),
             ("request_id", "request_id", Kind::Text),
             ("created_at", "created_at", Kind::Time),
+            ("details", "details", Kind::Text),
         ],
     },
     Table {
@@ -138,6 +139,35 @@ const TABLES: &[Table] = &[
             ("completion_tokens", "completion_tokens", Kind::Int8),
             ("nanocredits", "nanocredits", Kind::Int8),
             ("wallet", "wallet", Kind::Text),
+            ("created_at", "created_at", Kind::Time),
+            ("token_id", "token_id", Kind::Text),
+        ],
+    },
+    Table {
+        name: "token_limits",
+        columns: &[
+            ("token_id", "token_id", Kind::Text),
+            ("credit_limit", "credit_limit", Kind::Int8),
+            ("reset", "reset", Kind::Text),
+            ("since", "since", Kind::Time),
+        ],
+    },
+    Table {
+        name: "spend_holds",
+        columns: &[
+            ("id", "id", Kind::Text),
+            ("token_id", "token_id", Kind::Text),
+            ("nanocredits", "nanocredits", Kind::Int8),
+            ("created_at", "created_at", Kind::Time),
+            ("expires_at", "expires_at", Kind::Time),
+        ],
+    },
+    Table {
+        name: "limit_notices",
+        columns: &[
+            ("token_id", "token_id", Kind::Text),
+            ("period_start", "period_start", Kind::Time),
+            ("threshold", "threshold", Kind::Int4),
             ("created_at", "created_at", Kind::Time),
         ],
     },

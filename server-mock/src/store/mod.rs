@@ -7,6 +7,7 @@ mod audit;
 mod cache;
 pub mod copy;
 mod keys;
+mod limits;
 pub mod postgres;
 mod records;
 mod scope;
@@ -19,6 +20,7 @@ mod x402;
 
 pub use audit::AuditLog;
 pub use keys::*;
+pub use limits::*;
 pub use records::*;
 pub use scope::*;
 pub use tokens::TokenStore;
@@ -38,7 +40,7 @@ use crate::telemetry::Outage;
 /// response equals the value a later read shows.
 pub fn now() -> DateTime<Utc> {
     use chrono::SubsecRound;
-    Utc::now().trunc_subsecs(6)
+    (Utc::now() + crate::clock::offset()).trunc_subsecs(6)
 }
 
 /// Name of the stored webhook key check (see [`WebhookOutbox::webhook_key_check`]).
@@ -56,6 +58,9 @@ pub enum StoreError {
     /// The token exists but has expired.
     #[error("token has expired")]
     Expired,
+    /// The change asked for is not possible given what is stored (the message says why).
+    #[error("{0}")]
+    Invalid(String),
     /// The workspace name is taken.
     #[error("workspace already exists")]
     WorkspaceExists,
@@ -103,6 +108,7 @@ pub trait Store:
     + Workspaces
     + KeyStore
     + X402Store
+    + SpendLimits
     + Send
     + Sync
     + 'static

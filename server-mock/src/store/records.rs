@@ -25,6 +25,8 @@ pub struct Credential {
     pub expires_at: Option<DateTime<Utc>>,
     pub revoked: bool,
     pub last_used_at: Option<DateTime<Utc>>,
+    /// A token with a credit limit (its chat requests reserve their worst case).
+    pub limited: bool,
 }
 
 /// A token as stored (never its secret).
@@ -84,6 +86,8 @@ pub struct NewToken {
     pub created_at: DateTime<Utc>,
     pub expires_at: Option<DateTime<Utc>>,
     pub created_by: String,
+    /// Its spending limit (tokens only).
+    pub limit: Option<super::Limit>,
 }
 
 impl NewToken {
@@ -119,6 +123,8 @@ pub struct AuditEntry {
     pub token_id: Option<String>,
     pub request_id: Option<String>,
     pub created_at: DateTime<Utc>,
+    /// What changed, as JSON text (a limit's old and new values), when the action says more.
+    pub details: Option<String>,
 }
 
 impl AuditEntry {
@@ -132,6 +138,7 @@ impl AuditEntry {
             token_id: None,
             request_id: None,
             created_at: now(),
+            details: None,
         }
     }
 
@@ -159,6 +166,8 @@ pub struct UsageRecord {
     pub completion_tokens: u64,
     pub credits: Credits,
     pub wallet: Option<String>,
+    /// The token that made the request (`None` for an API key or a dashboard session).
+    pub token_id: Option<String>,
     pub created_at: DateTime<Utc>,
 }
 
@@ -232,6 +241,24 @@ pub struct NewEvent {
     pub kind: String,
     pub body: String,
     pub created_at: DateTime<Utc>,
+}
+
+impl NewEvent {
+    /// An event of `kind` about `data`, stamped now, in the body every delivery carries:
+    /// `{"id", "type", "created_at", "data"}`.
+    pub fn new(workspace_id: &str, kind: &str, data: serde_json::Value) -> NewEvent {
+        let id = crate::secrets::new_id("evt_");
+        let created_at = now();
+        let body = serde_json::json!({"id": id, "type": kind,
+            "created_at": crate::format::timestamp(created_at), "data": data});
+        NewEvent {
+            id,
+            workspace_id: workspace_id.to_string(),
+            kind: kind.to_string(),
+            body: body.to_string(),
+            created_at,
+        }
+    }
 }
 
 /// A delivery that is due, with what is needed to attempt it.

@@ -27,10 +27,12 @@ pub trait UsageLedger: Send + Sync + 'static {
     /// Appends completions to the credit ledger (batched by the caller).
     async fn record_usage(&self, records: std::sync::Arc<Vec<UsageRecord>>) -> StoreResult<()>;
 
-    /// One page of ledger totals by day and model (newest day first), and the grand total.
+    /// One page of ledger totals by day and model (newest day first), and the grand total, of
+    /// the workspace or (`token_id`) of the requests one of its tokens made.
     async fn usage_by_day(
         &self,
         workspace_id: &str,
+        token_id: Option<&str>,
         page: PageRequest,
     ) -> StoreResult<(Page<UsageTotals>, UsageTotals)>;
 }

@@ -15,7 +15,6 @@ use axum::response::IntoResponse;
 use serde_json::json;
 
 use crate::auth::{Authenticated, require};
-use crate::format::timestamp;
 use crate::http::error::{ApiError, ErrorBody, Result};
 use crate::http::extract::{ApiJson, Query};
 use crate::http::pagination::ListEnvelope;
@@ -28,7 +27,12 @@ pub use id::WebhookId;
 pub use views::{AttemptView, CreateEndpoint, EndpointStatus, EndpointView};
 
 /// Event types an endpoint can subscribe to.
-pub const EVENT_TYPES: [&str; 2] = ["token.rotated", "token.expiring"];
+pub const EVENT_TYPES: [&str; 4] = [
+    "token.rotated",
+    "token.expiring",
+    "token.limit_threshold",
+    "token.limit_reached",
+];
 
 /// The default retry schedule: about a day in all, like Svix's.
 pub const DEFAULT_SCHEDULE: &str = "5s,30s,2m,10m,30m,1h,2h,4h,8h,8h";
@@ -76,16 +80,7 @@ pub fn parse_schedule(raw: &str) -> std::result::Result<Vec<Duration>, String> {
 
 /// An event body: `{"id", "type", "created_at", "data": {...}}`, never a secret.
 pub fn event(workspace_id: &str, kind: &str, data: serde_json::Value) -> NewEvent {
-    let id = new_id("evt_");
-    let created_at = store::now();
-    let body = json!({"id": id, "type": kind, "created_at": timestamp(created_at), "data": data});
-    NewEvent {
-        id,
-        workspace_id: workspace_id.to_string(),
-        kind: kind.to_string(),
-        body: body.to_string(),
-        created_at,
-    }
+    NewEvent::new(workspace_id, kind, data)
 }
 
 /// Routes of this resource.

@@ -8,7 +8,7 @@ use tokio_postgres::types::ToSql;
 use super::PostgresStore;
 use crate::store::{AuditEntry, AuditFilter, AuditLog, Page, PageRequest, StoreResult};
 
-pub(super) fn audit_params(entry: &AuditEntry) -> [&(dyn ToSql + Sync); 7] {
+pub(super) fn audit_params(entry: &AuditEntry) -> [&(dyn ToSql + Sync); 8] {
     [
         &entry.id,
         &entry.workspace_id,
@@ -17,13 +17,14 @@ pub(super) fn audit_params(entry: &AuditEntry) -> [&(dyn ToSql + Sync); 7] {
         &entry.token_id,
         &entry.request_id,
         &entry.created_at,
+        &entry.details,
     ]
 }
 
 pub(super) async fn insert_audit(c: &impl GenericClient, entry: &AuditEntry) -> StoreResult<()> {
     let sql = "INSERT INTO audit_log (id, workspace_id, action, actor, token_id, request_id,
-                                      created_at)
-               VALUES ($1, $2, $3, $4, $5, $6, $7)";
+                                      created_at, details)
+               VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
     c.execute(&c.prepare_cached(sql).await?, &audit_params(entry))
         .await?;
     Ok(())
@@ -41,7 +42,8 @@ pub(super) async fn list_audit(
                      AND ($3::text IS NULL OR action = $3)";
     let (limit, offset) = limits(page);
     let sql = format!(
-        "SELECT id, workspace_id, action, actor, token_id, request_id, created_at, COUNT(*) OVER ()
+        "SELECT id, workspace_id, action, actor, token_id, request_id, created_at, COUNT(*) OVER (),
+                details
          FROM audit_log WHERE {condition} ORDER BY seq DESC LIMIT $4 OFFSET $5"
     );
     let params: [&(dyn ToSql + Sync); 5] = [
@@ -71,6 +73,7 @@ pub(super) async fn list_audit(
             token_id: row.get(4),
             request_id: row.get(5),
             created_at: row.get(6),
+            details: row.get(8),
         })
         .collect();
     Ok(Page {

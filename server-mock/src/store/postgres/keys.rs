@@ -175,6 +175,7 @@ async fn find_session(
                     expires_at: row.get(3),
                     revoked: row.get(4),
                     last_used_at: row.get(5),
+                    limited: false,
                 },
                 key_name: row.get(6),
                 workspace: Workspace {

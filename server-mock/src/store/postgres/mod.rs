@@ -12,6 +12,7 @@ mod batch;
 mod counter;
 mod error;
 mod keys;
+mod limits;
 mod pooler;
 mod presence;
 mod schema;

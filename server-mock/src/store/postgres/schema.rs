@@ -225,6 +225,35 @@ CREATE INDEX x402_payments_by_workspace ON x402_payments(workspace_id, created_a
 UPDATE api_keys SET scopes = scopes || ' x402:read x402:write'
 WHERE (' ' || scopes || ' ') LIKE '% tokens:read %' AND (' ' || scopes || ' ') LIKE '% tokens:write %' AND (' ' || scopes || ' ') LIKE '% tokens:rotate %' AND (' ' || scopes || ' ') LIKE '% tokens:revoke %' AND (' ' || scopes || ' ') LIKE '% audit:read %' AND (' ' || scopes || ' ') LIKE '% webhooks:read %' AND (' ' || scopes || ' ') LIKE '% webhooks:write %' AND (' ' || scopes || ' ') LIKE '% chat:write %' AND (' ' || scopes || ' ') LIKE '% usage:read %' AND (' ' || scopes || ' ') LIKE '% keys:read %' AND (' ' || scopes || ' ') LIKE '% keys:write %';
 "#,
+    // Spending limits (as SQLite's migration 10): each token's limit, the reservations of
+    // requests being answered, the notices sent once per period; the ledger names the token of
+    // each request, and an audit entry may say what changed.
+    r#"
+ALTER TABLE usage_ledger ADD COLUMN token_id TEXT;
+CREATE INDEX usage_by_token ON usage_ledger(token_id, created_at) WHERE token_id IS NOT NULL;
+ALTER TABLE audit_log ADD COLUMN details TEXT;
+CREATE TABLE token_limits (
+    token_id      TEXT PRIMARY KEY REFERENCES tokens(id),
+    credit_limit  BIGINT NOT NULL,
+    reset         TEXT NOT NULL,
+    since         TIMESTAMPTZ NOT NULL
+);
+CREATE TABLE spend_holds (
+    id           TEXT PRIMARY KEY,
+    token_id     TEXT NOT NULL,
+    nanocredits  BIGINT NOT NULL,
+    created_at   TIMESTAMPTZ NOT NULL,
+    expires_at   TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX spend_holds_by_token ON spend_holds(token_id, expires_at);
+CREATE TABLE limit_notices (
+    token_id      TEXT NOT NULL,
+    period_start  TIMESTAMPTZ NOT NULL,
+    threshold     INTEGER NOT NULL,
+    created_at    TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (token_id, period_start, threshold)
+);
+"#,
 ];
 
 /// Brings the database up to the newest schema. Instances that start together wait for each

@@ -45,13 +45,14 @@ pub(super) async fn find_credential(
 ) -> StoreResult<Option<Credential>> {
     let sql = match kind {
         CredentialKind::Token => {
-            "SELECT id, workspace_id, scopes, expires_at, revoked_at IS NOT NULL, last_used_at,
-                    secret_digest
-             FROM tokens WHERE secret_digest = $1"
+            "SELECT t.id, t.workspace_id, t.scopes, t.expires_at, t.revoked_at IS NOT NULL,
+                    t.last_used_at, t.secret_digest, l.token_id IS NOT NULL
+             FROM tokens t LEFT JOIN token_limits l ON l.token_id = t.id
+             WHERE t.secret_digest = $1"
         }
         CredentialKind::ApiKey => {
             "SELECT id, workspace_id, scopes, expires_at, revoked_at IS NOT NULL, last_used_at,
-                    secret_digest
+                    secret_digest, false
              FROM api_keys WHERE secret_digest = $1"
         }
     };
@@ -68,6 +69,7 @@ pub(super) async fn find_credential(
             expires_at: row.get(3),
             revoked: row.get(4),
             last_used_at: row.get(5),
+            limited: row.get(7),
         }))
 }
 
@@ -78,13 +80,18 @@ pub(super) async fn create_token(
     token: &NewToken,
     audit: &AuditEntry,
 ) -> StoreResult<()> {
+    // The limit's row goes in with the token's (one statement: the reference is checked at its
+    // end), when it has one.
     let sql = "WITH token AS (
                    INSERT INTO tokens (id, workspace_id, name, secret_digest, scopes, created_at,
                                        expires_at, created_by)
-                   VALUES ($1, $2, $3, $4, $5, $6, $7, $8))
+                   VALUES ($1, $2, $3, $4, $5, $6, $7, $8)),
+               limited AS (
+                   INSERT INTO token_limits (token_id, credit_limit, reset, since)
+                   SELECT $1, $17, $18, $6 WHERE $17::int8 IS NOT NULL)
                INSERT INTO audit_log (id, workspace_id, action, actor, token_id, request_id,
-                                      created_at)
-               VALUES ($9, $10, $11, $12, $13, $14, $15)";
+                                      created_at, details)
+               VALUES ($9, $10, $11, $12, $13, $14, $15, $16)";
     let scopes = format_stored(&token.scopes);
     let digest = token.digest.0.as_slice();
     let mut params: Vec<&(dyn ToSql + Sync)> = vec![
@@ -98,6 +105,11 @@ pub(super) async fn create_token(
         &token.created_by,
     ];
     params.extend(audit_params(audit));
+    let credit_limit = token
+        .limit
+        .map(|limit| i64::try_from(limit.credit_limit.nanos()).unwrap_or(i64::MAX));
+    let reset = token.limit.map(|limit| limit.reset.as_str());
+    params.extend([&credit_limit as &(dyn ToSql + Sync), &reset]);
     match c.execute(&c.prepare_cached(sql).await?, &params).await {
         Err(err) if violates(&err, "tokens_live_name") => Err(StoreError::NameTaken),
         other => other.map(|_| ()).map_err(Into::into),

@@ -23,6 +23,7 @@ pub(super) async fn insert(c: &impl GenericClient, records: &[UsageRecord]) -> S
     let requests = column(|r| r.request_id.clone());
     let models = column(|r| Some(r.model.clone()));
     let wallets = column(|r| r.wallet.clone());
+    let tokens = column(|r| r.token_id.clone());
     let prompt: Vec<i64> = records.iter().map(|r| r.prompt_tokens as i64).collect();
     let completion: Vec<i64> = records.iter().map(|r| r.completion_tokens as i64).collect();
     // Nano-credits as a 64-bit integer (amounts past 9.2 billion credits are capped).
@@ -32,9 +33,9 @@ pub(super) async fn insert(c: &impl GenericClient, records: &[UsageRecord]) -> S
         .collect();
     let created: Vec<_> = records.iter().map(|r| r.created_at).collect();
     let sql = "INSERT INTO usage_ledger (id, workspace_id, request_id, model, prompt_tokens,
-                   completion_tokens, nanocredits, wallet, created_at)
+                   completion_tokens, nanocredits, wallet, created_at, token_id)
                SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[],
-                   $6::int8[], $7::int8[], $8::text[], $9::timestamptz[])";
+                   $6::int8[], $7::int8[], $8::text[], $9::timestamptz[], $10::text[])";
     c.execute(
         &c.prepare_cached(sql).await?,
         &[
@@ -47,6 +48,7 @@ pub(super) async fn insert(c: &impl GenericClient, records: &[UsageRecord]) -> S
             &nanos,
             &wallets,
             &created,
+            &tokens,
         ],
     )
     .await?;
@@ -68,11 +70,17 @@ fn totals(row: &Row) -> UsageTotals {
 /// The UTC day of a ledger row, as `YYYY-MM-DD`.
 const DAY: &str = "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')";
 
-/// One page of totals by UTC day and model, newest day first, and the grand total, read in one
-/// repeatable-read transaction so that the three reads agree.
+/// The ledger rows of a workspace, or (`$2` not null) of one of its tokens.
+const ROWS: &str =
+    "FROM usage_ledger WHERE workspace_id = $1 AND ($2::text IS NULL OR token_id = $2)";
+
+/// One page of totals by UTC day and model, newest day first, and the grand total, of the
+/// workspace or of one of its tokens, read in one repeatable-read transaction so that the
+/// three reads agree.
 pub(super) async fn by_day(
     mut client: deadpool_postgres::Object,
     workspace_id: &str,
+    token_id: Option<&str>,
     page: PageRequest,
 ) -> StoreResult<(Page<UsageTotals>, UsageTotals)> {
     let c = client
@@ -83,19 +91,18 @@ pub(super) async fn by_day(
         .await?;
     let grand = c
         .query_one(
-            "SELECT '', '', COUNT(*), COALESCE(SUM(prompt_tokens), 0)::int8,
-                    COALESCE(SUM(completion_tokens), 0)::int8, COALESCE(SUM(nanocredits), 0)::int8
-             FROM usage_ledger WHERE workspace_id = $1",
-            &[&workspace_id],
+            &format!(
+                "SELECT '', '', COUNT(*), COALESCE(SUM(prompt_tokens), 0)::int8,
+                        COALESCE(SUM(completion_tokens), 0)::int8,
+                        COALESCE(SUM(nanocredits), 0)::int8 {ROWS}"
+            ),
+            &[&workspace_id, &token_id],
         )
         .await?;
     let groups: i64 = c
         .query_one(
-            &format!(
-                "SELECT COUNT(*) FROM (SELECT 1 FROM usage_ledger WHERE workspace_id = $1
-                 GROUP BY {DAY}, model) g"
-            ),
-            &[&workspace_id],
+            &format!("SELECT COUNT(*) FROM (SELECT 1 {ROWS} GROUP BY {DAY}, model) g"),
+            &[&workspace_id, &token_id],
         )
         .await?
         .get(0);
@@ -105,8 +112,10 @@ pub(super) async fn by_day(
                     SUM(amount::numeric)::text
              FROM x402_payments WHERE workspace_id = $1 AND status = 'settled'
                  AND model IS NOT NULL
+                 AND ($2::text IS NULL
+                      OR usage_id IN (SELECT id FROM usage_ledger WHERE token_id = $2))
              GROUP BY 1, 2",
-            &[&workspace_id],
+            &[&workspace_id, &token_id],
         )
         .await?;
     let paid: HashMap<(String, String), U256> = settled
@@ -121,11 +130,10 @@ pub(super) async fn by_day(
         .query(
             &format!(
                 "SELECT {DAY} AS day, model, COUNT(*), SUM(prompt_tokens)::int8,
-                        SUM(completion_tokens)::int8, SUM(nanocredits)::int8
-                 FROM usage_ledger WHERE workspace_id = $1
-                 GROUP BY day, model ORDER BY day DESC, model LIMIT $2 OFFSET $3"
+                        SUM(completion_tokens)::int8, SUM(nanocredits)::int8 {ROWS}
+                 GROUP BY day, model ORDER BY day DESC, model LIMIT $3 OFFSET $4"
             ),
-            &[&workspace_id, &limit, &offset],
+            &[&workspace_id, &token_id, &limit, &offset],
         )
         .await?;
     c.commit().await?;
@@ -151,8 +159,9 @@ impl UsageLedger for PostgresStore {
     async fn usage_by_day(
         &self,
         workspace_id: &str,
+        token_id: Option<&str>,
         page: PageRequest,
     ) -> StoreResult<(Page<UsageTotals>, UsageTotals)> {
-        with_client!(self, |c| by_day(c, workspace_id, page).await)
+        with_client!(self, |c| by_day(c, workspace_id, token_id, page).await)
     }
 }

@@ -14,6 +14,7 @@ use async_trait::async_trait;
 mod audit;
 mod engine;
 mod keys;
+mod limits;
 mod rows;
 mod schema;
 mod tokens;

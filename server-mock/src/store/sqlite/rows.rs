@@ -45,6 +45,7 @@ pub(super) fn audit_from_row(row: &Row<'_>) -> rusqlite::Result<AuditEntry> {
         token_id: row.get(4)?,
         request_id: row.get(5)?,
         created_at: from_micros(row.get(6)?),
+        details: row.get(7)?,
     })
 }
 
@@ -62,8 +63,9 @@ pub(super) fn fetch_token(
 
 pub(super) fn insert_audit(conn: &Connection, entry: &AuditEntry) -> StoreResult<()> {
     conn.prepare_cached(
-        "INSERT INTO audit_log (id, workspace_id, action, actor, token_id, request_id, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        "INSERT INTO audit_log (id, workspace_id, action, actor, token_id, request_id, created_at,
+                                details)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     )?
     .execute(params![
         entry.id,
@@ -72,7 +74,8 @@ pub(super) fn insert_audit(conn: &Connection, entry: &AuditEntry) -> StoreResult
         entry.actor,
         entry.token_id,
         entry.request_id,
-        micros(entry.created_at)
+        micros(entry.created_at),
+        entry.details
     ])?;
     Ok(())
 }
@@ -197,7 +200,7 @@ pub(super) fn list_audit(
         });
     };
     let sql = format!(
-        "SELECT id, workspace_id, action, actor, token_id, request_id, created_at
+        "SELECT id, workspace_id, action, actor, token_id, request_id, created_at, details
          FROM audit_log WHERE {condition} ORDER BY seq DESC LIMIT ?4 OFFSET ?5"
     );
     let items = conn
@@ -218,11 +221,14 @@ pub(super) fn find_credential(
 ) -> StoreResult<Option<Credential>> {
     let sql = match kind {
         CredentialKind::Token => {
-            "SELECT id, workspace_id, scopes, expires_at, revoked_at, last_used_at, secret_digest
-             FROM tokens WHERE secret_digest = ?1"
+            "SELECT t.id, t.workspace_id, t.scopes, t.expires_at, t.revoked_at, t.last_used_at,
+                    t.secret_digest, l.token_id IS NOT NULL
+             FROM tokens t LEFT JOIN token_limits l ON l.token_id = t.id
+             WHERE t.secret_digest = ?1"
         }
         CredentialKind::ApiKey => {
-            "SELECT id, workspace_id, scopes, expires_at, revoked_at, last_used_at, secret_digest
+            "SELECT id, workspace_id, scopes, expires_at, revoked_at, last_used_at, secret_digest,
+                    0
              FROM api_keys WHERE secret_digest = ?1"
         }
     };
@@ -239,6 +245,7 @@ pub(super) fn find_credential(
                     expires_at: row.get::<_, Option<i64>>(3)?.map(from_micros),
                     revoked: row.get::<_, Option<i64>>(4)?.is_some(),
                     last_used_at: row.get::<_, Option<i64>>(5)?.map(from_micros),
+                    limited: row.get(7)?,
                 },
                 stored,
             ))

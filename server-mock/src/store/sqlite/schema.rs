@@ -242,6 +242,35 @@ CREATE INDEX x402_payments_by_workspace ON x402_payments(workspace_id, created_a
 UPDATE api_keys SET scopes = scopes || ' x402:read x402:write'
 WHERE (' ' || scopes || ' ') LIKE '% tokens:read %' AND (' ' || scopes || ' ') LIKE '% tokens:write %' AND (' ' || scopes || ' ') LIKE '% tokens:rotate %' AND (' ' || scopes || ' ') LIKE '% tokens:revoke %' AND (' ' || scopes || ' ') LIKE '% audit:read %' AND (' ' || scopes || ' ') LIKE '% webhooks:read %' AND (' ' || scopes || ' ') LIKE '% webhooks:write %' AND (' ' || scopes || ' ') LIKE '% chat:write %' AND (' ' || scopes || ' ') LIKE '% usage:read %' AND (' ' || scopes || ' ') LIKE '% keys:read %' AND (' ' || scopes || ' ') LIKE '% keys:write %';
 "#,
+    // Spending limits (issue 29): each token's limit, the reservations of requests being
+    // answered, the notices sent once per period; the ledger names the token of each request,
+    // and an audit entry may say what changed.
+    r#"
+ALTER TABLE usage_ledger ADD COLUMN token_id TEXT;
+CREATE INDEX usage_by_token ON usage_ledger(token_id, created_at) WHERE token_id IS NOT NULL;
+ALTER TABLE audit_log ADD COLUMN details TEXT;
+CREATE TABLE token_limits (
+    token_id      TEXT PRIMARY KEY REFERENCES tokens(id),
+    credit_limit  INTEGER NOT NULL,
+    reset         TEXT NOT NULL,
+    since         INTEGER NOT NULL
+);
+CREATE TABLE spend_holds (
+    id           TEXT PRIMARY KEY,
+    token_id     TEXT NOT NULL,
+    nanocredits  INTEGER NOT NULL,
+    created_at   INTEGER NOT NULL,
+    expires_at   INTEGER NOT NULL
+);
+CREATE INDEX spend_holds_by_token ON spend_holds(token_id, expires_at);
+CREATE TABLE limit_notices (
+    token_id      TEXT NOT NULL,
+    period_start  INTEGER NOT NULL,
+    threshold     INTEGER NOT NULL,
+    created_at    INTEGER NOT NULL,
+    PRIMARY KEY (token_id, period_start, threshold)
+);
+"#,
 ];
 
 /// Brings the database up to the newest schema, one transaction per migration. Safe to run from
@@ -292,7 +321,10 @@ mod tests {
     #[test]
     fn keys_holding_every_scope_get_the_x402_scopes_and_others_do_not() {
         let mut conn = Connection::open_in_memory().unwrap();
-        let before = MIGRATIONS.len() - 1;
+        let before = MIGRATIONS
+            .iter()
+            .position(|sql| sql.contains("CREATE TABLE x402_settings"))
+            .unwrap();
         for sql in &MIGRATIONS[..before] {
             conn.execute_batch(sql).unwrap();
         }

@@ -28,7 +28,12 @@ impl TokenStore for SqliteStore {
     async fn create_token(&self, token: NewToken, audit: AuditEntry) -> StoreResult<TokenRecord> {
         self.engine
             .write(Vec::new(), move |conn| {
-                rows::create_token(conn, token, &audit)
+                let (id, limit) = (token.id.clone(), token.limit);
+                let record = rows::create_token(conn, token, &audit)?;
+                if limit.is_some() {
+                    super::limits::store_limit(conn, &id, limit)?;
+                }
+                Ok(record)
             })
             .await
     }

@@ -25,8 +25,8 @@ const ROWS_PER_YIELD: usize = 16;
 pub(super) fn insert(conn: &Connection, records: &[UsageRecord]) -> StoreResult<()> {
     let mut stmt = conn.prepare_cached(
         "INSERT INTO usage_ledger (id, workspace_id, request_id, model, prompt_tokens,
-             completion_tokens, nanocredits, wallet, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+             completion_tokens, nanocredits, wallet, created_at, token_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     )?;
     for (i, r) in records.iter().enumerate() {
         if i > 0 && i % ROWS_PER_YIELD == 0 {
@@ -42,7 +42,8 @@ pub(super) fn insert(conn: &Connection, records: &[UsageRecord]) -> StoreResult<
             r.completion_tokens as i64,
             nanos_column(r.credits),
             r.wallet,
-            r.created_at.timestamp_micros()
+            r.created_at.timestamp_micros(),
+            r.token_id
         ])?;
     }
     Ok(())
@@ -67,13 +68,18 @@ fn totals(row: &Row<'_>) -> rusqlite::Result<UsageTotals> {
 
 /// Atomic units settled by x402 payments, by UTC day and model: summed here, exactly (SQLite's
 /// integers would overflow on an 18-decimal token), from each group's amounts.
-fn settled(conn: &Connection, workspace_id: &str) -> StoreResult<HashMap<(String, String), U256>> {
+fn settled(
+    conn: &Connection,
+    workspace_id: &str,
+    token_id: Option<&str>,
+) -> StoreResult<HashMap<(String, String), U256>> {
     let mut statement = conn.prepare_cached(
         "SELECT date(created_at / 1000000, 'unixepoch'), model, group_concat(amount)
          FROM x402_payments WHERE workspace_id = ?1 AND status = 'settled' AND model IS NOT NULL
+             AND (?2 IS NULL OR usage_id IN (SELECT id FROM usage_ledger WHERE token_id = ?2))
          GROUP BY 1, 2",
     )?;
-    let rows = statement.query_map(params![workspace_id], |row| {
+    let rows = statement.query_map(params![workspace_id, token_id], |row| {
         Ok((
             row.get::<_, String>(0)?,
             row.get::<_, String>(1)?,
@@ -92,37 +98,44 @@ fn settled(conn: &Connection, workspace_id: &str) -> StoreResult<HashMap<(String
     Ok(by_group)
 }
 
-/// One page of totals by UTC day and model, newest day first, and the grand total.
+/// The ledger rows of a workspace, or (`?2` not null) of one of its tokens.
+const ROWS: &str = "FROM usage_ledger WHERE workspace_id = ?1 AND (?2 IS NULL OR token_id = ?2)";
+
+/// One page of totals by UTC day and model, newest day first, and the grand total, of the
+/// workspace or of one of its tokens.
 pub(super) fn by_day(
     conn: &Connection,
     workspace_id: &str,
+    token_id: Option<&str>,
     page: PageRequest,
 ) -> StoreResult<(Page<UsageTotals>, UsageTotals)> {
-    let paid = settled(conn, workspace_id)?;
+    let paid = settled(conn, workspace_id, token_id)?;
     let mut grand = conn.query_row(
-        "SELECT '', '', COUNT(*), COALESCE(SUM(prompt_tokens), 0),
-                COALESCE(SUM(completion_tokens), 0), COALESCE(SUM(nanocredits), 0)
-         FROM usage_ledger WHERE workspace_id = ?1",
-        params![workspace_id],
+        &format!(
+            "SELECT '', '', COUNT(*), COALESCE(SUM(prompt_tokens), 0),
+                    COALESCE(SUM(completion_tokens), 0), COALESCE(SUM(nanocredits), 0) {ROWS}"
+        ),
+        params![workspace_id, token_id],
         totals,
     )?;
     let groups: i64 = conn.query_row(
-        "SELECT COUNT(*) FROM (SELECT 1 FROM usage_ledger WHERE workspace_id = ?1
-         GROUP BY date(created_at / 1000000, 'unixepoch'), model)",
-        params![workspace_id],
+        &format!(
+            "SELECT COUNT(*) FROM (SELECT 1 {ROWS}
+             GROUP BY date(created_at / 1000000, 'unixepoch'), model)"
+        ),
+        params![workspace_id, token_id],
         |r| r.get(0),
     )?;
     let total = groups as u64;
     let items = match page_bounds(page, total) {
         None => Vec::new(),
         Some((limit, offset)) => conn
-            .prepare_cached(
+            .prepare_cached(&format!(
                 "SELECT date(created_at / 1000000, 'unixepoch') AS day, model, COUNT(*),
-                        SUM(prompt_tokens), SUM(completion_tokens), SUM(nanocredits)
-                 FROM usage_ledger WHERE workspace_id = ?1
-                 GROUP BY day, model ORDER BY day DESC, model LIMIT ?2 OFFSET ?3",
-            )?
-            .query_map(params![workspace_id, limit, offset], totals)?
+                        SUM(prompt_tokens), SUM(completion_tokens), SUM(nanocredits) {ROWS}
+                 GROUP BY day, model ORDER BY day DESC, model LIMIT ?3 OFFSET ?4"
+            ))?
+            .query_map(params![workspace_id, token_id, limit, offset], totals)?
             .collect::<rusqlite::Result<Vec<_>>>()?,
     };
     let items = with_settled(items, &paid);
@@ -143,11 +156,13 @@ impl UsageLedger for SqliteStore {
     async fn usage_by_day(
         &self,
         workspace_id: &str,
+        token_id: Option<&str>,
         page: PageRequest,
     ) -> StoreResult<(Page<UsageTotals>, UsageTotals)> {
         let workspace_id = workspace_id.to_string();
+        let token_id = token_id.map(str::to_string);
         self.engine
-            .read(move |conn| by_day(conn, &workspace_id, page))
+            .read(move |conn| by_day(conn, &workspace_id, token_id.as_deref(), page))
             .await
     }
 }

@@ -1,4 +1,7 @@
-//! `/v1/tokens`: create, list, get, rotate and revoke tokens.
+//! `/v1/tokens`: create, list, get, rotate, revoke tokens, and change their spending limits
+//! (`limits.rs`).
+
+pub mod limits;
 
 use std::sync::Arc;
 
@@ -10,7 +13,11 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use serde_json::value::RawValue;
+
+use self::limits::LimitsView;
 use crate::auth::{Authenticated, require};
+use crate::credits::Credits;
 use crate::format::timestamp;
 use crate::http::error::{ApiError, ErrorBody, Result};
 use crate::http::extract::{ApiJson, IgnoredBody, Query, TokenId};
@@ -21,7 +28,7 @@ use crate::secrets::{CredentialKind, Secret, new_id, new_secret};
 use crate::store::Scope;
 use crate::store::actions;
 use crate::store::{
-    self, AuditEntry, NewToken, Store, StoreError, TokenFilter, TokenRecord, TokenStatus,
+    self, AuditEntry, NewToken, Spend, Store, StoreError, TokenFilter, TokenRecord, TokenStatus,
 };
 use crate::validate;
 use crate::webhooks::Hub;
@@ -38,6 +45,7 @@ where
         .get("/v1/tokens", list)
         .post("/v1/tokens", create)
         .get("/v1/tokens/{id}", show)
+        .patch("/v1/tokens/{id}", limits::update)
         .delete("/v1/tokens/{id}", revoke)
         .post("/v1/tokens/{id}/rotate", rotate)
 }
@@ -59,6 +67,16 @@ pub struct CreateToken {
     #[serde(default)]
     #[schema(format = DateTime)]
     pub expires_at: Option<String>,
+    /// Tokens only (API keys have no limits): credits the token may spend per period through
+    /// the chat gateway, more than 0, at most 9 decimal places; absent or null: no limit.
+    #[serde(default)]
+    #[schema(value_type = Option<f64>)]
+    pub credit_limit: Option<Box<RawValue>>,
+    /// Tokens only: when the limit's period starts again, on the UTC calendar (`daily`,
+    /// `weekly` from Monday, `monthly` from the 1st) or `never` (the default).
+    #[serde(default)]
+    #[schema(value_type = Option<limits::ResetName>)]
+    pub limit_reset: Option<Box<RawValue>>,
 }
 
 /// A token as the API shows it. `token` (the secret) appears only in create and rotate
@@ -89,6 +107,9 @@ pub struct TokenView {
     pub last_used_at: Option<String>,
     /// The credential that created the token (`key_...` or `tok_...`).
     pub created_by: String,
+    /// Its spending limit and the current period's spend; absent when it has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limits: Option<LimitsView>,
 }
 
 /// A token's status, as `status` shows it and the `status` filter takes it.
@@ -101,7 +122,12 @@ pub enum TokenStatusName {
 }
 
 impl TokenView {
-    fn new(last_used: &LastUsed, record: TokenRecord, secret: Option<&Secret>) -> Self {
+    fn new(
+        last_used: &LastUsed,
+        record: TokenRecord,
+        secret: Option<&Secret>,
+        spend: Option<&Spend>,
+    ) -> Self {
         let now = Utc::now();
         let last_used = record.last_used_at.max(last_used.pending(&record.id));
         TokenView {
@@ -114,6 +140,7 @@ impl TokenView {
             expires_at: record.expires_at.map(timestamp),
             last_used_at: last_used.map(timestamp),
             created_by: record.created_by,
+            limits: spend.map(LimitsView::from),
         }
     }
 }
@@ -138,6 +165,11 @@ pub async fn create(
 ) -> Result<impl IntoResponse> {
     let now = store::now();
     let (name, scopes, expires_at) = validate_new(store.as_ref(), &auth, &body, now).await?;
+    let limit = limits::new_limit(
+        body.credit_limit.as_deref(),
+        body.limit_reset.as_deref(),
+        now,
+    )?;
     let secret = new_secret(CredentialKind::Token);
     let token = NewToken {
         id: new_id("tok_"),
@@ -148,6 +180,7 @@ pub async fn create(
         created_at: now,
         expires_at,
         created_by: auth.principal.credential_id.clone(),
+        limit,
     };
     let audit = entry(&auth, actions::TOKEN_CREATED, &token.id);
     let record = match store.create_token(token, audit).await {
@@ -159,7 +192,13 @@ pub async fn create(
         other => other?,
     };
     let location = format!("/v1/tokens/{}", record.id);
-    let view = TokenView::new(&last_used, record, Some(&secret));
+    let spend = limit.map(|limit| Spend {
+        period: limit.period(now),
+        limit,
+        spent: Credits::ZERO,
+        reserved: Credits::ZERO,
+    });
+    let view = TokenView::new(&last_used, record, Some(&secret), spend.as_ref());
     Ok((
         StatusCode::CREATED,
         [(header::LOCATION, location)],
@@ -191,10 +230,15 @@ pub async fn list(
             Utc::now(),
         )
         .await?;
+    let ids = found.items.iter().map(|t| t.id.clone()).collect();
+    let spend = limits::spend_of(store.as_ref(), &auth.principal.workspace_id, ids).await?;
     let data = found
         .items
         .into_iter()
-        .map(|record| TokenView::new(&last_used, record, None))
+        .map(|record| {
+            let spend = spend.get(&record.id);
+            TokenView::new(&last_used, record, None, spend)
+        })
         .collect();
     Ok(Json(ListEnvelope::new(data, page, found.total)))
 }
@@ -228,7 +272,18 @@ pub async fn show(
         .get_token(&auth.principal.workspace_id, &id)
         .await?
         .ok_or_else(|| ApiError::token_not_found(&id))?;
-    Ok(Json(TokenView::new(&last_used, record, None)))
+    let spend = limits::spend_of(
+        store.as_ref(),
+        &auth.principal.workspace_id,
+        vec![id.clone()],
+    )
+    .await?;
+    Ok(Json(TokenView::new(
+        &last_used,
+        record,
+        None,
+        spend.get(&id),
+    )))
 }
 
 /// Replace an active token's secret; the old secret stops working at once.
@@ -274,7 +329,18 @@ pub async fn rotate(
         }
         other => other?,
     };
-    Ok(Json(TokenView::new(&last_used, record, Some(&secret))))
+    let spend = limits::spend_of(
+        store.as_ref(),
+        &auth.principal.workspace_id,
+        vec![id.clone()],
+    )
+    .await?;
+    Ok(Json(TokenView::new(
+        &last_used,
+        record,
+        Some(&secret),
+        spend.get(&id),
+    )))
 }
 
 /// Revoke a token permanently. A 404 means it is already revoked or unknown: callers may treat

@@ -1,0 +1,269 @@
+//! The `SpendLimits` part of the PostgreSQL store. A reservation, a charge and a change of limit
+//! each lock the token's limit row first, so on every instance they take turns per token: a
+//! reservation's check sees every charge and reservation committed before it.
+
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use deadpool_postgres::GenericClient;
+
+use super::PostgresStore;
+use super::audit::insert_audit;
+use super::tokens::fetch_token;
+use super::{sync, webhooks};
+use crate::credits::Credits;
+use crate::store::{
+    AuditEntry, Hold, Limit, LimitChange, LimitChanged, Reserved, Reset, Spend, SpendLimits,
+    StoreError, StoreResult, TokenStatus, UsageRecord, change_details, notice,
+};
+
+fn nanos(credits: Credits) -> i64 {
+    i64::try_from(credits.nanos()).unwrap_or(i64::MAX)
+}
+
+fn credits(nanos: i64) -> Credits {
+    Credits::from_nanos(u64::try_from(nanos).unwrap_or(0))
+}
+
+fn limit_of(row: &tokio_postgres::Row, at: usize) -> Option<Limit> {
+    Some(Limit {
+        credit_limit: credits(row.get(at)),
+        reset: Reset::parse(row.get(at + 1))?,
+        since: row.get(at + 2),
+    })
+}
+
+/// The token's limit, its row locked until the transaction ends (`lock`).
+async fn load(c: &impl GenericClient, token_id: &str, lock: bool) -> StoreResult<Option<Limit>> {
+    let sql = match lock {
+        true => {
+            "SELECT credit_limit, reset, since FROM token_limits WHERE token_id = $1 FOR UPDATE"
+        }
+        false => "SELECT credit_limit, reset, since FROM token_limits WHERE token_id = $1",
+    };
+    let row = c
+        .query_opt(&c.prepare_cached(sql).await?, &[&token_id])
+        .await?;
+    Ok(row.and_then(|row| limit_of(&row, 0)))
+}
+
+/// Sets (or with `None` removes) the token's limit, in the caller's transaction.
+async fn store_limit(
+    c: &impl GenericClient,
+    token_id: &str,
+    limit: Option<Limit>,
+) -> StoreResult<()> {
+    match limit {
+        Some(limit) => {
+            let sql = "INSERT INTO token_limits (token_id, credit_limit, reset, since)
+                       VALUES ($1, $2, $3, $4)
+                       ON CONFLICT (token_id) DO UPDATE
+                       SET credit_limit = excluded.credit_limit, reset = excluded.reset,
+                           since = excluded.since";
+            let params: [&(dyn tokio_postgres::types::ToSql + Sync); 4] = [
+                &token_id,
+                &nanos(limit.credit_limit),
+                &limit.reset.as_str(),
+                &limit.since,
+            ];
+            c.execute(&c.prepare_cached(sql).await?, &params).await?
+        }
+        None => {
+            let sql = "DELETE FROM token_limits WHERE token_id = $1";
+            c.execute(&c.prepare_cached(sql).await?, &[&token_id])
+                .await?
+        }
+    };
+    Ok(())
+}
+
+/// What the period of `limit` that holds `now` has spent and reserved, read in one statement
+/// (one snapshot: a charge is seen whole or not at all).
+async fn spend_of(
+    c: &impl GenericClient,
+    token_id: &str,
+    limit: Limit,
+    now: DateTime<Utc>,
+) -> StoreResult<Spend> {
+    let period = limit.period(now);
+    let sql = "SELECT
+        (SELECT COALESCE(SUM(nanocredits), 0)::int8 FROM usage_ledger
+         WHERE token_id = $1 AND created_at >= $2),
+        (SELECT COALESCE(SUM(nanocredits), 0)::int8 FROM spend_holds
+         WHERE token_id = $1 AND expires_at > $3)";
+    let row = c
+        .query_one(
+            &c.prepare_cached(sql).await?,
+            &[&token_id, &period.start, &now],
+        )
+        .await?;
+    Ok(Spend {
+        limit,
+        period,
+        spent: credits(row.get(0)),
+        reserved: credits(row.get(1)),
+    })
+}
+
+/// Queues the events of the marks `spend` reached (`refused`: only `token.limit_reached`), each
+/// once per token and period whichever instance gets there first.
+async fn queue_notices(
+    c: &impl GenericClient,
+    workspace_id: &str,
+    token_id: &str,
+    spend: &Spend,
+    refused: bool,
+) -> StoreResult<()> {
+    let marks: Vec<u8> = match refused {
+        true => vec![100],
+        false => spend.thresholds_reached().collect(),
+    };
+    let sql = "INSERT INTO limit_notices (token_id, period_start, threshold, created_at)
+               VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING";
+    for mark in marks {
+        let new = c
+            .execute(
+                &c.prepare_cached(sql).await?,
+                &[
+                    &token_id,
+                    &spend.period.start,
+                    &i32::from(mark),
+                    &crate::store::now(),
+                ],
+            )
+            .await?;
+        if new == 1 {
+            let name = fetch_token(c, workspace_id, token_id)
+                .await?
+                .map(|token| token.name)
+                .unwrap_or_default();
+            let event = notice(workspace_id, token_id, &name, spend, mark, refused);
+            webhooks::enqueue(c, &event, None).await?;
+        }
+    }
+    Ok(())
+}
+
+#[async_trait]
+impl SpendLimits for PostgresStore {
+    async fn spend(
+        &self,
+        workspace_id: &str,
+        token_ids: Vec<String>,
+        now: DateTime<Utc>,
+    ) -> StoreResult<HashMap<String, Spend>> {
+        with_client!(self, |c| {
+            let sql = "SELECT l.token_id, l.credit_limit, l.reset, l.since
+                       FROM token_limits l JOIN tokens t ON t.id = l.token_id
+                       WHERE t.workspace_id = $1 AND l.token_id = ANY($2)";
+            let rows = c
+                .query(&c.prepare_cached(sql).await?, &[&workspace_id, &token_ids])
+                .await?;
+            let mut found = HashMap::new();
+            for row in rows {
+                let id: String = row.get(0);
+                if let Some(limit) = limit_of(&row, 1) {
+                    let spend = spend_of(&c, &id, limit, now).await?;
+                    found.insert(id, spend);
+                }
+            }
+            Ok(found)
+        })
+    }
+
+    async fn change_limit(
+        &self,
+        workspace_id: &str,
+        id: &str,
+        change: LimitChange,
+        mut audit: AuditEntry,
+    ) -> StoreResult<LimitChanged> {
+        in_transaction!(self, |tx| {
+            let sql = "SELECT 1 FROM tokens WHERE id = $1 AND workspace_id = $2 FOR UPDATE";
+            tx.query_opt(sql, &[&id, &workspace_id]).await?;
+            let token = fetch_token(&tx, workspace_id, id)
+                .await?
+                .ok_or(StoreError::NotFound)?;
+            match token.status(audit.created_at) {
+                TokenStatus::Revoked => return Err(StoreError::NotFound),
+                TokenStatus::Expired => return Err(StoreError::Expired),
+                TokenStatus::Active => {}
+            }
+            let before = load(&tx, id, true).await?;
+            let after = change
+                .apply(before, audit.created_at)
+                .map_err(StoreError::Invalid)?;
+            store_limit(&tx, id, after).await?;
+            audit.details = Some(change_details(before, after));
+            insert_audit(&tx, &audit).await?;
+            sync::changed(&tx, &[id.to_string()]).await?;
+            LimitChanged {
+                token,
+                before,
+                after,
+            }
+        })
+    }
+
+    async fn reserve(&self, workspace_id: &str, hold: Hold) -> StoreResult<Reserved> {
+        in_transaction!(self, |tx| {
+            match load(&tx, &hold.token_id, true).await? {
+                None => Reserved::Unlimited,
+                Some(limit) => {
+                    let sql = "DELETE FROM spend_holds WHERE token_id = $1 AND expires_at <= $2";
+                    tx.execute(
+                        &tx.prepare_cached(sql).await?,
+                        &[&hold.token_id, &hold.created_at],
+                    )
+                    .await?;
+                    let spend = spend_of(&tx, &hold.token_id, limit, hold.created_at).await?;
+                    if spend.fits(hold.amount) {
+                        let sql = "INSERT INTO spend_holds
+                                       (id, token_id, nanocredits, created_at, expires_at)
+                                   VALUES ($1, $2, $3, $4, $5)";
+                        tx.execute(
+                            &tx.prepare_cached(sql).await?,
+                            &[
+                                &hold.id,
+                                &hold.token_id,
+                                &nanos(hold.amount),
+                                &hold.created_at,
+                                &hold.expires_at,
+                            ],
+                        )
+                        .await?;
+                        Reserved::Held
+                    } else {
+                        queue_notices(&tx, workspace_id, &hold.token_id, &spend, true).await?;
+                        Reserved::Refused(spend)
+                    }
+                }
+            }
+        })
+    }
+
+    async fn charge(&self, hold_id: &str, record: UsageRecord) -> StoreResult<()> {
+        in_transaction!(self, |tx| {
+            let token_id = record.token_id.as_deref().unwrap_or_default();
+            let limit = load(&tx, token_id, true).await?;
+            let sql = "DELETE FROM spend_holds WHERE id = $1";
+            tx.execute(&tx.prepare_cached(sql).await?, &[&hold_id])
+                .await?;
+            super::usage::insert(&tx, std::slice::from_ref(&record)).await?;
+            if let Some(limit) = limit {
+                let spend = spend_of(&tx, token_id, limit, record.created_at).await?;
+                queue_notices(&tx, &record.workspace_id, token_id, &spend, false).await?;
+            }
+        })
+    }
+
+    async fn release(&self, hold_id: &str) -> StoreResult<()> {
+        with_client!(self, |c| {
+            let sql = "DELETE FROM spend_holds WHERE id = $1";
+            c.execute(&c.prepare_cached(sql).await?, &[&hold_id])
+                .await?;
+            Ok(())
+        })
+    }
+}

@@ -1,0 +1,255 @@
+//! The `SpendLimits` part of the SQLite store. Reservations and charges run on the one writer
+//! thread, in order, so each sees every one before it: the check and the hold are one step.
+
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::SqliteStore;
+use super::rows::{fetch_token, from_micros, insert_audit, micros};
+use crate::credits::Credits;
+use crate::store::{
+    AuditEntry, Hold, Limit, LimitChange, LimitChanged, Reserved, Reset, Spend, SpendLimits,
+    StoreError, StoreResult, TokenStatus, UsageRecord, change_details, notice,
+};
+
+fn nanos(credits: Credits) -> i64 {
+    i64::try_from(credits.nanos()).unwrap_or(i64::MAX)
+}
+
+fn credits(nanos: i64) -> Credits {
+    Credits::from_nanos(u64::try_from(nanos).unwrap_or(0))
+}
+
+/// The token's limit.
+fn load(conn: &Connection, token_id: &str) -> StoreResult<Option<Limit>> {
+    Ok(conn
+        .prepare_cached("SELECT credit_limit, reset, since FROM token_limits WHERE token_id = ?1")?
+        .query_row(params![token_id], |row| {
+            Ok((
+                row.get::<_, i64>(0)?,
+                row.get::<_, String>(1)?,
+                row.get::<_, i64>(2)?,
+            ))
+        })
+        .optional()?
+        .and_then(|(limit, reset, since)| {
+            Some(Limit {
+                credit_limit: credits(limit),
+                reset: Reset::parse(&reset)?,
+                since: from_micros(since),
+            })
+        }))
+}
+
+/// Sets (or with `None` removes) the token's limit.
+pub(super) fn store_limit(
+    conn: &Connection,
+    token_id: &str,
+    limit: Option<Limit>,
+) -> StoreResult<()> {
+    match limit {
+        Some(limit) => conn
+            .prepare_cached(
+                "INSERT INTO token_limits (token_id, credit_limit, reset, since)
+                 VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (token_id) DO UPDATE
+                 SET credit_limit = excluded.credit_limit, reset = excluded.reset,
+                     since = excluded.since",
+            )?
+            .execute(params![
+                token_id,
+                nanos(limit.credit_limit),
+                limit.reset.as_str(),
+                micros(limit.since)
+            ])?,
+        None => conn
+            .prepare_cached("DELETE FROM token_limits WHERE token_id = ?1")?
+            .execute(params![token_id])?,
+    };
+    Ok(())
+}
+
+/// What the period of `limit` that holds `now` has spent and reserved.
+fn spend_of(
+    conn: &Connection,
+    token_id: &str,
+    limit: Limit,
+    now: DateTime<Utc>,
+) -> StoreResult<Spend> {
+    let period = limit.period(now);
+    let spent: i64 = conn
+        .prepare_cached(
+            "SELECT COALESCE(SUM(nanocredits), 0) FROM usage_ledger
+             WHERE token_id = ?1 AND created_at >= ?2",
+        )?
+        .query_row(params![token_id, micros(period.start)], |row| row.get(0))?;
+    let reserved: i64 = conn
+        .prepare_cached(
+            "SELECT COALESCE(SUM(nanocredits), 0) FROM spend_holds
+             WHERE token_id = ?1 AND expires_at > ?2",
+        )?
+        .query_row(params![token_id, micros(now)], |row| row.get(0))?;
+    Ok(Spend {
+        limit,
+        period,
+        spent: credits(spent),
+        reserved: credits(reserved),
+    })
+}
+
+/// Queues the events of the marks `spend` reached (`refused`: only `token.limit_reached`), each
+/// once per token and period.
+fn queue_notices(
+    conn: &Connection,
+    workspace_id: &str,
+    token_id: &str,
+    spend: &Spend,
+    refused: bool,
+) -> StoreResult<()> {
+    let marks: Vec<u8> = match refused {
+        true => vec![100],
+        false => spend.thresholds_reached().collect(),
+    };
+    for mark in marks {
+        let new = conn
+            .prepare_cached(
+                "INSERT OR IGNORE INTO limit_notices (token_id, period_start, threshold, created_at)
+                 VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![
+                token_id,
+                micros(spend.period.start),
+                mark,
+                micros(crate::store::now())
+            ])?;
+        if new == 1 {
+            let name = fetch_token(conn, workspace_id, token_id)?
+                .map(|token| token.name)
+                .unwrap_or_default();
+            let event = notice(workspace_id, token_id, &name, spend, mark, refused);
+            super::webhooks::enqueue(conn, &event, None)?;
+        }
+    }
+    Ok(())
+}
+
+#[async_trait]
+impl SpendLimits for SqliteStore {
+    async fn spend(
+        &self,
+        workspace_id: &str,
+        token_ids: Vec<String>,
+        now: DateTime<Utc>,
+    ) -> StoreResult<HashMap<String, Spend>> {
+        let workspace_id = workspace_id.to_string();
+        self.engine
+            .read(move |conn| {
+                let mut found = HashMap::new();
+                for id in token_ids {
+                    let mine = fetch_token(conn, &workspace_id, &id)?.is_some();
+                    if let Some(limit) = load(conn, &id)?.filter(|_| mine) {
+                        found.insert(id.clone(), spend_of(conn, &id, limit, now)?);
+                    }
+                }
+                Ok(found)
+            })
+            .await
+    }
+
+    async fn change_limit(
+        &self,
+        workspace_id: &str,
+        id: &str,
+        change: LimitChange,
+        mut audit: AuditEntry,
+    ) -> StoreResult<LimitChanged> {
+        let (workspace_id, id) = (workspace_id.to_string(), id.to_string());
+        self.engine
+            .write(vec![id.clone()], move |conn| {
+                let token = fetch_token(conn, &workspace_id, &id)?.ok_or(StoreError::NotFound)?;
+                match token.status(audit.created_at) {
+                    TokenStatus::Revoked => return Err(StoreError::NotFound),
+                    TokenStatus::Expired => return Err(StoreError::Expired),
+                    TokenStatus::Active => {}
+                }
+                let before = load(conn, &id)?;
+                let after = change
+                    .apply(before, audit.created_at)
+                    .map_err(StoreError::Invalid)?;
+                store_limit(conn, &id, after)?;
+                audit.details = Some(change_details(before, after));
+                insert_audit(conn, &audit)?;
+                Ok(LimitChanged {
+                    token,
+                    before,
+                    after,
+                })
+            })
+            .await
+    }
+
+    async fn reserve(&self, workspace_id: &str, hold: Hold) -> StoreResult<Reserved> {
+        let workspace_id = workspace_id.to_string();
+        self.engine
+            .write(Vec::new(), move |conn| {
+                let Some(limit) = load(conn, &hold.token_id)? else {
+                    return Ok(Reserved::Unlimited);
+                };
+                conn.prepare_cached(
+                    "DELETE FROM spend_holds WHERE token_id = ?1 AND expires_at <= ?2",
+                )?
+                .execute(params![hold.token_id, micros(hold.created_at)])?;
+                let spend = spend_of(conn, &hold.token_id, limit, hold.created_at)?;
+                if !spend.fits(hold.amount) {
+                    queue_notices(conn, &workspace_id, &hold.token_id, &spend, true)?;
+                    return Ok(Reserved::Refused(spend));
+                }
+                conn.prepare_cached(
+                    "INSERT INTO spend_holds (id, token_id, nanocredits, created_at, expires_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5)",
+                )?
+                .execute(params![
+                    hold.id,
+                    hold.token_id,
+                    nanos(hold.amount),
+                    micros(hold.created_at),
+                    micros(hold.expires_at)
+                ])?;
+                Ok(Reserved::Held)
+            })
+            .await
+    }
+
+    async fn charge(&self, hold_id: &str, record: UsageRecord) -> StoreResult<()> {
+        let hold_id = hold_id.to_string();
+        self.engine
+            .write(Vec::new(), move |conn| {
+                conn.prepare_cached("DELETE FROM spend_holds WHERE id = ?1")?
+                    .execute(params![hold_id])?;
+                super::usage::insert(conn, std::slice::from_ref(&record))?;
+                let Some(token_id) = record.token_id.as_deref() else {
+                    return Ok(());
+                };
+                if let Some(limit) = load(conn, token_id)? {
+                    let spend = spend_of(conn, token_id, limit, record.created_at)?;
+                    queue_notices(conn, &record.workspace_id, token_id, &spend, false)?;
+                }
+                Ok(())
+            })
+            .await
+    }
+
+    async fn release(&self, hold_id: &str) -> StoreResult<()> {
+        let hold_id = hold_id.to_string();
+        self.engine
+            .write(Vec::new(), move |conn| {
+                conn.prepare_cached("DELETE FROM spend_holds WHERE id = ?1")?
+                    .execute(params![hold_id])?;
+                Ok(())
+            })
+            .await
+    }
+}

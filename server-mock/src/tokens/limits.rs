@@ -1,0 +1,211 @@
+//! A token's spending limit on the wire: the fields that set it (`POST /v1/tokens`,
+//! `PATCH /v1/tokens/:id`), the `limits` object a token shows, and the change handler. The rules
+//! are docs/api.md's "Spending limits"; storage keeps them exact (`store/limits.rs`).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::State;
+use serde::Serialize;
+use serde_json::value::RawValue;
+use utoipa::ToSchema;
+
+use super::{TokenIdParam, TokenView, entry};
+use crate::auth::{Authenticated, require};
+use crate::credits::Credits;
+use crate::format::timestamp;
+use crate::http::error::{ApiError, ErrorBody, Result};
+use crate::http::extract::{ApiJson, TokenId};
+use crate::last_used::LastUsed;
+use crate::store::{self, Limit, LimitChange, Reset, Spend, Store, StoreError, actions};
+
+/// The largest `credit_limit`, in credits.
+pub const MAX_LIMIT_CREDITS: u64 = 1_000_000_000;
+
+/// A token's limit and its current period, as `limits` shows them.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LimitsView {
+    /// Credits the token may spend in a period (exact).
+    #[schema(value_type = f64)]
+    pub credit_limit: Credits,
+    /// `daily`, `weekly`, `monthly` (UTC calendar periods) or `never`.
+    #[schema(value_type = ResetName)]
+    pub reset: &'static str,
+    /// When the current period started (RFC 3339, UTC).
+    #[schema(format = DateTime)]
+    pub period_start: String,
+    /// When the next period starts; absent for `never`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(format = DateTime)]
+    pub resets_at: Option<String>,
+    /// Charged in the current period.
+    #[schema(value_type = f64)]
+    pub spent: Credits,
+    /// Held by requests still being answered.
+    #[schema(value_type = f64)]
+    pub reserved: Credits,
+    /// What new requests may still reserve: the limit minus `spent` and `reserved`, never
+    /// below 0.
+    #[schema(value_type = f64)]
+    pub remaining: Credits,
+}
+
+impl From<&Spend> for LimitsView {
+    fn from(spend: &Spend) -> Self {
+        LimitsView {
+            credit_limit: spend.limit.credit_limit,
+            reset: spend.limit.reset.as_str(),
+            period_start: timestamp(spend.period.start),
+            resets_at: spend.period.resets_at.map(timestamp),
+            spent: spend.spent,
+            reserved: spend.reserved,
+            remaining: spend.remaining(),
+        }
+    }
+}
+
+/// When a limit's period starts again.
+#[derive(ToSchema)]
+#[schema(rename_all = "lowercase")]
+pub enum ResetName {
+    Daily,
+    Weekly,
+    Monthly,
+    Never,
+}
+
+/// Body of `PATCH /v1/tokens/:id`: only these two fields, each optional.
+#[derive(ToSchema)]
+#[schema(example = json!({"credit_limit": 25, "limit_reset": "monthly"}))]
+pub struct ChangeLimits {
+    /// Credits per period, more than 0, at most 9 decimal places (a number, or a decimal
+    /// string); `null` removes the limit.
+    #[schema(value_type = Option<f64>)]
+    pub credit_limit: Option<f64>,
+    #[schema(value_type = Option<ResetName>)]
+    pub limit_reset: Option<String>,
+}
+
+/// `credit_limit` as sent: a number or a decimal string, exact, from a nano-credit to
+/// [`MAX_LIMIT_CREDITS`]; `null` is `None`.
+pub fn credit_limit(raw: &RawValue) -> Result<Option<Credits>> {
+    let text = raw.get();
+    if text == "null" {
+        return Ok(None);
+    }
+    let unquoted = serde_json::from_str::<String>(text).ok();
+    let most = Credits::from_nanos(MAX_LIMIT_CREDITS * 1_000_000_000);
+    Credits::parse_exact(unquoted.as_deref().unwrap_or(text))
+        .filter(|amount| (Credits::from_nanos(1)..=most).contains(amount))
+        .map(Some)
+        .ok_or_else(|| {
+            ApiError::Unprocessable(format!(
+                "credit_limit must be a number of credits from 0.000000001 to {MAX_LIMIT_CREDITS}, with at most 9 decimal places"
+            ))
+        })
+}
+
+/// `limit_reset` as sent: one of the period names.
+pub fn limit_reset(raw: &RawValue) -> Result<Reset> {
+    serde_json::from_str::<String>(raw.get())
+        .ok()
+        .and_then(|name| Reset::parse(&name))
+        .ok_or_else(|| {
+            ApiError::Unprocessable(
+                "limit_reset must be one of daily, weekly, monthly, never".into(),
+            )
+        })
+}
+
+/// The limit a new token asks for, set now: none without `credit_limit`; `limit_reset` alone
+/// is refused; the period defaults to `never`.
+pub fn new_limit(
+    credit: Option<&RawValue>,
+    reset: Option<&RawValue>,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<Option<Limit>> {
+    let credit_limit = credit.map(credit_limit).transpose()?.flatten();
+    let reset = reset
+        .filter(|raw| raw.get() != "null")
+        .map(limit_reset)
+        .transpose()?;
+    match (credit_limit, reset) {
+        (None, Some(_)) => Err(ApiError::Unprocessable(
+            "limit_reset needs a credit_limit".into(),
+        )),
+        (None, None) => Ok(None),
+        (Some(credit_limit), reset) => Ok(Some(Limit {
+            credit_limit,
+            reset: reset.unwrap_or(Reset::Never),
+            since: now,
+        })),
+    }
+}
+
+/// The limits and current spend of these tokens of the workspace, by id.
+pub async fn spend_of(
+    store: &dyn Store,
+    workspace_id: &str,
+    ids: Vec<String>,
+) -> Result<HashMap<String, Spend>> {
+    Ok(store.spend(workspace_id, ids, store::now()).await?)
+}
+
+/// Change a token's spending limit (and only that).
+#[utoipa::path(patch, path = "/v1/tokens/{id}", tag = "tokens", operation_id = "update_token",
+    params(TokenIdParam), request_body = ChangeLimits,
+    responses((status = 200, description = "The token with its limits", body = TokenView),
+        (status = 400, description = "Malformed body", body = ErrorBody),
+        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 404, description = "Unknown, revoked, or in another workspace", body = ErrorBody),
+        (status = 409, description = "The token has expired", body = ErrorBody),
+        (status = 422, description = "A field that cannot change, or a value out of bounds (the message names it)", body = ErrorBody),
+        (status = 429, body = ErrorBody)))]
+pub async fn update(
+    State(store): State<Arc<dyn Store>>,
+    State(last_used): State<Arc<LastUsed>>,
+    auth: Authenticated<require::TokensWrite>,
+    TokenId(id): TokenId,
+    ApiJson(body): ApiJson<HashMap<String, Box<RawValue>>>,
+) -> Result<Json<TokenView>> {
+    let mut change = LimitChange::default();
+    let mut fields: Vec<&String> = body.keys().collect();
+    fields.sort();
+    for field in fields {
+        let raw = &body[field];
+        match field.as_str() {
+            "credit_limit" => change.credit_limit = Some(credit_limit(raw)?),
+            "limit_reset" => change.reset = Some(limit_reset(raw)?),
+            other => {
+                return Err(ApiError::Unprocessable(format!(
+                    "{} cannot change: only credit_limit and limit_reset can (create a new token for other changes)",
+                    crate::http::error::truncate(other, 64)
+                )));
+            }
+        }
+    }
+    if change.credit_limit.is_none() && change.reset.is_none() {
+        return Err(ApiError::Unprocessable(
+            "Send credit_limit, limit_reset or both".into(),
+        ));
+    }
+    let audit = entry(&auth, actions::TOKEN_LIMIT_CHANGED, &id);
+    let workspace_id = &auth.principal.workspace_id;
+    let changed = match store.change_limit(workspace_id, &id, change, audit).await {
+        Err(StoreError::NotFound) => return Err(ApiError::token_not_found(&id)),
+        Err(StoreError::Expired) => {
+            return Err(ApiError::Conflict(
+                "Token has expired; create a new token".into(),
+            ));
+        }
+        other => other?,
+    };
+    let spend = spend_of(store.as_ref(), workspace_id, vec![id.clone()]).await?;
+    Ok(Json(TokenView::new(
+        &last_used,
+        changed.token,
+        None,
+        spend.get(&id),
+    )))
+}
