@@ -4,8 +4,10 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod tokens;
 mod x402;
 
+pub use tokens::{CreateArgs, LimitArgs, ListArgs, RevokeArgs, TokensCommand};
 pub use x402::{SetX402Args, X402Command};
 
 const EXIT_CODES: &str = "\
@@ -94,7 +96,7 @@ pub enum Command {
     /// List the gateway's models with prices, quality and latency.
     Models,
     /// Show the credit ledger: totals by day and model, with a chart on a terminal.
-    Usage,
+    Usage(UsageArgs),
     /// Configure webhook endpoints, receive events locally, verify signatures.
     #[command(subcommand)]
     Webhooks(WebhooksCommand),
@@ -211,73 +213,11 @@ pub enum ConfigCommand {
     },
 }
 
-#[derive(Debug, Subcommand)]
-pub enum TokensCommand {
-    /// Create a token and print its secret (shown once).
-    Create(CreateArgs),
-    /// List tokens (every page).
-    List(ListArgs),
-    /// Show one token by id or name (a revoked token too).
-    #[command(visible_alias = "show")]
-    Get {
-        /// Token id (tok_...) or name; a name only revoked tokens carry shows the newest.
-        token: String,
-    },
-    /// Replace a token's secret and print the new one; the old one stops working at once.
-    Rotate {
-        /// Token id (tok_...) or name.
-        token: String,
-    },
-    /// Revoke tokens for good (asks first on a terminal; --yes otherwise).
-    Revoke(RevokeArgs),
-}
-
 #[derive(Debug, Args)]
-pub struct CreateArgs {
-    /// Token name, unique among the workspace's live tokens.
-    pub name: String,
-    /// Scope to grant (repeat, or a comma list); see `tokctl scopes`.
-    #[arg(long = "scope", short = 's', value_name = "SCOPE", required = true,
-          value_delimiter = ',', value_parser = clap::builder::PossibleValuesParser::new(tokctl_sdk::scopes::ALL))]
-    pub scopes: Vec<String>,
-    /// Expire after this long, e.g. 30d, 12h, 90m (a day is 24 h; years and months are not
-    /// taken, as their length varies: 365d).
-    #[arg(long, value_parser = parse_lifetime, conflicts_with = "expires_at", allow_hyphen_values = true)]
-    pub expires_in: Option<std::time::Duration>,
-    /// Expire at this RFC 3339 time, e.g. 2030-01-01T00:00:00Z.
+pub struct UsageArgs {
+    /// Only the requests made with this token (id tok_... or name).
     #[arg(long)]
-    pub expires_at: Option<chrono::DateTime<chrono::Utc>>,
-}
-
-#[derive(Debug, Args)]
-pub struct ListArgs {
-    /// Only tokens with this status.
-    #[arg(long, value_parser = ["active", "expired", "revoked"])]
-    pub status: Option<String>,
-    /// Only tokens expiring within this long, e.g. 7d.
-    #[arg(long, value_parser = parse_duration)]
-    pub expiring_within: Option<std::time::Duration>,
-    /// Only tokens unused for this long (never-used tokens count from creation), e.g. 90d.
-    #[arg(long, value_parser = parse_duration)]
-    pub stale: Option<std::time::Duration>,
-}
-
-#[derive(Debug, Args)]
-pub struct RevokeArgs {
-    /// Token ids (tok_...) or names.
-    pub tokens: Vec<String>,
-    /// Also revoke every expired token.
-    #[arg(long)]
-    pub expired: bool,
-    /// Also revoke every active token unused for this long, e.g. 90d.
-    #[arg(long, value_parser = parse_duration)]
-    pub stale: Option<std::time::Duration>,
-    /// Also revoke the ids or names in FILE, one a line (`-` for stdin).
-    #[arg(long)]
-    pub from_file: Option<PathBuf>,
-    /// Do not ask for confirmation (needed when not on a terminal).
-    #[arg(long, short = 'y')]
-    pub yes: bool,
+    pub token: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -329,7 +269,8 @@ pub enum WebhooksCommand {
     Create {
         /// Where events are POSTed (http or https).
         url: String,
-        /// Event type to receive (repeat): token.rotated, token.expiring.
+        /// Event type to receive (repeat): token.rotated, token.expiring, token.limit_threshold,
+        /// token.limit_reached.
         #[arg(long = "event", short = 'e', required = true)]
         events: Vec<String>,
     },
@@ -398,7 +339,7 @@ const DURATION_EXAMPLES: &str = "examples: 30d, 12h, 90m";
 
 /// A length of time in weeks, days, hours, minutes or seconds (`30d`, `12h`, `1d 12h`).
 /// Years and months are refused rather than guessed at (humantime's year is 365.25 days).
-fn parse_duration(raw: &str) -> Result<std::time::Duration, String> {
+pub(crate) fn parse_duration(raw: &str) -> Result<std::time::Duration, String> {
     if raw.trim_start().starts_with('-') {
         return Err(format!(
             "must be a positive length of time ({DURATION_EXAMPLES})"
@@ -418,7 +359,7 @@ fn parse_duration(raw: &str) -> Result<std::time::Duration, String> {
 }
 
 /// A lifetime: [`parse_duration`], and longer than zero.
-fn parse_lifetime(raw: &str) -> Result<std::time::Duration, String> {
+pub(crate) fn parse_lifetime(raw: &str) -> Result<std::time::Duration, String> {
     match parse_duration(raw)? {
         duration if duration.is_zero() => {
             Err(format!("must be longer than 0 ({DURATION_EXAMPLES})"))

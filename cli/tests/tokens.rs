@@ -329,3 +329,72 @@ fn a_closed_pipe_is_not_an_error() {
     assert!(output.status.success());
     assert!(!stderr(&output).contains("panicked"));
 }
+
+#[test]
+fn a_limit_is_set_at_creation_changed_shown_and_refused_without_a_change() {
+    let env = Env::new();
+    let created = env.json(&[
+        "tokens",
+        "create",
+        "agent",
+        "--scope",
+        "chat:write",
+        "--credit-limit",
+        "0.5",
+        "--limit-reset",
+        "daily",
+    ]);
+    assert_eq!(created["limits"]["credit_limit"], serde_json::json!(0.5));
+    let changed = env.json(&["tokens", "limit", "agent", "--credit-limit", "2"]);
+    assert_eq!(changed["limits"]["credit_limit"], serde_json::json!(2));
+    assert_eq!(changed["limits"]["reset"], "daily");
+
+    // Not a terminal: the spend in words, no bar.
+    let output = env
+        .tokctl()
+        .args(["tokens", "show", "agent"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let shown = stdout(&output);
+    assert!(shown.contains("limit      2 credits a day"), "{shown}");
+    assert!(
+        shown.contains("spent      0 of 2 credits a day (0%), 2 remaining"),
+        "{shown}"
+    );
+    assert!(!shown.contains('█'), "{shown}");
+
+    let output = env
+        .tokctl()
+        .args(["tokens", "limit", "agent"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "a usage error: nothing to change"
+    );
+    let output = env
+        .tokctl()
+        .args([
+            "tokens",
+            "create",
+            "x",
+            "--scope",
+            "chat:write",
+            "--limit-reset",
+            "daily",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "--limit-reset needs --credit-limit"
+    );
+
+    let removed = env.json(&["tokens", "limit", "agent", "--remove"]);
+    assert!(removed.get("limits").is_none(), "{removed}");
+    let usage = env.json(&["usage", "--token", "agent"]);
+    assert_eq!(usage["totals"]["requests"], 0);
+}

@@ -8,10 +8,11 @@ use crate::error::Result;
 use crate::pagination::{ItemStream, MAX_PER_PAGE, Page, page_params, walk};
 
 /// Every action the service writes to the audit log, as of this SDK's version.
-pub const ACTIONS: [&str; 12] = [
+pub const ACTIONS: [&str; 13] = [
     "token.created",
     "token.rotated",
     "token.revoked",
+    "token.limit_changed",
     "key.created",
     "key.revoked",
     "session.started",
@@ -44,6 +45,10 @@ pub struct AuditEntry {
     pub request_id: Option<String>,
     /// When it happened.
     pub created_at: DateTime<Utc>,
+    /// What changed, when the action says more (`token.limit_changed`: the limit `before` and
+    /// `after`), as the API wrote it (amounts exact).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Box<serde_json::value::RawValue>>,
 }
 
 /// Which audit entries to list: `ListAudit::new().token_id("tok_...")`.

@@ -292,6 +292,17 @@ impl Client {
         decode(&body)
     }
 
+    pub(crate) async fn patch<T: DeserializeOwned>(
+        &self,
+        url: Url,
+        body: &impl Serialize,
+    ) -> Result<T> {
+        let json = serde_json::to_vec(body)
+            .map_err(|err| Error::Config(format!("cannot encode the request: {err}")))?;
+        let body = self.send(Method::PATCH, url, &[], Some(json), true).await?;
+        decode(&body)
+    }
+
     pub(crate) async fn delete(&self, url: Url) -> Result<()> {
         self.send(Method::DELETE, url, &[], None, true)
             .await

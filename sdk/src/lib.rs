@@ -89,6 +89,9 @@ pub use retry::RetryPolicy;
 pub use rust_decimal::Decimal;
 pub use scopes::ScopeInfo;
 pub use secret::Secret;
-pub use tokens::{CreateToken, ListTokens, RevokeOutcome, Token, TokenStatus};
+pub use tokens::{
+    ChangeLimits, CreateToken, LimitReset, ListTokens, RevokeOutcome, Token, TokenLimits,
+    TokenStatus,
+};
 pub use usage::{UsageReport, UsageSummary, UsageTotals};
 pub use x402::{PaymentToken, SetX402, X402Terms};

@@ -58,14 +58,26 @@ pub struct UsageSummary {
     pub totals: UsageTotals,
 }
 
-/// Usage endpoints, from [`Client::usage`].
+/// Usage endpoints, from [`Client::usage`]: the workspace's ledger, or with
+/// [`UsageApi::token`] the requests one token made.
 pub struct UsageApi<'c> {
     client: &'c Client,
+    token_id: Option<String>,
 }
 
 impl<'c> UsageApi<'c> {
     pub(crate) fn new(client: &'c Client) -> Self {
-        UsageApi { client }
+        UsageApi {
+            client,
+            token_id: None,
+        }
+    }
+
+    /// Only the requests made with the token `id` (`tok_...`); a token the workspace does not
+    /// have is a 404.
+    pub fn token(mut self, id: impl Into<String>) -> Self {
+        self.token_id = Some(id.into());
+        self
     }
 
     /// The first 100 day-and-model rows and the grand total. Needs `usage:read`.
@@ -76,7 +88,10 @@ impl<'c> UsageApi<'c> {
 
     /// One page of day-and-model rows (`page` from 1, `per_page` 1 to 100) and the grand total.
     pub async fn page(&self, page: u64, per_page: u32) -> Result<UsageReport> {
-        let query = page_params(Some(page), Some(per_page));
+        let mut query = page_params(Some(page), Some(per_page));
+        if let Some(id) = &self.token_id {
+            query.push(("token_id", id.clone()));
+        }
         self.client.get(self.client.url(&["usage"]), &query).await
     }
 

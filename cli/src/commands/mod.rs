@@ -179,7 +179,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Scopes => scopes::run(&ctx).await,
         Command::Chat(args) => chat::run(&ctx, args).await,
         Command::Models => models::run(&ctx).await,
-        Command::Usage => usage::run(&ctx).await,
+        Command::Usage(args) => usage::run(&ctx, args).await,
         Command::Webhooks(command) => webhooks::run(&ctx, command).await,
         Command::X402(command) => x402::run(&ctx, command).await,
         Command::Scan(args) => scan::run(&ctx, args).await,

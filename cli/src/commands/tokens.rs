@@ -1,4 +1,4 @@
-//! `tokctl tokens create | list | get | rotate | revoke`.
+//! `tokctl tokens create | list | get | rotate | limit | revoke`.
 
 use chrono::{DateTime, Duration, Utc};
 use futures::TryStreamExt;
@@ -11,6 +11,7 @@ use crate::cli::{CreateArgs, ListArgs, TokensCommand};
 use crate::error::CliError;
 use crate::output::{Mark, Row};
 
+mod limits;
 mod revoke;
 
 /// How soon an expiry is marked on a terminal.
@@ -83,8 +84,9 @@ pub async fn run(ctx: &Ctx, command: TokensCommand) -> Result<(), CliError> {
         TokensCommand::Get { token } => {
             let id = resolve(&client, TOKEN, &token, true).await?;
             let token = client.tokens().get(&id).await?;
-            Ok(ctx.out.item(&TokenRow(token))?)
+            limits::show(ctx, token)
         }
+        TokensCommand::Limit(args) => limits::run(ctx, &client, args).await,
         TokensCommand::Rotate { token } => {
             let id = resolve(&client, TOKEN, &token, false).await?;
             let rotated = TokenRow(client.tokens().rotate(&id).await?);
@@ -98,6 +100,12 @@ async fn create(ctx: &Ctx, client: &Client, args: CreateArgs) -> Result<(), CliE
     let mut request = CreateToken::new(args.name).scopes(args.scopes);
     if let Some(at) = expiry(args.expires_in, args.expires_at)? {
         request = request.expires_at(at);
+    }
+    if let Some(amount) = args.credit_limit {
+        request = request.credit_limit(amount);
+    }
+    if let Some(reset) = &args.limit_reset {
+        request = request.limit_reset(tokctl_sdk::LimitReset::from(reset.as_str()));
     }
     let created = client.tokens().create(&request).await;
     let token = TokenRow(created.map_err(|err| in_cli_words(err, args.expires_in.is_some()))?);
@@ -115,6 +123,8 @@ pub(crate) fn in_cli_words(err: tokctl_sdk::Error, expires_in: bool) -> CliError
         ("expires_at", expiry_flag),
         ("scopes", "--scope"),
         ("GET /v1/scopes", "`tokctl scopes`"),
+        ("limit_reset", "--limit-reset"),
+        ("credit_limit", "--credit-limit"),
     ])
 }
 

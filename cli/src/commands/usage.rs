@@ -1,4 +1,5 @@
-//! `tokctl usage`: ledger totals by day and model, and a bar chart by day on a terminal.
+//! `tokctl usage [--token TOKEN]`: ledger totals by day and model, and a bar chart by day on a
+//! terminal.
 
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -7,6 +8,8 @@ use serde::Serialize;
 use tokctl_sdk::{Decimal, UsageTotals};
 
 use super::Ctx;
+use super::names::{TOKEN, resolve};
+use crate::cli::UsageArgs;
 use crate::error::CliError;
 use crate::output::Row;
 
@@ -43,9 +46,16 @@ impl Row for UsageRow {
     }
 }
 
-/// Shows the whole ledger (every page of it).
-pub async fn run(ctx: &Ctx) -> Result<(), CliError> {
-    let report = ctx.client()?.usage().all().await?;
+/// Shows the whole ledger (every page of it), or the part one token made.
+pub async fn run(ctx: &Ctx, args: UsageArgs) -> Result<(), CliError> {
+    let client = ctx.client()?;
+    let usage = match &args.token {
+        Some(token) => client
+            .usage()
+            .token(resolve(&client, TOKEN, token, true).await?),
+        None => client.usage(),
+    };
+    let report = usage.all().await?;
     if ctx.out.json() {
         return Ok(ctx.out.print_json(&report)?);
     }

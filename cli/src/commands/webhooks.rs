@@ -229,6 +229,19 @@ async fn receive(
             tokctl_sdk::webhooks::EventKind::TokenExpiring {
                 token_id, notice, ..
             } => format!("{token_id} ({notice} notice)"),
+            tokctl_sdk::webhooks::EventKind::TokenLimitThreshold(notice)
+            | tokctl_sdk::webhooks::EventKind::TokenLimitReached(notice) => format!(
+                "{} {}% of {} credits (spent {}{})",
+                notice.token_id,
+                notice.threshold,
+                notice.credit_limit.normalize(),
+                notice.spent.normalize(),
+                if notice.refused {
+                    ", a request refused"
+                } else {
+                    ""
+                }
+            ),
             tokctl_sdk::webhooks::EventKind::WebhookTest { endpoint_id } => endpoint_id.clone(),
             _ => String::new(),
         };

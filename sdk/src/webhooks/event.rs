@@ -46,6 +46,11 @@ pub enum EventKind {
         /// Which notice fired, e.g. `7d` or `1d`.
         notice: String,
     },
+    /// A token's spend in its period reached 80 or 95 % of its limit.
+    TokenLimitThreshold(LimitNotice),
+    /// A token hit its limit: its spend reached 100 %, or (`refused`) a request was refused
+    /// for the limit first.
+    TokenLimitReached(LimitNotice),
     /// Sent by `POST /webhooks/:id/test`.
     WebhookTest {
         /// The endpoint tested.
@@ -58,6 +63,43 @@ pub enum EventKind {
         /// The `data` object.
         data: Value,
     },
+}
+
+/// What a limit event says about the token (never its secret).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct LimitNotice {
+    /// The token.
+    #[serde(rename = "id")]
+    pub token_id: String,
+    /// Its name.
+    #[serde(default)]
+    pub name: String,
+    /// When the period started.
+    pub period_start: DateTime<Utc>,
+    /// The limit.
+    #[serde(
+        deserialize_with = "crate::credits::deserialize",
+        serialize_with = "crate::credits::serialize"
+    )]
+    pub credit_limit: rust_decimal::Decimal,
+    /// The period's spend when the event fired.
+    #[serde(
+        deserialize_with = "crate::credits::deserialize",
+        serialize_with = "crate::credits::serialize"
+    )]
+    pub spent: rust_decimal::Decimal,
+    /// The mark, in percent: 80, 95 or 100.
+    pub threshold: u8,
+    /// Whether a refused request, not the spend, hit the wall (100 only).
+    #[serde(default)]
+    pub refused: bool,
+}
+
+/// A body whose `data` is read again exactly (amounts from their JSON text).
+#[derive(Deserialize)]
+struct Exact<T> {
+    data: T,
 }
 
 #[derive(Deserialize)]
@@ -90,6 +132,12 @@ impl Event {
                 expires_at: text("expires_at").and_then(|t| t.parse().ok()),
                 notice: text("notice").unwrap_or_default(),
             },
+            "token.limit_threshold" => {
+                EventKind::TokenLimitThreshold(serde_json::from_slice::<Exact<_>>(body)?.data)
+            }
+            "token.limit_reached" => {
+                EventKind::TokenLimitReached(serde_json::from_slice::<Exact<_>>(body)?.data)
+            }
             "webhook.test" => EventKind::WebhookTest {
                 endpoint_id: text("id").unwrap_or_default(),
             },
@@ -110,6 +158,8 @@ impl Event {
         match &self.kind {
             EventKind::TokenRotated { .. } => "token.rotated",
             EventKind::TokenExpiring { .. } => "token.expiring",
+            EventKind::TokenLimitThreshold(_) => "token.limit_threshold",
+            EventKind::TokenLimitReached(_) => "token.limit_reached",
             EventKind::WebhookTest { .. } => "webhook.test",
             EventKind::Unknown { kind, .. } => kind,
         }
@@ -188,6 +238,12 @@ mod tests {
         .unwrap();
         assert_eq!(event.kind_str(), "token.expiring");
         assert!(matches!(&event.kind, EventKind::TokenExpiring { notice, .. } if notice == "7d"));
+
+        let limit = br#"{"id":"evt_3","type":"token.limit_threshold","created_at":"2026-11-22T10:00:00Z","data":{"id":"tok_1","name":"ci","period_start":"2026-11-01T00:00:00Z","credit_limit":25,"spent":20.000000001,"threshold":80}}"#;
+        let event = verify_event(b"s", &headers(&sign(b"s", limit), now), limit, None).unwrap();
+        assert_eq!(event.kind_str(), "token.limit_threshold");
+        assert!(matches!(&event.kind, EventKind::TokenLimitThreshold(notice)
+            if notice.spent.to_string() == "20.000000001" && notice.threshold == 80 && !notice.refused));
 
         let unknown = br#"{"id":"evt_2","type":"token.renamed","created_at":"2026-11-22T10:00:00Z","data":{"id":"tok_1"}}"#;
         let event = verify_event(b"s", &headers(&sign(b"s", unknown), now), unknown, None).unwrap();

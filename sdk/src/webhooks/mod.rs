@@ -8,7 +8,9 @@ mod signature;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-pub use self::event::{EVENT_ID_HEADER, Event, EventKind, TIMESTAMP_HEADER, verify_event};
+pub use self::event::{
+    EVENT_ID_HEADER, Event, EventKind, LimitNotice, TIMESTAMP_HEADER, verify_event,
+};
 pub use self::signature::{SIGNATURE_HEADER, SignatureError, sign, verify};
 use crate::client::Client;
 use crate::error::Result;
@@ -73,7 +75,8 @@ impl CreateWebhook {
         }
     }
 
-    /// Subscribes to an event type: `token.rotated`, `token.expiring`.
+    /// Subscribes to an event type: `token.rotated`, `token.expiring`, `token.limit_threshold`,
+    /// `token.limit_reached`.
     pub fn event(mut self, kind: impl Into<String>) -> Self {
         self.events.push(kind.into());
         self

@@ -1,4 +1,8 @@
-//! Tokens: create, list, get, rotate and revoke.
+//! Tokens: create, list, get, rotate, revoke, and their spending limits (`limits.rs`).
+
+mod limits;
+
+pub use limits::{ChangeLimits, LimitReset, TokenLimits};
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -33,6 +37,9 @@ pub struct Token {
     pub last_used_at: Option<DateTime<Utc>>,
     /// The credential that created it (`key_...` or `tok_...`).
     pub created_by: String,
+    /// Its spending limit and the current period's spend; `None` when it has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<TokenLimits>,
 }
 
 /// A token's or API key's state.
@@ -97,6 +104,13 @@ pub struct CreateToken {
     scopes: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     expires_at: Option<DateTime<Utc>>,
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "crate::credits::option::serialize"
+    )]
+    credit_limit: Option<rust_decimal::Decimal>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    limit_reset: Option<LimitReset>,
 }
 
 impl CreateToken {
@@ -106,6 +120,8 @@ impl CreateToken {
             name: name.into(),
             scopes: Vec::new(),
             expires_at: None,
+            credit_limit: None,
+            limit_reset: None,
         }
     }
 
@@ -128,6 +144,20 @@ impl CreateToken {
     /// When the token expires (must be in the future); without it the token never expires.
     pub fn expires_at(mut self, at: DateTime<Utc>) -> Self {
         self.expires_at = Some(at);
+        self
+    }
+
+    /// The most the token may spend through the chat gateway per period, exact (more than 0,
+    /// at most 9 decimal places); without it the token has no limit.
+    pub fn credit_limit(mut self, credits: rust_decimal::Decimal) -> Self {
+        self.credit_limit = Some(credits);
+        self
+    }
+
+    /// When the limit's period starts again (default [`LimitReset::Never`]); needs
+    /// [`CreateToken::credit_limit`].
+    pub fn limit_reset(mut self, reset: LimitReset) -> Self {
+        self.limit_reset = Some(reset);
         self
     }
 }
@@ -229,6 +259,15 @@ impl<'c> Tokens<'c> {
     pub async fn rotate(&self, id: &str) -> Result<Token> {
         self.client
             .post(self.client.url(&["tokens", id, "rotate"]), None::<&()>)
+            .await
+    }
+
+    /// Changes a token's spending limit (the only thing about a token that changes in place);
+    /// the answer shows the new limit and the period's spend. 404 when revoked or unknown, 409
+    /// when expired, 422 for a value out of bounds. Needs `tokens:write`.
+    pub async fn change_limits(&self, id: &str, change: &ChangeLimits) -> Result<Token> {
+        self.client
+            .patch(self.client.url(&["tokens", id]), change)
             .await
     }
 
