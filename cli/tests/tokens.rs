@@ -398,3 +398,51 @@ fn a_limit_is_set_at_creation_changed_shown_and_refused_without_a_change() {
     let usage = env.json(&["usage", "--token", "agent"]);
     assert_eq!(usage["totals"]["requests"], 0);
 }
+
+#[test]
+fn rotate_with_an_overlap_says_until_when_the_old_secret_works() {
+    let env = Env::new();
+    let (id, old) = env.create("fleet", &["tokens:read"]);
+    let output = env
+        .tokctl()
+        .args([
+            "tokens",
+            "rotate",
+            "fleet",
+            "--overlap",
+            "10m",
+            "-o",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let rotated: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert!(
+        rotated["previous_secret_expires_at"].is_string(),
+        "{rotated}"
+    );
+    assert!(
+        stderr(&output).contains("The old secret works until"),
+        "{}",
+        stderr(&output)
+    );
+    // The old secret still reads the token.
+    let output = env
+        .bare()
+        .env("TOKCTL_API_KEY", &old)
+        .args(["tokens", "get", &id])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let output = env
+        .tokctl()
+        .args(["tokens", "rotate", "fleet", "--overlap", "25h"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "more than a day is a usage error"
+    );
+}

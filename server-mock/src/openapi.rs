@@ -17,7 +17,7 @@ use crate::{audit, chat, credentials, keys, probes, scopes, tokens, usage, webho
 #[derive(OpenApi)]
 #[openapi(
     info(title = "tokctl API", description = "The token API and the chat gateway of tokctl-server."),
-    paths(tokens::create, tokens::list, tokens::show, tokens::rotate, tokens::revoke,
+    paths(tokens::create, tokens::list, tokens::show, tokens::rotate::rotate, tokens::revoke,
         tokens::limits::update,
           keys::create, keys::list, keys::revoke, credentials::revoke, scopes::list, audit::list, chat::models::list, usage::list, webhooks::create,
           webhooks::list, webhooks::show, webhooks::remove, webhooks::test, webhooks::deliveries,

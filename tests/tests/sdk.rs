@@ -226,3 +226,36 @@ async fn rate_limited_calls_report_the_window() {
         assert!(window.reset > Utc::now() - chrono::Duration::seconds(1));
     }
 }
+
+#[tokio::test]
+async fn a_rotation_with_an_overlap_leaves_the_old_secret_working_until_it_ends() {
+    let server = TestServer::start().await;
+    let admin = server.admin();
+    let created = admin
+        .tokens()
+        .create(&CreateToken::new("fleet").scope("tokens:read"))
+        .await
+        .unwrap();
+    let old = server.client(created.secret.as_ref().unwrap().expose());
+    let rotated = admin
+        .tokens()
+        .rotate_with_overlap(&created.id, Duration::from_secs(600))
+        .await
+        .unwrap();
+    let until = rotated
+        .previous_secret_expires_at
+        .expect("the overlap's end");
+    let left = until - Utc::now();
+    assert!(left > chrono::Duration::minutes(9) && left <= chrono::Duration::minutes(10));
+    assert_eq!(old.tokens().get(&created.id).await.unwrap().id, created.id);
+    // A second rotation, without an overlap, ends the first one at once.
+    admin.tokens().rotate(&created.id).await.unwrap();
+    let err = old.tokens().get(&created.id).await.unwrap_err();
+    assert!(err.is_unauthorized(), "{err:?}");
+    let err = admin
+        .tokens()
+        .rotate_with_overlap(&created.id, Duration::from_secs(25 * 3600))
+        .await
+        .unwrap_err();
+    assert_eq!(err.status(), Some(422));
+}

@@ -75,11 +75,17 @@ async fn configure_receive_and_verify_with_the_sdk() {
         Some(Duration::from_secs(300)),
     )
     .unwrap();
-    assert_eq!(
-        event.kind,
-        EventKind::TokenRotated {
-            token_id: token.id.clone()
-        }
+    let EventKind::TokenRotated {
+        token_id,
+        previous_secret_expires_at,
+    } = &event.kind
+    else {
+        panic!("{event:?}")
+    };
+    assert_eq!(token_id, &token.id);
+    assert!(
+        previous_secret_expires_at.is_some_and(|at| at <= chrono::Utc::now()),
+        "without an overlap the old secret stopped at the rotation: {event:?}"
     );
     assert_eq!(headers["x-service-event-id"].to_str().unwrap(), event.id);
     assert!(verify_event(b"wrong secret", &headers, &body, None).is_err());

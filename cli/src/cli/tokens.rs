@@ -18,10 +18,15 @@ pub enum TokensCommand {
         /// Token id (tok_...) or name; a name only revoked tokens carry shows the newest.
         token: String,
     },
-    /// Replace a token's secret and print the new one; the old one stops working at once.
+    /// Replace a token's secret and print the new one; the old one stops working at once, or
+    /// after --overlap.
     Rotate {
         /// Token id (tok_...) or name.
         token: String,
+        /// Let the old secret work this much longer (at most 24h), e.g. 10m, so machines can
+        /// switch first; a later rotation ends it.
+        #[arg(long, value_parser = parse_overlap)]
+        overlap: Option<std::time::Duration>,
     },
     /// Set, change or remove a token's spending limit (the only change a token takes in place).
     #[command(visible_alias = "set-limit")]
@@ -72,6 +77,16 @@ pub struct LimitArgs {
     /// Remove the limit.
     #[arg(long, conflicts_with_all = ["credit_limit", "reset"])]
     pub remove: bool,
+}
+
+/// A rotation's overlap: a length of time of at most 24 hours.
+fn parse_overlap(raw: &str) -> Result<std::time::Duration, String> {
+    match parse_duration(raw)? {
+        length if length > std::time::Duration::from_secs(24 * 3600) => {
+            Err("must be at most 24h".into())
+        }
+        length => Ok(length),
+    }
 }
 
 /// An amount of credits: an exact decimal above 0.

@@ -87,10 +87,22 @@ pub async fn run(ctx: &Ctx, command: TokensCommand) -> Result<(), CliError> {
             limits::show(ctx, token)
         }
         TokensCommand::Limit(args) => limits::run(ctx, &client, args).await,
-        TokensCommand::Rotate { token } => {
+        TokensCommand::Rotate { token, overlap } => {
             let id = resolve(&client, TOKEN, &token, false).await?;
-            let rotated = TokenRow(client.tokens().rotate(&id).await?);
-            print_with_secret(ctx, &rotated, rotated.0.secret.as_ref())
+            let rotated = match overlap.filter(|length| !length.is_zero()) {
+                Some(length) => client.tokens().rotate_with_overlap(&id, length).await?,
+                None => client.tokens().rotate(&id).await?,
+            };
+            let until = rotated.previous_secret_expires_at;
+            let rotated = TokenRow(rotated);
+            print_with_secret(ctx, &rotated, rotated.0.secret.as_ref())?;
+            if let Some(until) = until {
+                ctx.note(&format!(
+                    "The old secret works until {}.",
+                    until.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+                ));
+            }
+            Ok(())
         }
         TokensCommand::Revoke(args) => revoke::run(ctx, &client, args).await,
     }

@@ -225,7 +225,16 @@ async fn receive(
     let out = Output::plain();
     let printed = if listener.pretty && !listener.json {
         let detail = match &event.kind {
-            tokctl_sdk::webhooks::EventKind::TokenRotated { token_id } => token_id.clone(),
+            tokctl_sdk::webhooks::EventKind::TokenRotated {
+                token_id,
+                previous_secret_expires_at,
+            } => match previous_secret_expires_at {
+                Some(at) if *at > event.created_at => format!(
+                    "{token_id} (old secret works until {})",
+                    at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+                ),
+                _ => token_id.clone(),
+            },
             tokctl_sdk::webhooks::EventKind::TokenExpiring {
                 token_id, notice, ..
             } => format!("{token_id} ({notice} notice)"),

@@ -4,6 +4,8 @@ mod limits;
 
 pub use limits::{ChangeLimits, LimitReset, TokenLimits};
 
+use std::time::Duration;
+
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -40,6 +42,9 @@ pub struct Token {
     /// Its spending limit and the current period's spend; `None` when it has none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limits: Option<TokenLimits>,
+    /// While a rotation's overlap lasts: when the secret it replaced stops working.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_secret_expires_at: Option<DateTime<Utc>>,
 }
 
 /// A token's or API key's state.
@@ -253,12 +258,24 @@ impl<'c> Tokens<'c> {
         self.client.get(self.client.url(&["tokens", id]), &[]).await
     }
 
-    /// Replaces an active token's secret; id, name, scopes and expiry stay. The old secret
-    /// stops working at once. 404 when revoked or unknown, 409 when expired. Never retried on a
-    /// server error.
+    /// Replaces an active token's secret; id, name, scopes, expiry and limits stay. The old
+    /// secret stops working at once. 404 when revoked or unknown, 409 when expired. Never
+    /// retried on a server error.
     pub async fn rotate(&self, id: &str) -> Result<Token> {
         self.client
             .post(self.client.url(&["tokens", id, "rotate"]), None::<&()>)
+            .await
+    }
+
+    /// Replaces an active token's secret and lets the old one work for `overlap` more (at most
+    /// 24 hours, whole seconds), so a fleet can pick up the new secret before the old one stops:
+    /// [`Token::previous_secret_expires_at`] says when. A later rotation ends the overlap.
+    pub async fn rotate_with_overlap(&self, id: &str, overlap: Duration) -> Result<Token> {
+        let body = serde_json::json!({
+            "previous_secret_expires_in": format!("{}s", overlap.as_secs())
+        });
+        self.client
+            .post(self.client.url(&["tokens", id, "rotate"]), Some(&body))
             .await
     }
 

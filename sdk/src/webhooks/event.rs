@@ -34,6 +34,9 @@ pub enum EventKind {
     TokenRotated {
         /// The token.
         token_id: String,
+        /// When the replaced secret stops working: the rotation itself, or the end of the
+        /// overlap it asked for (`None` from a server that does not say).
+        previous_secret_expires_at: Option<DateTime<Utc>>,
     },
     /// A token expires soon.
     TokenExpiring {
@@ -125,6 +128,8 @@ impl Event {
         let kind = match raw.kind.as_str() {
             "token.rotated" => EventKind::TokenRotated {
                 token_id: text("id").unwrap_or_default(),
+                previous_secret_expires_at: text("previous_secret_expires_at")
+                    .and_then(|t| t.parse().ok()),
             },
             "token.expiring" => EventKind::TokenExpiring {
                 token_id: text("id").unwrap_or_default(),

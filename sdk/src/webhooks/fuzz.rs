@@ -38,7 +38,10 @@ fn event() -> impl Strategy<Value = (Event, Vec<u8>)> {
         id.prop_map(|token_id| (
             "token.rotated".to_string(),
             json!({"id": token_id}),
-            EventKind::TokenRotated { token_id }
+            EventKind::TokenRotated {
+                token_id,
+                previous_secret_expires_at: None
+            }
         )),
         (id, text, prop::option::of(instant()), "(7d|1d|1h)").prop_map(
             |(token_id, name, expires_at, notice)| (

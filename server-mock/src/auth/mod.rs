@@ -157,6 +157,11 @@ pub(crate) fn usable(credential: Credential) -> Result<Credential, Denied> {
     if credential.expires_at.is_some_and(|at| at <= now) {
         return Err(denied("Token has expired"));
     }
+    // A secret a rotation replaced stops at the exact end of its overlap, on every instance:
+    // the time travels with the credential, cached or not.
+    if credential.secret_expires_at.is_some_and(|at| at <= now) {
+        return Err(denied("Missing or invalid API key"));
+    }
     Ok(credential)
 }
 

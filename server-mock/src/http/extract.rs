@@ -84,6 +84,29 @@ impl<S: Send + Sync> FromRequest<S> for IgnoredBody {
     }
 }
 
+/// An optional JSON body: absent (no body at all) is `None`; a body must be JSON within the
+/// limits of [`ApiJson`] and of `T`'s shape.
+pub struct OptionalJson<T>(pub Option<T>);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for OptionalJson<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
+        let headers = request.headers();
+        let declared = headers
+            .get(CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok());
+        let has_body = declared.map_or(headers.contains_key(TRANSFER_ENCODING), |len| len > 0);
+        if !has_body {
+            return Ok(OptionalJson(None));
+        }
+        ApiJson::<T>::from_request(request, state)
+            .await
+            .map(|ApiJson(body)| OptionalJson(Some(body)))
+    }
+}
+
 fn is_json(content_type: Option<&axum::http::HeaderValue>) -> bool {
     content_type
         .and_then(|v| v.to_str().ok())

@@ -28,8 +28,9 @@ pub struct Cache {
 struct Inner {
     generation: u64,
     credentials: HashMap<[u8; 32], Credential>,
-    /// Credential id → digest, to drop a credential by id.
-    digests: HashMap<String, [u8; 32]>,
+    /// Credential id → its digests (a token's current secret and, during a rotation's
+    /// overlap, the one it replaced), to drop a credential by id.
+    digests: HashMap<String, Vec<[u8; 32]>>,
     tokens: HashMap<String, TokenRecord>,
 }
 
@@ -112,7 +113,10 @@ impl Cache {
             inner.credentials.clear();
             inner.digests.clear();
         }
-        inner.digests.insert(credential.id.clone(), digest);
+        let digests = inner.digests.entry(credential.id.clone()).or_default();
+        if !digests.contains(&digest) {
+            digests.push(digest);
+        }
         inner.credentials.insert(digest, credential);
     }
 
@@ -143,7 +147,7 @@ impl Cache {
         let mut inner = self.write();
         inner.generation += 1;
         for id in ids {
-            if let Some(digest) = inner.digests.remove(id) {
+            for digest in inner.digests.remove(id).unwrap_or_default() {
                 inner.credentials.remove(&digest);
             }
             inner.tokens.remove(id);

@@ -96,6 +96,7 @@ const TABLES: &[Table] = &[
             ("expires_at", "expires_at", Kind::Time),
             ("last_used_at", "last_used_at", Kind::Time),
             ("created_by", "created_by", Kind::Text),
+            ("previous_expires_at", "previous_expires_at", Kind::Time),
         ],
     },
     Table {
@@ -111,6 +112,8 @@ const TABLES: &[Table] = &[
             ("revoked_at", "revoked_at", Kind::Time),
             ("last_used_at", "last_used_at", Kind::Time),
             ("created_by", "created_by", Kind::Text),
+            ("previous_digest", "previous_digest", Kind::Bytes),
+            ("previous_expires_at", "previous_expires_at", Kind::Time),
         ],
     },
     Table {

@@ -27,6 +27,9 @@ pub struct Credential {
     pub last_used_at: Option<DateTime<Utc>>,
     /// A token with a credit limit (its chat requests reserve their worst case).
     pub limited: bool,
+    /// When the presented secret stops working: set when it is the secret a rotation replaced
+    /// with an overlap (refused from that instant on).
+    pub secret_expires_at: Option<DateTime<Utc>>,
 }
 
 /// A token as stored (never its secret).
@@ -41,6 +44,9 @@ pub struct TokenRecord {
     pub revoked_at: Option<DateTime<Utc>>,
     pub last_used_at: Option<DateTime<Utc>>,
     pub created_by: String,
+    /// Until when the secret the last rotation replaced still works (tokens only; in the past
+    /// once it has stopped).
+    pub previous_secret_expires_at: Option<DateTime<Utc>>,
 }
 
 /// A token's state, computed from its record at a moment.
@@ -103,6 +109,7 @@ impl NewToken {
             revoked_at: None,
             last_used_at: None,
             created_by: self.created_by,
+            previous_secret_expires_at: None,
         }
     }
 }

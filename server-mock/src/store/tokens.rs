@@ -52,13 +52,16 @@ pub trait TokenStore: Send + Sync + 'static {
     async fn get_token(&self, workspace_id: &str, id: &str) -> StoreResult<Option<TokenRecord>>;
 
     /// Replaces the secret of an active token atomically, and queues `event` for the
-    /// workspace's webhook endpoints in the same transaction.
+    /// workspace's webhook endpoints in the same transaction. With `previous_until`, the
+    /// replaced secret keeps working until then (any earlier overlap ends now); without it, it
+    /// stops at once.
     /// [`StoreError::NotFound`](super::StoreError::NotFound) when unknown or revoked, [`StoreError::Expired`](super::StoreError::Expired) when expired.
     async fn rotate_token(
         &self,
         workspace_id: &str,
         id: &str,
         digest: SecretDigest,
+        previous_until: Option<DateTime<Utc>>,
         audit: AuditEntry,
         event: NewEvent,
     ) -> StoreResult<TokenRecord>;

@@ -2,6 +2,7 @@
 //! (`limits.rs`).
 
 pub mod limits;
+pub mod rotate;
 
 use std::sync::Arc;
 
@@ -47,7 +48,7 @@ where
         .get("/v1/tokens/{id}", show)
         .patch("/v1/tokens/{id}", limits::update)
         .delete("/v1/tokens/{id}", revoke)
-        .post("/v1/tokens/{id}/rotate", rotate)
+        .post("/v1/tokens/{id}/rotate", rotate::rotate)
 }
 
 /// Body of `POST /v1/tokens`. Unknown fields are ignored.
@@ -110,6 +111,11 @@ pub struct TokenView {
     /// Its spending limit and the current period's spend; absent when it has none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limits: Option<LimitsView>,
+    /// While a rotation's overlap lasts: when the secret it replaced stops working (RFC 3339,
+    /// UTC); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(format = DateTime)]
+    pub previous_secret_expires_at: Option<String>,
 }
 
 /// A token's status, as `status` shows it and the `status` filter takes it.
@@ -122,14 +128,15 @@ pub enum TokenStatusName {
 }
 
 impl TokenView {
-    fn new(
+    pub(crate) fn new(
         last_used: &LastUsed,
         record: TokenRecord,
         secret: Option<&Secret>,
         spend: Option<&Spend>,
     ) -> Self {
-        let now = Utc::now();
+        let now = store::now();
         let last_used = record.last_used_at.max(last_used.pending(&record.id));
+        let previous = record.previous_secret_expires_at.filter(|at| *at > now);
         TokenView {
             status: record.status(now).as_str(),
             id: record.id,
@@ -141,6 +148,7 @@ impl TokenView {
             last_used_at: last_used.map(timestamp),
             created_by: record.created_by,
             limits: spend.map(LimitsView::from),
+            previous_secret_expires_at: previous.map(timestamp),
         }
     }
 }
@@ -282,63 +290,6 @@ pub async fn show(
         &last_used,
         record,
         None,
-        spend.get(&id),
-    )))
-}
-
-/// Replace an active token's secret; the old secret stops working at once.
-#[utoipa::path(post, path = "/v1/tokens/{id}/rotate", tag = "tokens", operation_id = "rotate_token",
-    params(TokenIdParam),
-    responses((status = 200, description = "The token with its new secret", body = TokenView),
-        (status = 400, description = "A body was sent that is not JSON", body = ErrorBody),
-        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
-        (status = 404, description = "Unknown, revoked, or in another workspace", body = ErrorBody),
-        (status = 409, description = "The token has expired", body = ErrorBody),
-        (status = 429, body = ErrorBody)))]
-pub async fn rotate(
-    State(store): State<Arc<dyn Store>>,
-    State(last_used): State<Arc<LastUsed>>,
-    State(hub): State<Arc<Hub>>,
-    auth: Authenticated<require::TokensRotate>,
-    TokenId(id): TokenId,
-    _body: IgnoredBody,
-) -> Result<Json<TokenView>> {
-    let secret = new_secret(CredentialKind::Token);
-    let audit = entry(&auth, actions::TOKEN_ROTATED, &id);
-    let event = crate::webhooks::event(
-        &auth.principal.workspace_id,
-        "token.rotated",
-        serde_json::json!({ "id": id }),
-    );
-    let rotated = store
-        .rotate_token(
-            &auth.principal.workspace_id,
-            &id,
-            secret.digest(),
-            audit,
-            event,
-        )
-        .await;
-    hub.wake.notify_one();
-    let record = match rotated {
-        Err(StoreError::NotFound) => return Err(ApiError::token_not_found(&id)),
-        Err(StoreError::Expired) => {
-            return Err(ApiError::Conflict(
-                "Token has expired; create a new token".into(),
-            ));
-        }
-        other => other?,
-    };
-    let spend = limits::spend_of(
-        store.as_ref(),
-        &auth.principal.workspace_id,
-        vec![id.clone()],
-    )
-    .await?;
-    Ok(Json(TokenView::new(
-        &last_used,
-        record,
-        Some(&secret),
         spend.get(&id),
     )))
 }

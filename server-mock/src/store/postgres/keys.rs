@@ -176,6 +176,7 @@ async fn find_session(
                     revoked: row.get(4),
                     last_used_at: row.get(5),
                     limited: false,
+                    secret_expires_at: None,
                 },
                 key_name: row.get(6),
                 workspace: Workspace {

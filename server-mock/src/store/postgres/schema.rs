@@ -227,7 +227,9 @@ WHERE (' ' || scopes || ' ') LIKE '% tokens:read %' AND (' ' || scopes || ' ') L
 "#,
     // Spending limits (as SQLite's migration 10): each token's limit, the reservations of
     // requests being answered, the notices sent once per period; the ledger names the token of
-    // each request, and an audit entry may say what changed.
+    // each request, and an audit entry may say what changed. A rotation may leave the secret it
+    // replaced working until `previous_expires_at` (API keys share the tokens' columns, always
+    // null there).
     r#"
 ALTER TABLE usage_ledger ADD COLUMN token_id TEXT;
 CREATE INDEX usage_by_token ON usage_ledger(token_id, created_at) WHERE token_id IS NOT NULL;
@@ -253,6 +255,10 @@ CREATE TABLE limit_notices (
     created_at    TIMESTAMPTZ NOT NULL,
     PRIMARY KEY (token_id, period_start, threshold)
 );
+ALTER TABLE tokens ADD COLUMN previous_digest BYTEA;
+ALTER TABLE tokens ADD COLUMN previous_expires_at TIMESTAMPTZ;
+CREATE INDEX tokens_previous_digest ON tokens(previous_digest) WHERE previous_digest IS NOT NULL;
+ALTER TABLE api_keys ADD COLUMN previous_expires_at TIMESTAMPTZ;
 "#,
 ];
 

@@ -20,8 +20,8 @@ use crate::store::{format_stored, parse_stored};
 #[allow(unused_imports)]
 use async_trait::async_trait;
 
-pub(super) const TOKEN_COLUMNS: &str =
-    "id, workspace_id, name, scopes, created_at, expires_at, revoked_at, last_used_at, created_by";
+pub(super) const TOKEN_COLUMNS: &str = "id, workspace_id, name, scopes, created_at, expires_at, \
+     revoked_at, last_used_at, created_by, previous_expires_at";
 
 pub(super) fn token(row: &Row) -> TokenRecord {
     TokenRecord {
@@ -34,6 +34,7 @@ pub(super) fn token(row: &Row) -> TokenRecord {
         revoked_at: row.get(6),
         last_used_at: row.get(7),
         created_by: row.get(8),
+        previous_secret_expires_at: row.get(9),
     }
 }
 
@@ -44,15 +45,23 @@ pub(super) async fn find_credential(
     digest: &SecretDigest,
 ) -> StoreResult<Option<Credential>> {
     let sql = match kind {
+        // The current secret, or the one the last rotation replaced (until its overlap ends).
         CredentialKind::Token => {
             "SELECT t.id, t.workspace_id, t.scopes, t.expires_at, t.revoked_at IS NOT NULL,
-                    t.last_used_at, t.secret_digest, l.token_id IS NOT NULL
+                    t.last_used_at, t.secret_digest, l.token_id IS NOT NULL,
+                    NULL::timestamptz
              FROM tokens t LEFT JOIN token_limits l ON l.token_id = t.id
-             WHERE t.secret_digest = $1"
+             WHERE t.secret_digest = $1
+             UNION ALL
+             SELECT t.id, t.workspace_id, t.scopes, t.expires_at, t.revoked_at IS NOT NULL,
+                    t.last_used_at, t.previous_digest, l.token_id IS NOT NULL,
+                    t.previous_expires_at
+             FROM tokens t LEFT JOIN token_limits l ON l.token_id = t.id
+             WHERE t.previous_digest = $1"
         }
         CredentialKind::ApiKey => {
             "SELECT id, workspace_id, scopes, expires_at, revoked_at IS NOT NULL, last_used_at,
-                    secret_digest, false
+                    secret_digest, false, NULL::timestamptz
              FROM api_keys WHERE secret_digest = $1"
         }
     };
@@ -70,6 +79,7 @@ pub(super) async fn find_credential(
             revoked: row.get(4),
             last_used_at: row.get(5),
             limited: row.get(7),
+            secret_expires_at: row.get(8),
         }))
 }
 
@@ -166,7 +176,7 @@ pub(super) async fn list_tokens(
     params.extend([&limit as &(dyn ToSql + Sync), &offset]);
     let rows = c.query(&c.prepare_cached(&sql).await?, &params).await?;
     let total = match rows.first() {
-        Some(row) => row.get::<_, i64>(9),
+        Some(row) => row.get::<_, i64>(10),
         None => {
             params.truncate(params.len() - 2);
             let sql = format!("SELECT COUNT(*) FROM {table} WHERE workspace_id = $1{condition}");
@@ -189,18 +199,32 @@ pub(super) async fn rotate(
     workspace_id: &str,
     id: &str,
     digest: &SecretDigest,
+    previous_until: Option<DateTime<Utc>>,
     audit: &AuditEntry,
     event: &NewEvent,
 ) -> StoreResult<TokenRecord> {
     let now = audit.created_at;
+    // The right-hand sides read the row as it was: the replaced secret becomes the previous one
+    // (only with an overlap), and any earlier previous one is gone.
     let sql = format!(
-        "UPDATE tokens SET secret_digest = $1
+        "UPDATE tokens SET
+             previous_digest = CASE WHEN $5::timestamptz IS NULL THEN NULL ELSE secret_digest END,
+             previous_expires_at = $5, secret_digest = $1
          WHERE id = $2 AND workspace_id = $3 AND revoked_at IS NULL
            AND (expires_at IS NULL OR expires_at > $4)
          RETURNING {TOKEN_COLUMNS}"
     );
     let row = c
-        .query_opt(&sql, &[&digest.0.as_slice(), &id, &workspace_id, &now])
+        .query_opt(
+            &sql,
+            &[
+                &digest.0.as_slice(),
+                &id,
+                &workspace_id,
+                &now,
+                &previous_until,
+            ],
+        )
         .await?;
     let Some(row) = row else {
         let found = fetch_token(c, workspace_id, id).await?;
@@ -327,11 +351,21 @@ impl TokenStore for PostgresStore {
         workspace_id: &str,
         id: &str,
         digest: SecretDigest,
+        previous_until: Option<DateTime<Utc>>,
         audit: AuditEntry,
         event: NewEvent,
     ) -> StoreResult<TokenRecord> {
         in_transaction!(self, |tx| {
-            rotate(&tx, workspace_id, id, &digest, &audit, &event).await?
+            rotate(
+                &tx,
+                workspace_id,
+                id,
+                &digest,
+                previous_until,
+                &audit,
+                &event,
+            )
+            .await?
         })
     }
 

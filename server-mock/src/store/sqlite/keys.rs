@@ -139,6 +139,7 @@ fn find_session(
                         revoked: row.get::<_, Option<i64>>(4)?.is_some(),
                         last_used_at: row.get::<_, Option<i64>>(5)?.map(from_micros),
                         limited: false,
+                        secret_expires_at: None,
                     },
                     key_name: row.get(6)?,
                     workspace: Workspace {

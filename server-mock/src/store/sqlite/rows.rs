@@ -11,8 +11,8 @@ use crate::store::{
 };
 use crate::store::{format_stored, parse_stored};
 
-pub(super) const TOKEN_COLUMNS: &str =
-    "id, workspace_id, name, scopes, created_at, expires_at, revoked_at, last_used_at, created_by";
+pub(super) const TOKEN_COLUMNS: &str = "id, workspace_id, name, scopes, created_at, expires_at, \
+     revoked_at, last_used_at, created_by, previous_expires_at";
 
 pub(super) fn micros(at: DateTime<Utc>) -> i64 {
     at.timestamp_micros()
@@ -33,6 +33,7 @@ pub(super) fn token_from_row(row: &Row<'_>) -> rusqlite::Result<TokenRecord> {
         revoked_at: row.get::<_, Option<i64>>(6)?.map(from_micros),
         last_used_at: row.get::<_, Option<i64>>(7)?.map(from_micros),
         created_by: row.get(8)?,
+        previous_secret_expires_at: row.get::<_, Option<i64>>(9)?.map(from_micros),
     })
 }
 
@@ -220,15 +221,21 @@ pub(super) fn find_credential(
     digest: &SecretDigest,
 ) -> StoreResult<Option<Credential>> {
     let sql = match kind {
+        // The current secret, or the one the last rotation replaced (until its overlap ends).
         CredentialKind::Token => {
             "SELECT t.id, t.workspace_id, t.scopes, t.expires_at, t.revoked_at, t.last_used_at,
-                    t.secret_digest, l.token_id IS NOT NULL
+                    t.secret_digest, l.token_id IS NOT NULL, NULL
              FROM tokens t LEFT JOIN token_limits l ON l.token_id = t.id
-             WHERE t.secret_digest = ?1"
+             WHERE t.secret_digest = ?1
+             UNION ALL
+             SELECT t.id, t.workspace_id, t.scopes, t.expires_at, t.revoked_at, t.last_used_at,
+                    t.previous_digest, l.token_id IS NOT NULL, t.previous_expires_at
+             FROM tokens t LEFT JOIN token_limits l ON l.token_id = t.id
+             WHERE t.previous_digest = ?1"
         }
         CredentialKind::ApiKey => {
             "SELECT id, workspace_id, scopes, expires_at, revoked_at, last_used_at, secret_digest,
-                    0
+                    0, NULL
              FROM api_keys WHERE secret_digest = ?1"
         }
     };
@@ -246,6 +253,7 @@ pub(super) fn find_credential(
                     revoked: row.get::<_, Option<i64>>(4)?.is_some(),
                     last_used_at: row.get::<_, Option<i64>>(5)?.map(from_micros),
                     limited: row.get(7)?,
+                    secret_expires_at: row.get::<_, Option<i64>>(8)?.map(from_micros),
                 },
                 stored,
             ))

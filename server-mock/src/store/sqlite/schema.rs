@@ -270,6 +270,10 @@ CREATE TABLE limit_notices (
     created_at    INTEGER NOT NULL,
     PRIMARY KEY (token_id, period_start, threshold)
 );
+ALTER TABLE tokens ADD COLUMN previous_digest BLOB;
+ALTER TABLE tokens ADD COLUMN previous_expires_at INTEGER;
+CREATE INDEX tokens_previous_digest ON tokens(previous_digest) WHERE previous_digest IS NOT NULL;
+ALTER TABLE api_keys ADD COLUMN previous_expires_at INTEGER;
 "#,
 ];
 

@@ -64,6 +64,7 @@ impl TokenStore for SqliteStore {
         workspace_id: &str,
         id: &str,
         digest: SecretDigest,
+        previous_until: Option<DateTime<Utc>>,
         audit: AuditEntry,
         event: NewEvent,
     ) -> StoreResult<TokenRecord> {
@@ -76,11 +77,25 @@ impl TokenStore for SqliteStore {
                     TokenStatus::Expired => return Err(StoreError::Expired),
                     TokenStatus::Active => {}
                 }
-                conn.prepare_cached("UPDATE tokens SET secret_digest = ?1 WHERE id = ?2")?
-                    .execute(params![digest.0.as_slice(), id])?;
+                // The right-hand sides read the row as it was: the replaced secret becomes the
+                // previous one (only with an overlap), and any earlier previous one is gone.
+                conn.prepare_cached(
+                    "UPDATE tokens SET
+                         previous_digest = CASE WHEN ?3 IS NULL THEN NULL ELSE secret_digest END,
+                         previous_expires_at = ?3, secret_digest = ?1
+                     WHERE id = ?2",
+                )?
+                .execute(params![
+                    digest.0.as_slice(),
+                    id,
+                    previous_until.map(micros)
+                ])?;
                 insert_audit(conn, &audit)?;
                 super::webhooks::enqueue(conn, &event, None)?;
-                Ok(token)
+                Ok(TokenRecord {
+                    previous_secret_expires_at: previous_until,
+                    ..token
+                })
             })
             .await
     }
