@@ -1,12 +1,15 @@
 //! The web dashboard in real headless Chromium, against the reference server in-process: each
 //! test does what a person would, and checks what the API then says. The whole dashboard on a
 //! phone, from the keyboard alone, is in `dashboard/phone.rs`; the Models section watching an
-//! upstream fail, in `dashboard/models.rs`; Settings > x402 payments, in `dashboard/x402.rs`.
+//! upstream fail, in `dashboard/models.rs`; Settings > x402 payments, in `dashboard/x402.rs`; a token's
+//! spending limit and a rotation with an overlap, in `dashboard/limits.rs`.
 
 mod browser;
 mod common;
 #[path = "../../server-mock/tests/common/facilitator.rs"]
 mod facilitator;
+#[path = "dashboard/limits.rs"]
+mod limits;
 #[path = "dashboard/models.rs"]
 mod models;
 #[path = "dashboard/phone.rs"]

@@ -37,9 +37,12 @@ export function onUnauthorized(handler) {
 
 // Credits are exact decimals on the wire (JSON numbers such as 0.0102). Keep their text as
 // written, so nothing is shown rounded or as 0.010199999999999999.
+/** Fields that hold credit amounts: kept as the API wrote them (exact decimal text). */
+const AMOUNTS = new Set(['credits', 'credit_limit', 'spent', 'reserved', 'remaining']);
+
 function parseJson(text) {
   return JSON.parse(text, function revive(key, value, context) {
-    if (key === 'credits' && typeof value === 'number') {
+    if (AMOUNTS.has(key) && typeof value === 'number') {
       if (context && typeof context.source === 'string') return context.source;
       return plainDecimal(value);
     }
@@ -140,6 +143,7 @@ export const api = {
   get: (path, query) => send('GET', path, { query }),
   post: (path, body) => send('POST', path, { body: body === undefined ? {} : body }),
   put: (path, body) => send('PUT', path, { body }),
+  patch: (path, body) => send('PATCH', path, { body }),
   del: (path) => send('DELETE', path),
 };
 

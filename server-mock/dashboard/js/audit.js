@@ -11,6 +11,7 @@ export const ACTIONS = [
   ['token.created', 'Token created'],
   ['token.rotated', 'Token rotated'],
   ['token.revoked', 'Token revoked'],
+  ['token.limit_changed', 'Token limit changed'],
   ['key.created', 'API key created'],
   ['key.revoked', 'API key revoked'],
   ['session.started', 'Dashboard sign-in'],

@@ -125,12 +125,13 @@ export function expiryField(prefix, defaultValue = '30') {
 }
 
 /**
- * The create form for a credential (token or API key): name, scopes, expiry.
+ * The create form for a credential (token or API key): name, scopes, expiry, and `extra`
+ * fields ({node, read()}: a token's limit) whose value joins the body.
  * Ids: #<prefix>-create-form, #<prefix>-name, #<prefix>-expiry, #<prefix>-create-submit,
  * #<prefix>-create-cancel, #form-error. `submit({name, scopes, expires_at})` returns a promise;
  * its rejection's message is shown under the form.
  */
-export function credentialForm({ prefix, noun, namePlaceholder, nameHint, scopes, held, submitLabel, submit, cancel }) {
+export function credentialForm({ prefix, noun, namePlaceholder, nameHint, scopes, held, submitLabel, submit, cancel, extra = null }) {
   const nameId = `${prefix}-name`;
   const name = el('input', {
     type: 'text',
@@ -155,6 +156,7 @@ export function credentialForm({ prefix, noun, namePlaceholder, nameHint, scopes
       el('p', { class: 'field-hint', id: `${nameId}-hint` }, nameHint)),
     checklist.node,
     expiry.node,
+    extra ? extra.node : null,
     error.node,
     el('div', { class: 'form-actions' }, submitButton, cancelButton));
 
@@ -171,6 +173,7 @@ export function credentialForm({ prefix, noun, namePlaceholder, nameHint, scopes
     name.removeAttribute('aria-invalid');
     const chosen = checklist.values();
     const expires = expiry.read();
+    const more = extra ? extra.read() : { value: null, error: null };
     let problem = null;
     if (!name.value.trim()) {
       problem = `Give the ${noun} a name, so you can tell it apart later.`;
@@ -179,6 +182,8 @@ export function credentialForm({ prefix, noun, namePlaceholder, nameHint, scopes
       problem = 'Choose at least one scope.';
     } else if (expires.error) {
       problem = expires.error;
+    } else if (more.error) {
+      problem = more.error;
     }
     if (problem) {
       error.set(problem);
@@ -186,6 +191,7 @@ export function credentialForm({ prefix, noun, namePlaceholder, nameHint, scopes
     }
     const body = { name: name.value.trim(), scopes: chosen };
     if (expires.value) body.expires_at = expires.value;
+    if (more.value) Object.assign(body, more.value);
     submitButton.disabled = true;
     submitButton.setAttribute('aria-busy', 'true');
     try {

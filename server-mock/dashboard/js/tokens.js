@@ -1,13 +1,17 @@
-// Tokens: list (status filter, search by name, pages), create, rotate, revoke.
+// Tokens: list (status filter, search by name, pages), create, rotate (with an optional
+// overlap), change the spending limit (limits.js), revoke.
 
 import { api, fetchAll, resource } from './api.js';
 import { credentialForm, scopeChips } from './forms.js';
+import { editLimit, limitFields, spendCell } from './limits.js';
 import {
   badge, clearAlert, confirm, el, emptyState, loading, pager, replace, sectionError,
   sectionHeader, show, showAlert, showSecret, table, td, timeCell, toast,
 } from './ui.js';
 
 const PER_PAGE = 25;
+/** How long a rotation may leave the old secret working ("" at once, the API's default). */
+const OVERLAPS = [['', 'At once'], ['10m', 'In 10 minutes'], ['1h', 'In 1 hour'], ['24h', 'In 24 hours']];
 
 export function render(root, ctx) {
   const state = { status: '', search: '', page: 1, seq: 0, all: null };
@@ -70,6 +74,7 @@ export function render(root, ctx) {
           submitLabel: 'Create token',
           submit: create,
           cancel: closeForm,
+          extra: limitFields('token'),
         });
         formSlot.replaceChildren(form.node);
       } catch (err) {
@@ -104,11 +109,17 @@ export function render(root, ctx) {
   }
 
   async function rotate(token) {
+    const overlap = el('select', { id: 'token-rotate-overlap' },
+      OVERLAPS.map(([value, label]) => el('option', { value }, label)));
     const ok = await confirm({
       title: `Rotate “${token.name}”?`,
       body: [
-        'A new secret replaces the current one at once: anything still using the old secret stops working.',
-        'The new secret is shown once.',
+        'A new secret replaces the current one. The new secret is shown once.',
+        el('div', { class: 'field' },
+          el('label', { for: 'token-rotate-overlap' }, 'The old secret stops working'),
+          overlap,
+          el('p', { class: 'field-hint' },
+            'Keep it working for a while so every machine can switch first. A later rotation ends it.')),
       ],
       confirmLabel: 'Rotate secret',
       fallbackFocus: heading,
@@ -120,10 +131,14 @@ export function render(root, ctx) {
     clearAlert();
     root.dataset.loaded = 'false';
     try {
-      const rotated = await api.post(resource('/v1/tokens', token.id, '/rotate'));
+      const body = overlap.value ? { previous_secret_expires_in: overlap.value } : undefined;
+      const rotated = await api.post(resource('/v1/tokens', token.id, '/rotate'), body);
+      const until = rotated.previous_secret_expires_at;
       showSecret(secretSlot, {
         title: `New secret for “${rotated.name}”`,
-        intro: 'The previous secret no longer works. Update every place that used it.',
+        intro: until
+          ? `The previous secret works until ${new Date(until).toLocaleString()}. Update every place that used it before then.`
+          : 'The previous secret no longer works. Update every place that used it.',
         secret: rotated.token,
         onDismiss: () => heading().focus(),
       });
@@ -193,10 +208,22 @@ export function render(root, ctx) {
       td('Created', timeCell(token.created_at)),
       td('Expires', timeCell(token.expires_at, { empty: 'Never', relative: true })),
       td('Last used', timeCell(token.last_used_at, { empty: 'Never used', relative: true })),
+      td('Spend', spendCell(token)),
       td('Actions', el('div', { class: 'row-actions' },
         actionButton('rotate', 'Rotate', token, canRotate && status === 'active', rotateWhy, rotate),
+        canWrite && status === 'active' ? el('button', {
+          type: 'button', class: 'btn btn-small', dataset: { action: 'limit' },
+          'aria-label': `Spending limit of ${token.name}`,
+          onClick: () => editLimit(token, { fallbackFocus: heading, onSaved: reload }),
+        }, 'Limit') : null,
         actionButton('revoke', 'Revoke', token, canRevoke && status !== 'revoked', revokeWhy, revoke),
-        el('a', { href: `#/audit?token_id=${encodeURIComponent(token.id)}`, class: 'btn btn-small btn-ghost', dataset: { action: 'audit' }, 'aria-label': `Audit log of ${token.name}` }, 'Audit'))));
+        el('a', { href: `#/audit?token_id=${encodeURIComponent(token.id)}`, class: 'btn btn-small btn-ghost', dataset: { action: 'audit' }, 'aria-label': `Audit log of ${token.name}` }, 'Audit'),
+        el('a', { href: `#/usage?token_id=${encodeURIComponent(token.id)}`, class: 'btn btn-small btn-ghost', dataset: { action: 'usage' }, 'aria-label': `Usage of ${token.name}` }, 'Usage'))));
+  }
+
+  async function reload() {
+    state.all = null;
+    await load();
   }
 
   function emptyFor(total) {
@@ -221,7 +248,7 @@ export function render(root, ctx) {
       parts.push(table({
         id: 'token-table',
         caption: 'Tokens',
-        columns: ['Name', 'Status', 'Scopes', 'Created', 'Expires', 'Last used', 'Actions'],
+        columns: ['Name', 'Status', 'Scopes', 'Created', 'Expires', 'Last used', 'Spend', 'Actions'],
         rows: tokens.map(row),
       }));
     }

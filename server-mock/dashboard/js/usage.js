@@ -1,5 +1,6 @@
 // Usage: the credit ledger by UTC day and model, as a stacked bar chart (SVG built with DOM
-// calls) and a table of the same numbers. Credits are shown exactly as the API wrote them.
+// calls) and a table of the same numbers, for the workspace or one token (#/usage?token_id=).
+// Credits are shown exactly as the API wrote them.
 
 import { fetchAll } from './api.js';
 import { addDays, count, credits, fromNanos, longDay, shortDay, toNanos, utcDay } from './format.js';
@@ -117,11 +118,11 @@ function legend(shown, all) {
       el('span', { class: `swatch series-${all.indexOf(model) % SERIES}`, 'aria-hidden': 'true' }), model)));
 }
 
-function summary(totals) {
+function summary(totals, token) {
   const card = (label, value, id) => el('div', { class: 'stat' },
     el('dt', { class: 'muted small' }, label), el('dd', { id }, value));
-  return el('dl', { class: 'stats', id: 'usage-totals', 'aria-label': 'All-time totals for this workspace' },
-    card('Credits used, all time', credits(totals.credits ?? '0'), 'usage-total-credits'),
+  return el('dl', { class: 'stats', id: 'usage-totals', 'aria-label': token ? 'All-time totals for this token' : 'All-time totals for this workspace' },
+    card(token ? 'Credits used by this token, all time' : 'Credits used, all time', credits(totals.credits ?? '0'), 'usage-total-credits'),
     card('Requests', count(totals.requests ?? 0), 'usage-total-requests'),
     card('Prompt tokens', count(totals.prompt_tokens ?? 0), 'usage-total-prompt'),
     card('Completion tokens', count(totals.completion_tokens ?? 0), 'usage-total-completion'),
@@ -169,13 +170,17 @@ function usageTable(rows) {
   return node;
 }
 
-export function render(root) {
-  const state = { range: '30', data: null, seq: 0, width: 0 };
+export function render(root, ctx, params) {
+  const state = { range: '30', data: null, seq: 0, width: 0, token: (params?.get('token_id') || '').trim() };
   const rangeSelect = el('select', { id: 'usage-range' },
     RANGES.map(([value, label]) => el('option', { value, selected: value === state.range }, label)));
+  const tokenSelect = el('select', { id: 'usage-token' },
+    el('option', { value: '' }, 'Every credential'),
+    state.token ? el('option', { value: state.token, selected: true }, state.token) : null);
   const refresh = el('button', { type: 'button', class: 'btn', id: 'usage-refresh' }, 'Refresh');
   const header = sectionHeader('usage-title', 'Usage',
     'Credits consumed through the chat gateway, by UTC day and model.',
+    el('div', { class: 'field-inline' }, el('label', { for: 'usage-token' }, 'Token'), tokenSelect),
     el('div', { class: 'field-inline' }, el('label', { for: 'usage-range' }, 'Period'), rangeSelect), refresh);
   const body = el('div', { id: 'usage-body', class: 'stack', 'aria-live': 'polite' }, loading('usage'));
   root.append(header, body);
@@ -193,7 +198,7 @@ export function render(root) {
       byDay.get(r.date).push(r);
     }
     const chartWrap = el('div', { class: 'chart-wrap' });
-    const parts = [summary(totals)];
+    const parts = [summary(totals, state.token)];
     const card = el('section', { class: 'card', 'aria-labelledby': 'usage-chart-heading' },
       el('h2', { id: 'usage-chart-heading', class: 'card-title' }, 'Credits per day'),
       chartWrap,
@@ -222,7 +227,7 @@ export function render(root) {
     const seq = ++state.seq;
     root.dataset.loaded = 'false';
     try {
-      const all = await fetchAll('/v1/usage', {}, 50);
+      const all = await fetchAll('/v1/usage', state.token ? { token_id: state.token } : {}, 50);
       if (seq !== state.seq || !root.isConnected) return;
       const rows = all.items.filter((r) => r && r.date && r.model);
       state.data = { rows, totals: (all.first && all.first.totals) || {}, complete: all.complete, total: all.total };
@@ -240,6 +245,21 @@ export function render(root) {
     if (state.data) draw();
   });
   refresh.addEventListener('click', load);
+  tokenSelect.addEventListener('change', () => {
+    state.token = tokenSelect.value;
+    history.replaceState(null, '', `#/usage${state.token ? `?token_id=${encodeURIComponent(state.token)}` : ''}`);
+    load();
+  });
+  // The tokens to narrow to, by name (a key without tokens:read keeps the id it was given).
+  if (!ctx || ctx.holds('tokens:read')) {
+    fetchAll('/v1/tokens').then((all) => {
+      if (!root.isConnected) return;
+      const options = all.items.map((t) => el('option', { value: t.id, selected: t.id === state.token },
+        `${t.name}${t.status === 'active' ? '' : ` (${t.status})`}`));
+      tokenSelect.replaceChildren(el('option', { value: '' }, 'Every credential'), ...options);
+      tokenSelect.value = state.token;
+    }).catch(() => {});
+  }
 
   // Redraw the chart at its new width (text stays at its real size, unlike a scaled viewBox).
   if (typeof ResizeObserver === 'function') {
