@@ -414,3 +414,31 @@ both! {
         assert_error(unknown, 404, "not_found").await;
     }
 }
+
+both! {
+    #[tokio::test]
+    async fn an_upstream_that_reports_more_than_the_worst_case_is_charged_only_the_reservation() {
+        let upstream = wiremock::MockServer::start().await;
+        let usage = json!({"prompt_tokens": 100_000, "completion_tokens": 5, "total_tokens": 100_005});
+        wiremock::Mock::given(wiremock::matchers::method("POST"))
+            .respond_with(wiremock::ResponseTemplate::new(200).set_body_json(json!({
+                "id": "up", "object": "chat.completion", "created": 1, "model": "m",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": "five"}, "finish_reason": "length"}],
+                "usage": usage
+            })))
+            .mount(&upstream)
+            .await;
+        let (_tmp, server) = common::upstream::gateway_for(&upstream);
+        let token = limited(&server, "agent", Credits::from_nanos(1_000_000_000), "never").await;
+        let body = json!({"model": "upstream", "max_tokens": 5,
+                          "messages": [{"role": "user", "content": "hi"}]});
+        let response = server.post("/v1/chat/completions", &secret(&token), &body).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        let answer: Value = response.json().await.unwrap();
+        // The worst case reserved: 8 prompt tokens (the estimate) at 1 and 5 at 2 credits per
+        // 1,000; the upstream's 100,000 prompt tokens would have cost 100 credits.
+        assert_eq!(credits(&answer["platform"]["credits_consumed"]), Credits::from_nanos(18_000_000));
+        let limits = shown(&server, &id(&token)).await["limits"].clone();
+        assert_eq!(credits(&limits["spent"]), Credits::from_nanos(18_000_000));
+    }
+}
