@@ -236,6 +236,12 @@ both! {
             .map(|(_, _, body)| body)
             .collect();
         let refused: Vec<_> = answers.iter().filter(|(status, _, _)| *status == StatusCode::PAYMENT_REQUIRED).collect();
+        eprintln!(
+            "{} instance(s): 50 tried, {} admitted, {} refused; limit {limit} credits (10 worst cases of {worst})",
+            instances.len(),
+            admitted.len(),
+            refused.len()
+        );
         assert_eq!((admitted.len(), refused.len()), (10, 40), "every answer is one or the other");
         for (_, retry_after, body) in &refused {
             assert_eq!(body["error"]["code"], "credit_limit_reached");
@@ -254,8 +260,10 @@ both! {
             assert_eq!((credits(&limits["reserved"]), credits(&limits["remaining"])), (Credits::ZERO, Credits::ZERO));
         }
 
-        // Answers that cost less than their worst case leave room for more, never past the limit.
-        let big = limited(&server, "agent-2", times(worst_case(&server).await, 10), "never").await;
+        // Answers that cost less than their worst case leave room for more, never past the limit:
+        // fifty at once, then one after another until one is refused, exactly when what remains
+        // is less than its worst case.
+        let big = limited(&server, "agent-2", times(worst_case(&server).await, 100), "never").await;
         let (big_id, big_secret) = (id(&big), secret(&big));
         let answers = futures::future::join_all((0..50).map(|i| {
             let (server, secret) = (instances[i % instances.len()], big_secret.clone());
@@ -265,13 +273,35 @@ both! {
             }
         }))
         .await;
-        let admitted: Vec<&Value> = answers.iter().filter(|(s, _)| *s == StatusCode::OK).map(|(_, b)| b).collect();
+        let mut admitted: Vec<Value> = answers.iter().filter(|(s, _)| *s == StatusCode::OK).map(|(_, b)| b.clone()).collect();
         assert!(answers.iter().all(|(s, _)| *s == StatusCode::OK || *s == StatusCode::PAYMENT_REQUIRED));
+        let at_once = admitted.len();
+        let refusal = loop {
+            let response = chat(instances[admitted.len() % instances.len()], &big_secret, 40).await;
+            let status = response.status();
+            let body: Value = response.json().await.unwrap();
+            match status {
+                StatusCode::OK => admitted.push(body),
+                StatusCode::PAYMENT_REQUIRED => break body["error"].clone(),
+                other => panic!("{other}: {body}"),
+            }
+        };
+        let (spent, reserved) = (credits(&refusal["spent"]), credits(&refusal["reserved"]));
+        let (limit, worst) = (credits(&refusal["credit_limit"]), credits(&refusal["worst_case"]));
+        assert_eq!(reserved, Credits::ZERO, "nothing in flight");
+        assert!(spent.nanos() + worst.nanos() > limit.nanos(), "refused only when it does not fit: {refusal}");
         let totals = usage_of(&server, &big_id).await;
         assert_eq!(totals["requests"], admitted.len());
         let charged: u64 = admitted.iter().map(|b| credits(&b["platform"]["credits_consumed"]).nanos()).sum();
         assert_eq!(credits(&totals["credits"]).nanos(), charged);
         let limits = shown(&server, &big_id).await["limits"].clone();
+        eprintln!(
+            "cheaper answers: 50 tried at once, {at_once} admitted; {} admitted in all, spent {} of {} credits, refused when {} remained for a worst case of {worst}",
+            admitted.len(),
+            limits["spent"],
+            limits["credit_limit"],
+            limits["remaining"],
+        );
         assert!(credits(&limits["spent"]) <= credits(&limits["credit_limit"]), "{limits}");
         assert!(limits.get("resets_at").is_none(), "never resets: {limits}");
     }

@@ -154,7 +154,9 @@ both! {
             let mut first = Server::start_in(&dir, options());
             let second = first.database.as_ref().map(|_| first.another(options()));
             for instance in std::iter::once(&first).chain(second.as_ref()) {
-                assert_eq!(works(instance, &token_id, &old).await, old_works, "at {clock}");
+                let observed = works(instance, &token_id, &old).await;
+                eprintln!("clock {clock} (overlap ends {until}): old secret {} on {}", if observed { "works" } else { "refused" }, instance.base);
+                assert_eq!(observed, old_works, "at {clock}");
                 assert!(works(instance, &token_id, &new).await);
                 let shown: Value = instance.get(&format!("/v1/tokens/{token_id}"), &new).await.json().await.unwrap();
                 assert_eq!(shown.get("previous_secret_expires_at").is_some(), old_works, "{shown}");

@@ -119,6 +119,7 @@ fn refusal(spend: &Spend, worst: Credits) -> Response {
         "credit_limit": spend.limit.credit_limit.to_json(),
         "spent": spend.spent.to_json(),
         "reserved": spend.reserved.to_json(),
+        "worst_case": worst.to_json(),
         "resets_at": spend.period.resets_at.map(timestamp),
     }});
     let mut response = (StatusCode::PAYMENT_REQUIRED, Json(body)).into_response();
