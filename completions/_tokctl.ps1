@@ -170,7 +170,9 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List tokens (every page)')
             [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'Show one token by id or name (a revoked token too)')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one token by id or name (a revoked token too)')
-            [CompletionResult]::new('rotate', 'rotate', [CompletionResultType]::ParameterValue, 'Replace a token''s secret and print the new one; the old one stops working at once')
+            [CompletionResult]::new('rotate', 'rotate', [CompletionResultType]::ParameterValue, 'Replace a token''s secret and print the new one; the old one stops working at once, or after --overlap')
+            [CompletionResult]::new('limit', 'limit', [CompletionResultType]::ParameterValue, 'Set, change or remove a token''s spending limit (the only change a token takes in place)')
+            [CompletionResult]::new('set-limit', 'set-limit', [CompletionResultType]::ParameterValue, 'Set, change or remove a token''s spending limit (the only change a token takes in place)')
             [CompletionResult]::new('revoke', 'revoke', [CompletionResultType]::ParameterValue, 'Revoke tokens for good (asks first on a terminal; --yes otherwise)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -180,6 +182,8 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
             [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'Scope to grant (repeat, or a comma list); see `tokctl scopes`')
             [CompletionResult]::new('--expires-in', '--expires-in', [CompletionResultType]::ParameterName, 'Expire after this long, e.g. 30d, 12h, 90m (a day is 24 h; years and months are not taken, as their length varies: 365d)')
             [CompletionResult]::new('--expires-at', '--expires-at', [CompletionResultType]::ParameterName, 'Expire at this RFC 3339 time, e.g. 2030-01-01T00:00:00Z')
+            [CompletionResult]::new('--credit-limit', '--credit-limit', [CompletionResultType]::ParameterName, 'The most it may spend through the chat gateway per period, in credits (exact, e.g. 25 or 0.5)')
+            [CompletionResult]::new('--limit-reset', '--limit-reset', [CompletionResultType]::ParameterName, 'When the limit''s period starts again, on the UTC calendar [default: never]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
@@ -235,10 +239,43 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
             break
         }
         'tokctl;tokens;rotate' {
+            [CompletionResult]::new('--overlap', '--overlap', [CompletionResultType]::ParameterName, 'Let the old secret work this much longer (at most 24h), e.g. 10m, so machines can switch first; a later rotation ends it')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
             [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'tokctl;tokens;limit' {
+            [CompletionResult]::new('--credit-limit', '--credit-limit', [CompletionResultType]::ParameterName, 'The most it may spend per period, in credits (exact)')
+            [CompletionResult]::new('--reset', '--reset', [CompletionResultType]::ParameterName, 'When the period starts again (the spend is always what the new period holds)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('--remove', '--remove', [CompletionResultType]::ParameterName, 'Remove the limit')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'tokctl;tokens;set-limit' {
+            [CompletionResult]::new('--credit-limit', '--credit-limit', [CompletionResultType]::ParameterName, 'The most it may spend per period, in credits (exact)')
+            [CompletionResult]::new('--reset', '--reset', [CompletionResultType]::ParameterName, 'When the period starts again (the spend is always what the new period holds)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('--remove', '--remove', [CompletionResultType]::ParameterName, 'Remove the limit')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
@@ -269,7 +306,8 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
             [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Create a token and print its secret (shown once)')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List tokens (every page)')
             [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'Show one token by id or name (a revoked token too)')
-            [CompletionResult]::new('rotate', 'rotate', [CompletionResultType]::ParameterValue, 'Replace a token''s secret and print the new one; the old one stops working at once')
+            [CompletionResult]::new('rotate', 'rotate', [CompletionResultType]::ParameterValue, 'Replace a token''s secret and print the new one; the old one stops working at once, or after --overlap')
+            [CompletionResult]::new('limit', 'limit', [CompletionResultType]::ParameterValue, 'Set, change or remove a token''s spending limit (the only change a token takes in place)')
             [CompletionResult]::new('revoke', 'revoke', [CompletionResultType]::ParameterValue, 'Revoke tokens for good (asks first on a terminal; --yes otherwise)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -284,6 +322,9 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
             break
         }
         'tokctl;tokens;help;rotate' {
+            break
+        }
+        'tokctl;tokens;help;limit' {
             break
         }
         'tokctl;tokens;help;revoke' {
@@ -468,6 +509,7 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
             break
         }
         'tokctl;usage' {
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Only the requests made with this token (id tok_... or name)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
@@ -503,8 +545,8 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
             break
         }
         'tokctl;webhooks;create' {
-            [CompletionResult]::new('-e', '-e', [CompletionResultType]::ParameterName, 'Event type to receive (repeat): token.rotated, token.expiring')
-            [CompletionResult]::new('--event', '--event', [CompletionResultType]::ParameterName, 'Event type to receive (repeat): token.rotated, token.expiring')
+            [CompletionResult]::new('-e', '-e', [CompletionResultType]::ParameterName, 'Event type to receive (repeat): token.rotated, token.expiring, token.limit_threshold, token.limit_reached')
+            [CompletionResult]::new('--event', '--event', [CompletionResultType]::ParameterName, 'Event type to receive (repeat): token.rotated, token.expiring, token.limit_threshold, token.limit_reached')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
@@ -812,7 +854,8 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
             [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Create a token and print its secret (shown once)')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List tokens (every page)')
             [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'Show one token by id or name (a revoked token too)')
-            [CompletionResult]::new('rotate', 'rotate', [CompletionResultType]::ParameterValue, 'Replace a token''s secret and print the new one; the old one stops working at once')
+            [CompletionResult]::new('rotate', 'rotate', [CompletionResultType]::ParameterValue, 'Replace a token''s secret and print the new one; the old one stops working at once, or after --overlap')
+            [CompletionResult]::new('limit', 'limit', [CompletionResultType]::ParameterValue, 'Set, change or remove a token''s spending limit (the only change a token takes in place)')
             [CompletionResult]::new('revoke', 'revoke', [CompletionResultType]::ParameterValue, 'Revoke tokens for good (asks first on a terminal; --yes otherwise)')
             break
         }
@@ -826,6 +869,9 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
             break
         }
         'tokctl;help;tokens;rotate' {
+            break
+        }
+        'tokctl;help;tokens;limit' {
             break
         }
         'tokctl;help;tokens;revoke' {

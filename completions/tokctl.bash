@@ -172,6 +172,9 @@ _tokctl() {
             tokctl__subcmd__help__subcmd__tokens,get)
                 cmd="tokctl__subcmd__help__subcmd__tokens__subcmd__get"
                 ;;
+            tokctl__subcmd__help__subcmd__tokens,limit)
+                cmd="tokctl__subcmd__help__subcmd__tokens__subcmd__limit"
+                ;;
             tokctl__subcmd__help__subcmd__tokens,list)
                 cmd="tokctl__subcmd__help__subcmd__tokens__subcmd__list"
                 ;;
@@ -247,6 +250,9 @@ _tokctl() {
             tokctl__subcmd__tokens,help)
                 cmd="tokctl__subcmd__tokens__subcmd__help"
                 ;;
+            tokctl__subcmd__tokens,limit)
+                cmd="tokctl__subcmd__tokens__subcmd__limit"
+                ;;
             tokctl__subcmd__tokens,list)
                 cmd="tokctl__subcmd__tokens__subcmd__list"
                 ;;
@@ -255,6 +261,9 @@ _tokctl() {
                 ;;
             tokctl__subcmd__tokens,rotate)
                 cmd="tokctl__subcmd__tokens__subcmd__rotate"
+                ;;
+            tokctl__subcmd__tokens,set-limit)
+                cmd="tokctl__subcmd__tokens__subcmd__limit"
                 ;;
             tokctl__subcmd__tokens,show)
                 cmd="tokctl__subcmd__tokens__subcmd__get"
@@ -267,6 +276,9 @@ _tokctl() {
                 ;;
             tokctl__subcmd__tokens__subcmd__help,help)
                 cmd="tokctl__subcmd__tokens__subcmd__help__subcmd__help"
+                ;;
+            tokctl__subcmd__tokens__subcmd__help,limit)
+                cmd="tokctl__subcmd__tokens__subcmd__help__subcmd__limit"
                 ;;
             tokctl__subcmd__tokens__subcmd__help,list)
                 cmd="tokctl__subcmd__tokens__subcmd__help__subcmd__list"
@@ -479,7 +491,7 @@ _tokctl() {
                     return 0
                     ;;
                 --action)
-                    COMPREPLY=($(compgen -W "token.created token.rotated token.revoked key.created key.revoked session.started session.ended webhook.created webhook.deleted x402.updated x402.disabled auth.denied" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "token.created token.rotated token.revoked token.limit_changed key.created key.revoked session.started session.ended webhook.created webhook.deleted x402.updated x402.disabled auth.denied" -- "${cur}"))
                     return 0
                     ;;
                 --output)
@@ -1106,7 +1118,7 @@ _tokctl() {
             return 0
             ;;
         tokctl__subcmd__help__subcmd__tokens)
-            opts="create list get rotate revoke"
+            opts="create list get rotate limit revoke"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1134,6 +1146,20 @@ _tokctl() {
             return 0
             ;;
         tokctl__subcmd__help__subcmd__tokens__subcmd__get)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__help__subcmd__tokens__subcmd__limit)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1716,7 +1742,7 @@ _tokctl() {
             return 0
             ;;
         tokctl__subcmd__tokens)
-            opts="-o -q -v -h --output --quiet --verbose --profile --base-url --help create list get show rotate revoke help"
+            opts="-o -q -v -h --output --quiet --verbose --profile --base-url --help create list get show rotate limit set-limit revoke help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1746,7 +1772,7 @@ _tokctl() {
             return 0
             ;;
         tokctl__subcmd__tokens__subcmd__create)
-            opts="-s -o -q -v -h --scope --expires-in --expires-at --output --quiet --verbose --profile --base-url --help"
+            opts="-s -o -q -v -h --scope --expires-in --expires-at --credit-limit --limit-reset --output --quiet --verbose --profile --base-url --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1766,6 +1792,14 @@ _tokctl() {
                     ;;
                 --expires-at)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --credit-limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit-reset)
+                    COMPREPLY=($(compgen -W "daily weekly monthly never" -- "${cur}"))
                     return 0
                     ;;
                 --output)
@@ -1822,7 +1856,7 @@ _tokctl() {
             return 0
             ;;
         tokctl__subcmd__tokens__subcmd__help)
-            opts="create list get rotate revoke help"
+            opts="create list get rotate limit revoke help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1877,6 +1911,20 @@ _tokctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        tokctl__subcmd__tokens__subcmd__help__subcmd__limit)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         tokctl__subcmd__tokens__subcmd__help__subcmd__list)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -1912,6 +1960,44 @@ _tokctl() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__tokens__subcmd__limit)
+            opts="-o -q -v -h --credit-limit --reset --remove --output --quiet --verbose --profile --base-url --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --credit-limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --reset)
+                    COMPREPLY=($(compgen -W "daily weekly monthly never" -- "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2000,12 +2086,16 @@ _tokctl() {
             return 0
             ;;
         tokctl__subcmd__tokens__subcmd__rotate)
-            opts="-o -q -v -h --output --quiet --verbose --profile --base-url --help"
+            opts="-o -q -v -h --overlap --output --quiet --verbose --profile --base-url --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --overlap)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0
@@ -2030,12 +2120,16 @@ _tokctl() {
             return 0
             ;;
         tokctl__subcmd__usage)
-            opts="-o -q -v -h --output --quiet --verbose --profile --base-url --help"
+            opts="-o -q -v -h --token --output --quiet --verbose --profile --base-url --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
                     return 0

@@ -154,7 +154,9 @@ set edit:completion:arg-completer[tokctl] = {|@words|
             cand list 'List tokens (every page)'
             cand get 'Show one token by id or name (a revoked token too)'
             cand show 'Show one token by id or name (a revoked token too)'
-            cand rotate 'Replace a token''s secret and print the new one; the old one stops working at once'
+            cand rotate 'Replace a token''s secret and print the new one; the old one stops working at once, or after --overlap'
+            cand limit 'Set, change or remove a token''s spending limit (the only change a token takes in place)'
+            cand set-limit 'Set, change or remove a token''s spending limit (the only change a token takes in place)'
             cand revoke 'Revoke tokens for good (asks first on a terminal; --yes otherwise)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -163,6 +165,8 @@ set edit:completion:arg-completer[tokctl] = {|@words|
             cand --scope 'Scope to grant (repeat, or a comma list); see `tokctl scopes`'
             cand --expires-in 'Expire after this long, e.g. 30d, 12h, 90m (a day is 24 h; years and months are not taken, as their length varies: 365d)'
             cand --expires-at 'Expire at this RFC 3339 time, e.g. 2030-01-01T00:00:00Z'
+            cand --credit-limit 'The most it may spend through the chat gateway per period, in credits (exact, e.g. 25 or 0.5)'
+            cand --limit-reset 'When the limit''s period starts again, on the UTC calendar [default: never]'
             cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
             cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
             cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
@@ -214,10 +218,41 @@ set edit:completion:arg-completer[tokctl] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'tokctl;tokens;rotate'= {
+            cand --overlap 'Let the old secret work this much longer (at most 24h), e.g. 10m, so machines can switch first; a later rotation ends it'
             cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
             cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
             cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
             cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'tokctl;tokens;limit'= {
+            cand --credit-limit 'The most it may spend per period, in credits (exact)'
+            cand --reset 'When the period starts again (the spend is always what the new period holds)'
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]'
+            cand --remove 'Remove the limit'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'tokctl;tokens;set-limit'= {
+            cand --credit-limit 'The most it may spend per period, in credits (exact)'
+            cand --reset 'When the period starts again (the spend is always what the new period holds)'
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]'
+            cand --remove 'Remove the limit'
             cand -q 'Print only the value a script needs (the secret, or ids)'
             cand --quiet 'Print only the value a script needs (the secret, or ids)'
             cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
@@ -246,7 +281,8 @@ set edit:completion:arg-completer[tokctl] = {|@words|
             cand create 'Create a token and print its secret (shown once)'
             cand list 'List tokens (every page)'
             cand get 'Show one token by id or name (a revoked token too)'
-            cand rotate 'Replace a token''s secret and print the new one; the old one stops working at once'
+            cand rotate 'Replace a token''s secret and print the new one; the old one stops working at once, or after --overlap'
+            cand limit 'Set, change or remove a token''s spending limit (the only change a token takes in place)'
             cand revoke 'Revoke tokens for good (asks first on a terminal; --yes otherwise)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -257,6 +293,8 @@ set edit:completion:arg-completer[tokctl] = {|@words|
         &'tokctl;tokens;help;get'= {
         }
         &'tokctl;tokens;help;rotate'= {
+        }
+        &'tokctl;tokens;help;limit'= {
         }
         &'tokctl;tokens;help;revoke'= {
         }
@@ -421,6 +459,7 @@ set edit:completion:arg-completer[tokctl] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'tokctl;usage'= {
+            cand --token 'Only the requests made with this token (id tok_... or name)'
             cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
             cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
             cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
@@ -454,8 +493,8 @@ set edit:completion:arg-completer[tokctl] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'tokctl;webhooks;create'= {
-            cand -e 'Event type to receive (repeat): token.rotated, token.expiring'
-            cand --event 'Event type to receive (repeat): token.rotated, token.expiring'
+            cand -e 'Event type to receive (repeat): token.rotated, token.expiring, token.limit_threshold, token.limit_reached'
+            cand --event 'Event type to receive (repeat): token.rotated, token.expiring, token.limit_threshold, token.limit_reached'
             cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
             cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
             cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
@@ -727,7 +766,8 @@ set edit:completion:arg-completer[tokctl] = {|@words|
             cand create 'Create a token and print its secret (shown once)'
             cand list 'List tokens (every page)'
             cand get 'Show one token by id or name (a revoked token too)'
-            cand rotate 'Replace a token''s secret and print the new one; the old one stops working at once'
+            cand rotate 'Replace a token''s secret and print the new one; the old one stops working at once, or after --overlap'
+            cand limit 'Set, change or remove a token''s spending limit (the only change a token takes in place)'
             cand revoke 'Revoke tokens for good (asks first on a terminal; --yes otherwise)'
         }
         &'tokctl;help;tokens;create'= {
@@ -737,6 +777,8 @@ set edit:completion:arg-completer[tokctl] = {|@words|
         &'tokctl;help;tokens;get'= {
         }
         &'tokctl;help;tokens;rotate'= {
+        }
+        &'tokctl;help;tokens;limit'= {
         }
         &'tokctl;help;tokens;revoke'= {
         }

@@ -112,22 +112,24 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_su
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "profiles" -d 'List profiles; the current one is marked'
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "use" -d 'Make PROFILE the current profile'
 complete -c tokctl -n "__fish_tokctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate revoke help" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate limit set-limit revoke help" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
 sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
-complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate revoke help" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate revoke help" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
-complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate revoke help" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
-complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate revoke help" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
-complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate revoke help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate revoke help" -f -a "create" -d 'Create a token and print its secret (shown once)'
-complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate revoke help" -f -a "list" -d 'List tokens (every page)'
-complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate revoke help" -f -a "get" -d 'Show one token by id or name (a revoked token too)'
-complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate revoke help" -f -a "show" -d 'Show one token by id or name (a revoked token too)'
-complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate revoke help" -f -a "rotate" -d 'Replace a token\'s secret and print the new one; the old one stops working at once'
-complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate revoke help" -f -a "revoke" -d 'Revoke tokens for good (asks first on a terminal; --yes otherwise)'
-complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate revoke help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate limit set-limit revoke help" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate limit set-limit revoke help" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate limit set-limit revoke help" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate limit set-limit revoke help" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate limit set-limit revoke help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate limit set-limit revoke help" -f -a "create" -d 'Create a token and print its secret (shown once)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate limit set-limit revoke help" -f -a "list" -d 'List tokens (every page)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate limit set-limit revoke help" -f -a "get" -d 'Show one token by id or name (a revoked token too)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate limit set-limit revoke help" -f -a "show" -d 'Show one token by id or name (a revoked token too)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate limit set-limit revoke help" -f -a "rotate" -d 'Replace a token\'s secret and print the new one; the old one stops working at once, or after --overlap'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate limit set-limit revoke help" -f -a "limit" -d 'Set, change or remove a token\'s spending limit (the only change a token takes in place)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate limit set-limit revoke help" -f -a "set-limit" -d 'Set, change or remove a token\'s spending limit (the only change a token takes in place)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate limit set-limit revoke help" -f -a "revoke" -d 'Revoke tokens for good (asks first on a terminal; --yes otherwise)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and not __fish_seen_subcommand_from create list get show rotate limit set-limit revoke help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -s s -l scope -d 'Scope to grant (repeat, or a comma list); see `tokctl scopes`' -r -f -a "tokens:read\t''
 tokens:write\t''
 tokens:rotate\t''
@@ -143,6 +145,11 @@ x402:read\t''
 x402:write\t''"
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -l expires-in -d 'Expire after this long, e.g. 30d, 12h, 90m (a day is 24 h; years and months are not taken, as their length varies: 365d)' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -l expires-at -d 'Expire at this RFC 3339 time, e.g. 2030-01-01T00:00:00Z' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -l credit-limit -d 'The most it may spend through the chat gateway per period, in credits (exact, e.g. 25 or 0.5)' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -l limit-reset -d 'When the limit\'s period starts again, on the UTC calendar [default: never]' -r -f -a "daily\t''
+weekly\t''
+monthly\t''
+never\t''"
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
@@ -184,6 +191,7 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_su
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from rotate" -l overlap -d 'Let the old secret work this much longer (at most 24h), e.g. 10m, so machines can switch first; a later rotation ends it' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from rotate" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
@@ -193,6 +201,36 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_su
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from rotate" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from rotate" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from rotate" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from limit" -l credit-limit -d 'The most it may spend per period, in credits (exact)' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from limit" -l reset -d 'When the period starts again (the spend is always what the new period holds)' -r -f -a "daily\t''
+weekly\t''
+monthly\t''
+never\t''"
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from limit" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from limit" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from limit" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from limit" -l remove -d 'Remove the limit'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from limit" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from limit" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from limit" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from set-limit" -l credit-limit -d 'The most it may spend per period, in credits (exact)' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from set-limit" -l reset -d 'When the period starts again (the spend is always what the new period holds)' -r -f -a "daily\t''
+weekly\t''
+monthly\t''
+never\t''"
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from set-limit" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from set-limit" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from set-limit" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from set-limit" -l remove -d 'Remove the limit'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from set-limit" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from set-limit" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from set-limit" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from revoke" -l stale -d 'Also revoke every active token unused for this long, e.g. 90d' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from revoke" -l from-file -d 'Also revoke the ids or names in FILE, one a line (`-` for stdin)' -r -F
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from revoke" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
@@ -209,7 +247,8 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_su
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from help" -f -a "create" -d 'Create a token and print its secret (shown once)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from help" -f -a "list" -d 'List tokens (every page)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from help" -f -a "get" -d 'Show one token by id or name (a revoked token too)'
-complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from help" -f -a "rotate" -d 'Replace a token\'s secret and print the new one; the old one stops working at once'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from help" -f -a "rotate" -d 'Replace a token\'s secret and print the new one; the old one stops working at once, or after --overlap'
+complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from help" -f -a "limit" -d 'Set, change or remove a token\'s spending limit (the only change a token takes in place)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from help" -f -a "revoke" -d 'Revoke tokens for good (asks first on a terminal; --yes otherwise)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and not __fish_seen_subcommand_from create list revoke help" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
@@ -291,6 +330,7 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_sub
 complete -c tokctl -n "__fish_tokctl_using_subcommand audit; and __fish_seen_subcommand_from list" -l action -d 'Only entries with this action, e.g. token.rotated' -r -f -a "token.created\t''
 token.rotated\t''
 token.revoked\t''
+token.limit_changed\t''
 key.created\t''
 key.revoked\t''
 session.started\t''
@@ -349,6 +389,7 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand models" -l base-url -d 'To
 complete -c tokctl -n "__fish_tokctl_using_subcommand models" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand models" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand models" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand usage" -l token -d 'Only the requests made with this token (id tok_... or name)' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand usage" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
@@ -376,7 +417,7 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and not __fish_s
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and not __fish_seen_subcommand_from create list get delete test deliveries listen verify help" -f -a "listen" -d 'Receive events on 127.0.0.1: verify each, answer 2xx or 401, print it, maybe forward it'
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and not __fish_seen_subcommand_from create list get delete test deliveries listen verify help" -f -a "verify" -d 'Check a signature against the body on stdin: exit 0 when it matches, 1 when not'
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and not __fish_seen_subcommand_from create list get delete test deliveries listen verify help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from create" -s e -l event -d 'Event type to receive (repeat): token.rotated, token.expiring' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from create" -s e -l event -d 'Event type to receive (repeat): token.rotated, token.expiring, token.limit_threshold, token.limit_reached' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and __fish_seen_subcommand_from create" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
@@ -560,7 +601,8 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subc
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from tokens" -f -a "create" -d 'Create a token and print its secret (shown once)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from tokens" -f -a "list" -d 'List tokens (every page)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from tokens" -f -a "get" -d 'Show one token by id or name (a revoked token too)'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from tokens" -f -a "rotate" -d 'Replace a token\'s secret and print the new one; the old one stops working at once'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from tokens" -f -a "rotate" -d 'Replace a token\'s secret and print the new one; the old one stops working at once, or after --overlap'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from tokens" -f -a "limit" -d 'Set, change or remove a token\'s spending limit (the only change a token takes in place)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from tokens" -f -a "revoke" -d 'Revoke tokens for good (asks first on a terminal; --yes otherwise)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "create" -d 'Create an API key and print its secret (shown once)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "list" -d 'List API keys (every page)'

@@ -210,6 +210,40 @@ async fn listen(
         .map_err(|err| CliError::new(err.to_string()))
 }
 
+/// What `listen` prints after an event's type and id on a terminal.
+fn detail(event: &tokctl_sdk::webhooks::Event) -> String {
+    match &event.kind {
+        tokctl_sdk::webhooks::EventKind::TokenRotated {
+            token_id,
+            previous_secret_expires_at,
+        } => match previous_secret_expires_at {
+            Some(at) if *at > event.created_at => format!(
+                "{token_id} (old secret works until {})",
+                at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+            ),
+            _ => token_id.clone(),
+        },
+        tokctl_sdk::webhooks::EventKind::TokenExpiring {
+            token_id, notice, ..
+        } => format!("{token_id} ({notice} notice)"),
+        tokctl_sdk::webhooks::EventKind::TokenLimitThreshold(notice)
+        | tokctl_sdk::webhooks::EventKind::TokenLimitReached(notice) => format!(
+            "{} {}% of {} credits (spent {}{})",
+            notice.token_id,
+            notice.threshold,
+            notice.credit_limit.normalize(),
+            notice.spent.normalize(),
+            if notice.refused {
+                ", a request refused"
+            } else {
+                ""
+            }
+        ),
+        tokctl_sdk::webhooks::EventKind::WebhookTest { endpoint_id } => endpoint_id.clone(),
+        _ => String::new(),
+    }
+}
+
 async fn receive(
     State(listener): State<Arc<Listener>>,
     headers: HeaderMap,
@@ -224,36 +258,7 @@ async fn receive(
     };
     let out = Output::plain();
     let printed = if listener.pretty && !listener.json {
-        let detail = match &event.kind {
-            tokctl_sdk::webhooks::EventKind::TokenRotated {
-                token_id,
-                previous_secret_expires_at,
-            } => match previous_secret_expires_at {
-                Some(at) if *at > event.created_at => format!(
-                    "{token_id} (old secret works until {})",
-                    at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-                ),
-                _ => token_id.clone(),
-            },
-            tokctl_sdk::webhooks::EventKind::TokenExpiring {
-                token_id, notice, ..
-            } => format!("{token_id} ({notice} notice)"),
-            tokctl_sdk::webhooks::EventKind::TokenLimitThreshold(notice)
-            | tokctl_sdk::webhooks::EventKind::TokenLimitReached(notice) => format!(
-                "{} {}% of {} credits (spent {}{})",
-                notice.token_id,
-                notice.threshold,
-                notice.credit_limit.normalize(),
-                notice.spent.normalize(),
-                if notice.refused {
-                    ", a request refused"
-                } else {
-                    ""
-                }
-            ),
-            tokctl_sdk::webhooks::EventKind::WebhookTest { endpoint_id } => endpoint_id.clone(),
-            _ => String::new(),
-        };
+        let detail = detail(&event);
         out.line(&format!(
             "{}  {}  {}  {detail}",
             event.created_at.format("%H:%M:%S"),
@@ -313,5 +318,36 @@ async fn forward(
             FORWARD_TIMEOUT.as_secs()
         ),
         Err(err) => eprintln!("could not forward {event_id}: {}", err.without_url()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(body: &str) -> tokctl_sdk::webhooks::Event {
+        tokctl_sdk::webhooks::Event::parse(body.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn a_terminal_line_says_what_each_limit_and_rotation_event_means() {
+        let reached = parsed(
+            r#"{"id":"evt_1","type":"token.limit_reached","created_at":"2026-11-26T10:00:00Z","data":{"id":"tok_1","name":"bot","period_start":"2026-11-26T00:00:00Z","credit_limit":25,"spent":24.5,"threshold":100,"refused":true}}"#,
+        );
+        assert_eq!(
+            detail(&reached),
+            "tok_1 100% of 25 credits (spent 24.5, a request refused)"
+        );
+        let threshold = parsed(
+            r#"{"id":"evt_2","type":"token.limit_threshold","created_at":"2026-11-26T10:00:00Z","data":{"id":"tok_1","name":"bot","period_start":"2026-11-26T00:00:00Z","credit_limit":25,"spent":20,"threshold":80}}"#,
+        );
+        assert_eq!(detail(&threshold), "tok_1 80% of 25 credits (spent 20)");
+        let rotated = parsed(
+            r#"{"id":"evt_3","type":"token.rotated","created_at":"2026-11-26T10:00:00Z","data":{"id":"tok_1","previous_secret_expires_at":"2026-11-26T10:10:00Z"}}"#,
+        );
+        assert_eq!(
+            detail(&rotated),
+            "tok_1 (old secret works until 2026-11-26T10:10:00Z)"
+        );
     }
 }
