@@ -286,10 +286,7 @@ impl Client {
         url: Url,
         body: &impl Serialize,
     ) -> Result<T> {
-        let json = serde_json::to_vec(body)
-            .map_err(|err| Error::Config(format!("cannot encode the request: {err}")))?;
-        let body = self.send(Method::PUT, url, &[], Some(json), true).await?;
-        decode(&body)
+        self.send_json(Method::PUT, url, body).await
     }
 
     pub(crate) async fn patch<T: DeserializeOwned>(
@@ -297,9 +294,19 @@ impl Client {
         url: Url,
         body: &impl Serialize,
     ) -> Result<T> {
+        self.send_json(Method::PATCH, url, body).await
+    }
+
+    /// `method url` with `body` as JSON, authorized; the answer decoded.
+    async fn send_json<T: DeserializeOwned>(
+        &self,
+        method: Method,
+        url: Url,
+        body: &impl Serialize,
+    ) -> Result<T> {
         let json = serde_json::to_vec(body)
             .map_err(|err| Error::Config(format!("cannot encode the request: {err}")))?;
-        let body = self.send(Method::PATCH, url, &[], Some(json), true).await?;
+        let body = self.send(method, url, &[], Some(json), true).await?;
         decode(&body)
     }
 

@@ -42,6 +42,16 @@ impl Credits {
         scaled(text, DECIMALS, false).map(Credits)
     }
 
+    /// The amount as a database's signed 64-bit integer (past 9.2 billion credits, capped).
+    pub fn to_column(self) -> i64 {
+        i64::try_from(self.0).unwrap_or(i64::MAX)
+    }
+
+    /// An amount read from a signed 64-bit column (a negative value reads as 0).
+    pub fn from_column(nanos: i64) -> Credits {
+        Credits(u64::try_from(nanos).unwrap_or(0))
+    }
+
     /// Parses a non-negative decimal that has at most 9 decimal places (an amount a client sets,
     /// such as a limit, is taken exactly or not at all). `None` for anything else.
     pub fn parse_exact(text: &str) -> Option<Credits> {

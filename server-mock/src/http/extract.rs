@@ -69,16 +69,7 @@ impl<S: Send + Sync> FromRequest<S> for IgnoredBody {
     type Rejection = ApiError;
 
     async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
-        let headers = request.headers();
-        let declared = headers
-            .get(CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.parse::<u64>().ok());
-        let has_body = declared.map_or(headers.contains_key(TRANSFER_ENCODING), |len| len > 0);
-        if !has_body {
-            return Ok(IgnoredBody);
-        }
-        ApiJson::<serde::de::IgnoredAny>::from_request(request, state)
+        OptionalJson::<serde::de::IgnoredAny>::from_request(request, state)
             .await
             .map(|_| IgnoredBody)
     }

@@ -69,6 +69,17 @@ impl TokenStatus {
 }
 
 impl TokenRecord {
+    /// The token, if it is active at `at` (to change it): else
+    /// [`StoreError::NotFound`](super::StoreError::NotFound) when revoked,
+    /// [`StoreError::Expired`](super::StoreError::Expired) when expired.
+    pub fn active_at(self, at: DateTime<Utc>) -> super::StoreResult<TokenRecord> {
+        match self.status(at) {
+            TokenStatus::Revoked => Err(super::StoreError::NotFound),
+            TokenStatus::Expired => Err(super::StoreError::Expired),
+            TokenStatus::Active => Ok(self),
+        }
+    }
+
     /// The status at `now`: revoked wins, then expiry (no job needs to run for a token to expire).
     pub fn status(&self, now: DateTime<Utc>) -> TokenStatus {
         if self.revoked_at.is_some() {

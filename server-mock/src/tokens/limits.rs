@@ -11,14 +11,14 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use utoipa::ToSchema;
 
-use super::{TokenIdParam, TokenView, entry};
+use super::{TokenIdParam, TokenView, change_refused, entry};
 use crate::auth::{Authenticated, require};
 use crate::credits::Credits;
 use crate::format::timestamp;
 use crate::http::error::{ApiError, ErrorBody, Result};
 use crate::http::extract::{ApiJson, TokenId};
 use crate::last_used::LastUsed;
-use crate::store::{self, Limit, LimitChange, Reset, Spend, Store, StoreError, actions};
+use crate::store::{self, Limit, LimitChange, Reset, Spend, Store, actions};
 
 /// The largest `credit_limit`, in credits.
 pub const MAX_LIMIT_CREDITS: u64 = 1_000_000_000;
@@ -192,15 +192,10 @@ pub async fn update(
     }
     let audit = entry(&auth, actions::TOKEN_LIMIT_CHANGED, &id);
     let workspace_id = &auth.principal.workspace_id;
-    let changed = match store.change_limit(workspace_id, &id, change, audit).await {
-        Err(StoreError::NotFound) => return Err(ApiError::token_not_found(&id)),
-        Err(StoreError::Expired) => {
-            return Err(ApiError::Conflict(
-                "Token has expired; create a new token".into(),
-            ));
-        }
-        other => other?,
-    };
+    let changed = store
+        .change_limit(workspace_id, &id, change, audit)
+        .await
+        .map_err(|err| change_refused(&id, err))?;
     let spend = spend_of(store.as_ref(), workspace_id, vec![id.clone()]).await?;
     Ok(Json(TokenView::new(
         &last_used,

@@ -320,6 +320,16 @@ pub async fn revoke(
     }
 }
 
+/// A storage refusal to change token `id`, as the API says it: unknown or revoked 404, expired
+/// 409.
+pub(crate) fn change_refused(id: &str, err: StoreError) -> ApiError {
+    match err {
+        StoreError::NotFound => ApiError::token_not_found(id),
+        StoreError::Expired => ApiError::Conflict("Token has expired; create a new token".into()),
+        other => other.into(),
+    }
+}
+
 /// An audit entry for `action` by the caller, about `token_id` (a token, or an API key).
 pub(crate) fn entry<R: crate::auth::Requirement>(
     auth: &Authenticated<R>,

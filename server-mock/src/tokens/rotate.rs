@@ -10,14 +10,14 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use utoipa::ToSchema;
 
-use super::{TokenIdParam, TokenView, entry, limits};
+use super::{TokenIdParam, TokenView, change_refused, entry, limits};
 use crate::auth::{Authenticated, require};
 use crate::format::timestamp;
 use crate::http::error::{ApiError, ErrorBody, Result};
 use crate::http::extract::{OptionalJson, TokenId};
 use crate::last_used::LastUsed;
 use crate::secrets::{CredentialKind, new_secret};
-use crate::store::{Store, StoreError, actions};
+use crate::store::{Store, actions};
 use crate::webhooks::Hub;
 
 /// The longest overlap a rotation may ask for.
@@ -104,15 +104,7 @@ pub async fn rotate(
         )
         .await;
     hub.wake.notify_one();
-    let record = match rotated {
-        Err(StoreError::NotFound) => return Err(ApiError::token_not_found(&id)),
-        Err(StoreError::Expired) => {
-            return Err(ApiError::Conflict(
-                "Token has expired; create a new token".into(),
-            ));
-        }
-        other => other?,
-    };
+    let record = rotated.map_err(|err| change_refused(&id, err))?;
     let spend = limits::spend_of(store.as_ref(), workspace_id, vec![id.clone()]).await?;
     Ok(Json(TokenView::new(
         &last_used,

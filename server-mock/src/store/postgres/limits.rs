@@ -15,20 +15,12 @@ use super::{sync, webhooks};
 use crate::credits::Credits;
 use crate::store::{
     AuditEntry, Hold, Limit, LimitChange, LimitChanged, Reserved, Reset, Spend, SpendLimits,
-    StoreError, StoreResult, TokenStatus, UsageRecord, change_details, notice,
+    StoreError, StoreResult, UsageRecord, change_details, notice,
 };
-
-fn nanos(credits: Credits) -> i64 {
-    i64::try_from(credits.nanos()).unwrap_or(i64::MAX)
-}
-
-fn credits(nanos: i64) -> Credits {
-    Credits::from_nanos(u64::try_from(nanos).unwrap_or(0))
-}
 
 fn limit_of(row: &tokio_postgres::Row, at: usize) -> Option<Limit> {
     Some(Limit {
-        credit_limit: credits(row.get(at)),
+        credit_limit: Credits::from_column(row.get(at)),
         reset: Reset::parse(row.get(at + 1))?,
         since: row.get(at + 2),
     })
@@ -63,7 +55,7 @@ async fn store_limit(
                            since = excluded.since";
             let params: [&(dyn tokio_postgres::types::ToSql + Sync); 4] = [
                 &token_id,
-                &nanos(limit.credit_limit),
+                &limit.credit_limit.to_column(),
                 &limit.reset.as_str(),
                 &limit.since,
             ];
@@ -101,8 +93,8 @@ async fn spend_of(
     Ok(Spend {
         limit,
         period,
-        spent: credits(row.get(0)),
-        reserved: credits(row.get(1)),
+        spent: Credits::from_column(row.get(0)),
+        reserved: Credits::from_column(row.get(1)),
     })
 }
 
@@ -184,12 +176,8 @@ impl SpendLimits for PostgresStore {
             tx.query_opt(sql, &[&id, &workspace_id]).await?;
             let token = fetch_token(&tx, workspace_id, id)
                 .await?
-                .ok_or(StoreError::NotFound)?;
-            match token.status(audit.created_at) {
-                TokenStatus::Revoked => return Err(StoreError::NotFound),
-                TokenStatus::Expired => return Err(StoreError::Expired),
-                TokenStatus::Active => {}
-            }
+                .ok_or(StoreError::NotFound)?
+                .active_at(audit.created_at)?;
             let before = load(&tx, id, true).await?;
             let after = change
                 .apply(before, audit.created_at)
@@ -227,7 +215,7 @@ impl SpendLimits for PostgresStore {
                             &[
                                 &hold.id,
                                 &hold.token_id,
-                                &nanos(hold.amount),
+                                &hold.amount.to_column(),
                                 &hold.created_at,
                                 &hold.expires_at,
                             ],

@@ -115,9 +115,7 @@ pub(super) async fn create_token(
         &token.created_by,
     ];
     params.extend(audit_params(audit));
-    let credit_limit = token
-        .limit
-        .map(|limit| i64::try_from(limit.credit_limit.nanos()).unwrap_or(i64::MAX));
+    let credit_limit = token.limit.map(|limit| limit.credit_limit.to_column());
     let reset = token.limit.map(|limit| limit.reset.as_str());
     params.extend([&credit_limit as &(dyn ToSql + Sync), &reset]);
     match c.execute(&c.prepare_cached(sql).await?, &params).await {

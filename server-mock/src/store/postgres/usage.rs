@@ -26,11 +26,7 @@ pub(super) async fn insert(c: &impl GenericClient, records: &[UsageRecord]) -> S
     let tokens = column(|r| r.token_id.clone());
     let prompt: Vec<i64> = records.iter().map(|r| r.prompt_tokens as i64).collect();
     let completion: Vec<i64> = records.iter().map(|r| r.completion_tokens as i64).collect();
-    // Nano-credits as a 64-bit integer (amounts past 9.2 billion credits are capped).
-    let nanos: Vec<i64> = records
-        .iter()
-        .map(|r| i64::try_from(r.credits.nanos()).unwrap_or(i64::MAX))
-        .collect();
+    let nanos: Vec<i64> = records.iter().map(|r| r.credits.to_column()).collect();
     let created: Vec<_> = records.iter().map(|r| r.created_at).collect();
     let sql = "INSERT INTO usage_ledger (id, workspace_id, request_id, model, prompt_tokens,
                    completion_tokens, nanocredits, wallet, created_at, token_id)
@@ -62,7 +58,7 @@ fn totals(row: &Row) -> UsageTotals {
         requests: row.get::<_, i64>(2) as u64,
         prompt_tokens: row.get::<_, i64>(3) as u64,
         completion_tokens: row.get::<_, i64>(4) as u64,
-        credits: Credits::from_nanos(u64::try_from(row.get::<_, i64>(5)).unwrap_or(0)),
+        credits: Credits::from_column(row.get(5)),
         x402_settled: U256::ZERO,
     }
 }

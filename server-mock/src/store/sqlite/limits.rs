@@ -12,16 +12,8 @@ use super::rows::{fetch_token, from_micros, insert_audit, micros};
 use crate::credits::Credits;
 use crate::store::{
     AuditEntry, Hold, Limit, LimitChange, LimitChanged, Reserved, Reset, Spend, SpendLimits,
-    StoreError, StoreResult, TokenStatus, UsageRecord, change_details, notice,
+    StoreError, StoreResult, UsageRecord, change_details, notice,
 };
-
-fn nanos(credits: Credits) -> i64 {
-    i64::try_from(credits.nanos()).unwrap_or(i64::MAX)
-}
-
-fn credits(nanos: i64) -> Credits {
-    Credits::from_nanos(u64::try_from(nanos).unwrap_or(0))
-}
 
 /// The token's limit.
 fn load(conn: &Connection, token_id: &str) -> StoreResult<Option<Limit>> {
@@ -37,7 +29,7 @@ fn load(conn: &Connection, token_id: &str) -> StoreResult<Option<Limit>> {
         .optional()?
         .and_then(|(limit, reset, since)| {
             Some(Limit {
-                credit_limit: credits(limit),
+                credit_limit: Credits::from_column(limit),
                 reset: Reset::parse(&reset)?,
                 since: from_micros(since),
             })
@@ -61,7 +53,7 @@ pub(super) fn store_limit(
             )?
             .execute(params![
                 token_id,
-                nanos(limit.credit_limit),
+                limit.credit_limit.to_column(),
                 limit.reset.as_str(),
                 micros(limit.since)
             ])?,
@@ -95,8 +87,8 @@ fn spend_of(
     Ok(Spend {
         limit,
         period,
-        spent: credits(spent),
-        reserved: credits(reserved),
+        spent: Credits::from_column(spent),
+        reserved: Credits::from_column(reserved),
     })
 }
 
@@ -169,12 +161,9 @@ impl SpendLimits for SqliteStore {
         let (workspace_id, id) = (workspace_id.to_string(), id.to_string());
         self.engine
             .write(vec![id.clone()], move |conn| {
-                let token = fetch_token(conn, &workspace_id, &id)?.ok_or(StoreError::NotFound)?;
-                match token.status(audit.created_at) {
-                    TokenStatus::Revoked => return Err(StoreError::NotFound),
-                    TokenStatus::Expired => return Err(StoreError::Expired),
-                    TokenStatus::Active => {}
-                }
+                let token = fetch_token(conn, &workspace_id, &id)?
+                    .ok_or(StoreError::NotFound)?
+                    .active_at(audit.created_at)?;
                 let before = load(conn, &id)?;
                 let after = change
                     .apply(before, audit.created_at)
@@ -214,7 +203,7 @@ impl SpendLimits for SqliteStore {
                 .execute(params![
                     hold.id,
                     hold.token_id,
-                    nanos(hold.amount),
+                    hold.amount.to_column(),
                     micros(hold.created_at),
                     micros(hold.expires_at)
                 ])?;

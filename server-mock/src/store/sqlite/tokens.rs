@@ -9,7 +9,7 @@ use super::rows::{self, fetch_token, insert_audit, micros};
 use crate::secrets::{CredentialKind, SecretDigest};
 use crate::store::{
     AuditEntry, Credential, NewEvent, NewToken, Page, PageRequest, StoreError, StoreResult,
-    TokenFilter, TokenRecord, TokenStatus, TokenStore,
+    TokenFilter, TokenRecord, TokenStore,
 };
 
 #[async_trait]
@@ -71,12 +71,9 @@ impl TokenStore for SqliteStore {
         let (workspace_id, id) = (workspace_id.to_string(), id.to_string());
         self.engine
             .write(vec![id.clone()], move |conn| {
-                let token = fetch_token(conn, &workspace_id, &id)?.ok_or(StoreError::NotFound)?;
-                match token.status(audit.created_at) {
-                    TokenStatus::Revoked => return Err(StoreError::NotFound),
-                    TokenStatus::Expired => return Err(StoreError::Expired),
-                    TokenStatus::Active => {}
-                }
+                let token = fetch_token(conn, &workspace_id, &id)?
+                    .ok_or(StoreError::NotFound)?
+                    .active_at(audit.created_at)?;
                 // The right-hand sides read the row as it was: the replaced secret becomes the
                 // previous one (only with an overlap), and any earlier previous one is gone.
                 conn.prepare_cached(

@@ -40,18 +40,13 @@ pub(super) fn insert(conn: &Connection, records: &[UsageRecord]) -> StoreResult<
             r.model,
             r.prompt_tokens as i64,
             r.completion_tokens as i64,
-            nanos_column(r.credits),
+            r.credits.to_column(),
             r.wallet,
             r.created_at.timestamp_micros(),
             r.token_id
         ])?;
     }
     Ok(())
-}
-
-/// Nano-credits as SQLite's 64-bit integer (amounts past 9.2 billion credits are capped).
-fn nanos_column(credits: Credits) -> i64 {
-    i64::try_from(credits.nanos()).unwrap_or(i64::MAX)
 }
 
 fn totals(row: &Row<'_>) -> rusqlite::Result<UsageTotals> {
@@ -61,7 +56,7 @@ fn totals(row: &Row<'_>) -> rusqlite::Result<UsageTotals> {
         requests: row.get::<_, i64>(2)? as u64,
         prompt_tokens: row.get::<_, i64>(3)? as u64,
         completion_tokens: row.get::<_, i64>(4)? as u64,
-        credits: Credits::from_nanos(u64::try_from(row.get::<_, i64>(5)?).unwrap_or(0)),
+        credits: Credits::from_column(row.get(5)?),
         x402_settled: U256::ZERO,
     })
 }
