@@ -54,6 +54,7 @@ fn examples_print_a_connection_failure_as_one_sentence() {
         ("rotate_in_ci", &["tok_000000000000000000000000"][..]),
         ("revoke_leaked", &[leaked.as_str()][..]),
         ("pay_with_wallet", &[wallet.as_str(), "50000", "hi"][..]),
+        ("agent_budget", &["agent", "25"][..]),
     ] {
         let output = Command::new(example(name))
             .args(args)
