@@ -24,8 +24,8 @@ pub struct OpenAiErrorDetail {
     /// `rate_limit_error` or `api_error`.
     #[serde(rename = "type")]
     pub kind: String,
-    /// e.g. `invalid_value`, `model_not_found`, `budget_exceeded`, `invalid_api_key`,
-    /// `upstream_error`, `payment_required`, `invalid_payment`.
+    /// e.g. `invalid_value`, `model_not_found`, `budget_exceeded`, `credit_limit_reached`,
+    /// `invalid_api_key`, `upstream_error`, `payment_required`, `invalid_payment`.
     pub code: Option<String>,
     /// The request field at fault, if one is.
     pub param: Option<String>,
@@ -69,8 +69,9 @@ pub fn describe(document: &mut Value) {
             "400": error("Malformed body or a value out of bounds (`param` names the field)"),
             "401": error("Missing, unknown, revoked or expired credential"),
             "402": {
-                "description": "No model's worst-case cost fits `budget_limit` (`budget_exceeded`); or, for a request naming `agent_wallet` on a workspace with x402 terms, payment required (`payment_required`) or the payment refused (`invalid_payment`, the message says why): `PAYMENT-REQUIRED` and the error's `x402` hold the offer, `upto` and `exact` for the request's worst case",
-                "headers": {"PAYMENT-REQUIRED": {"description": "base64 of the x402 PaymentRequired JSON (version 2)", "schema": {"type": "string"}}},
+                "description": "No model's worst-case cost fits `budget_limit` (`budget_exceeded`); or the token's spending limit leaves less than the request's worst case (`credit_limit_reached`: the error adds `credit_limit`, `spent`, `reserved`, `worst_case` and `resets_at`, and `Retry-After` gives the seconds until the reset); or, for a request naming `agent_wallet` on a workspace with x402 terms, payment required (`payment_required`) or the payment refused (`invalid_payment`, the message says why): `PAYMENT-REQUIRED` and the error's `x402` hold the offer, `upto` and `exact` for the request's worst case",
+                "headers": {"PAYMENT-REQUIRED": {"description": "base64 of the x402 PaymentRequired JSON (version 2)", "schema": {"type": "string"}},
+                    "Retry-After": {"description": "With `credit_limit_reached` for a calendar period: whole seconds until the limit resets", "schema": {"type": "integer"}}},
                 "content": {"application/json": {"schema": {"$ref": "#/components/schemas/OpenAiError"}}}
             },
             "403": error("The credential lacks `chat:write`"),
