@@ -438,6 +438,16 @@ both! {
         let body = verify(endpoint["secret"].as_str().unwrap(), &next(&mut rx).await);
         assert_eq!((body["type"].as_str(), body["data"]["refused"].as_bool()), (Some("token.limit_reached"), Some(true)));
         assert_eq!(credits(&body["data"]["spent"]), worst);
+        // Rotation keeps the limit and the period's spend (the token keeps its id): the new
+        // secret is refused all the same.
+        let rotated: Value = server
+            .post(&format!("/v1/tokens/{}/rotate", id(&token)), &server.admin_key, &json!({}))
+            .await
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(credits(&rotated["limits"]["spent"]), worst, "{rotated}");
+        limit_refusal(chat(&server, &secret(&rotated), 5).await).await;
         // Usage narrowed to the token: one request; an unknown token is 404.
         assert_eq!(usage_of(&server, &id(&token)).await["requests"], 1);
         let unknown = server.get("/v1/usage?token_id=tok_000000000000000000000000", &server.admin_key).await;
