@@ -12,9 +12,9 @@ pub const TEST_CLOCK: &str = "TOKCTL_TEST_CLOCK";
 
 static OFFSET: OnceLock<Duration> = OnceLock::new();
 
-/// How far the clock is set from the system's (zero unless a test set it).
-pub fn offset() -> Duration {
-    OFFSET.get().copied().unwrap_or_else(Duration::zero)
+/// How far the clock is set from the system's (`None` unless a test set it).
+pub fn offset() -> Option<Duration> {
+    OFFSET.get().copied()
 }
 
 /// Reads [`TEST_CLOCK`] (debug builds only); an error names a value that is not a time.

@@ -40,7 +40,12 @@ use crate::telemetry::Outage;
 /// response equals the value a later read shows.
 pub fn now() -> DateTime<Utc> {
     use chrono::SubsecRound;
-    (Utc::now() + crate::clock::offset()).trunc_subsecs(6)
+    let now = Utc::now();
+    match crate::clock::offset() {
+        Some(offset) => now + offset,
+        None => now,
+    }
+    .trunc_subsecs(6)
 }
 
 /// Name of the stored webhook key check (see [`WebhookOutbox::webhook_key_check`]).
