@@ -30,8 +30,8 @@ export function spendCell(token) {
       'aria-label': `Spent ${spent} of ${total} credits ${per}`,
     }),
     el('span', { class: 'small spend-text' }, `${spent} of ${total} credits ${per}`),
-    limits.resets_at ? el('span', { class: 'muted small' },
-      `Resets ${new Date(limits.resets_at).toLocaleString()}`) : null);
+    limits.resets_at ? el('span', { class: 'muted small', title: new Date(limits.resets_at).toLocaleString() },
+      `Resets ${new Date(limits.resets_at).toLocaleDateString()}`) : null);
 }
 
 /**

@@ -202,7 +202,11 @@ export function render(root, ctx) {
         el('span', { class: 'name' }, token.name),
         el('code', { class: 'muted small id' }, token.id),
         el('span', { class: 'muted small', dataset: { createdBy: token.created_by } },
-          `Created by ${token.created_by === ctx.session.key.id ? 'this session’s key' : token.created_by || 'unknown'}`))),
+          `Created by ${token.created_by === ctx.session.key.id ? 'this session’s key' : token.created_by || 'unknown'}`),
+        el('span', { class: 'small row-links' },
+          el('a', { href: `#/audit?token_id=${encodeURIComponent(token.id)}`, dataset: { action: 'audit' }, 'aria-label': `Audit log of ${token.name}` }, 'Audit log'),
+          ' · ',
+          el('a', { href: `#/usage?token_id=${encodeURIComponent(token.id)}`, dataset: { action: 'usage' }, 'aria-label': `Usage of ${token.name}` }, 'Usage')))),
       td('Status', badge(status)),
       td('Scopes', scopeChips(token.scopes)),
       td('Created', timeCell(token.created_at)),
@@ -216,9 +220,7 @@ export function render(root, ctx) {
           'aria-label': `Spending limit of ${token.name}`,
           onClick: () => editLimit(token, { fallbackFocus: heading, onSaved: reload }),
         }, 'Limit') : null,
-        actionButton('revoke', 'Revoke', token, canRevoke && status !== 'revoked', revokeWhy, revoke),
-        el('a', { href: `#/audit?token_id=${encodeURIComponent(token.id)}`, class: 'btn btn-small btn-ghost', dataset: { action: 'audit' }, 'aria-label': `Audit log of ${token.name}` }, 'Audit'),
-        el('a', { href: `#/usage?token_id=${encodeURIComponent(token.id)}`, class: 'btn btn-small btn-ghost', dataset: { action: 'usage' }, 'aria-label': `Usage of ${token.name}` }, 'Usage'))));
+        actionButton('revoke', 'Revoke', token, canRevoke && status !== 'revoked', revokeWhy, revoke))));
   }
 
   async function reload() {
