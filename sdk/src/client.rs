@@ -7,14 +7,14 @@ use std::time::{Duration, Instant};
 use reqwest::header::AUTHORIZATION;
 use reqwest::{Method, StatusCode};
 use secrecy::{ExposeSecret, SecretString};
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 use url::Url;
 
 use crate::builder::ClientBuilder;
-use crate::error::{Error, RateLimit, RawBody, Result, reset_at, retry_after};
+use crate::error::{Error, RateLimit, Result, reset_at, retry_after};
 use crate::retry::RetryPolicy;
 use crate::{audit, chat, credentials, keys, models, scopes, tokens, usage, webhooks, x402};
+
+mod verbs;
 
 /// Default token API base URL (the reference server's default address).
 pub const DEFAULT_BASE_URL: &str = "http://127.0.0.1:8080/v1";
@@ -217,108 +217,14 @@ impl Client {
         )
     }
 
-    pub(crate) async fn get<T: DeserializeOwned>(
-        &self,
-        url: Url,
-        query: &[(&str, String)],
-    ) -> Result<T> {
-        let body = self.send(Method::GET, url, query, None, true).await?;
-        decode(&body)
-    }
-
-    pub(crate) async fn post<T: DeserializeOwned>(
-        &self,
-        url: Url,
-        body: Option<&impl Serialize>,
-    ) -> Result<T> {
-        self.post_as(url, body, true).await
-    }
-
-    /// A POST sent without the API key, even when the client has one: for calls anyone may
-    /// make, whose requests must not carry the caller's own credential.
-    pub(crate) async fn post_anonymous<T: DeserializeOwned>(
-        &self,
-        url: Url,
-        body: &impl Serialize,
-    ) -> Result<T> {
-        self.post_as(url, Some(body), false).await
-    }
-
-    /// A POST carrying the x402 payment `payment` (`PAYMENT-SIGNATURE`).
-    pub(crate) async fn post_paid<T: DeserializeOwned>(
-        &self,
-        url: Url,
-        body: &impl Serialize,
-        payment: &str,
-    ) -> Result<T> {
-        let json = serde_json::to_vec(body)
-            .map_err(|err| Error::Config(format!("cannot encode the request: {err}")))?;
-        let body = self
-            .send_with(Method::POST, url, &[], Some(json), true, Some(payment))
-            .await?;
-        decode(&body)
-    }
-
     /// The wallet that pays x402 offers, if the client has one.
     pub fn wallet(&self) -> Option<&crate::x402::Wallet> {
         self.inner.wallet.as_ref()
     }
 
-    async fn post_as<T: DeserializeOwned>(
-        &self,
-        url: Url,
-        body: Option<&impl Serialize>,
-        authorized: bool,
-    ) -> Result<T> {
-        let json = match body {
-            Some(body) => Some(
-                serde_json::to_vec(body)
-                    .map_err(|err| Error::Config(format!("cannot encode the request: {err}")))?,
-            ),
-            None => None,
-        };
-        let body = self.send(Method::POST, url, &[], json, authorized).await?;
-        decode(&body)
-    }
-
-    pub(crate) async fn put<T: DeserializeOwned>(
-        &self,
-        url: Url,
-        body: &impl Serialize,
-    ) -> Result<T> {
-        self.send_json(Method::PUT, url, body).await
-    }
-
-    pub(crate) async fn patch<T: DeserializeOwned>(
-        &self,
-        url: Url,
-        body: &impl Serialize,
-    ) -> Result<T> {
-        self.send_json(Method::PATCH, url, body).await
-    }
-
-    /// `method url` with `body` as JSON, authorized; the answer decoded.
-    async fn send_json<T: DeserializeOwned>(
-        &self,
-        method: Method,
-        url: Url,
-        body: &impl Serialize,
-    ) -> Result<T> {
-        let json = serde_json::to_vec(body)
-            .map_err(|err| Error::Config(format!("cannot encode the request: {err}")))?;
-        let body = self.send(method, url, &[], Some(json), true).await?;
-        decode(&body)
-    }
-
-    pub(crate) async fn delete(&self, url: Url) -> Result<()> {
-        self.send(Method::DELETE, url, &[], None, true)
-            .await
-            .map(|_| ())
-    }
-
     /// Sends with retries, with the API key when `authorized`; returns the body of a success
     /// response.
-    async fn send(
+    pub(crate) async fn send(
         &self,
         method: Method,
         url: Url,
@@ -331,7 +237,7 @@ impl Client {
     }
 
     /// [`Client::send`], with an x402 `payment` header when given.
-    async fn send_with(
+    pub(crate) async fn send_with(
         &self,
         method: Method,
         url: Url,
@@ -453,11 +359,4 @@ impl Client {
                 .unwrap_or_else(|e| e.into_inner()) = Some(limit);
         }
     }
-}
-
-fn decode<T: DeserializeOwned>(body: &[u8]) -> Result<T> {
-    serde_json::from_slice(body).map_err(|source| Error::Decode {
-        source,
-        body: RawBody::new(body),
-    })
 }
