@@ -15,25 +15,24 @@ use crate::store::{
     StoreError, StoreResult, UsageRecord, change_details, notice,
 };
 
+/// The limit in a row's columns `credit_limit, reset, since` from `at` on.
+fn limit_at(row: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Option<Limit>> {
+    let (credit_limit, reset, since): (i64, String, i64) =
+        (row.get(at)?, row.get(at + 1)?, row.get(at + 2)?);
+    Ok(Reset::parse(&reset).map(|reset| Limit {
+        credit_limit: Credits::from_column(credit_limit),
+        reset,
+        since: from_micros(since),
+    }))
+}
+
 /// The token's limit.
 fn load(conn: &Connection, token_id: &str) -> StoreResult<Option<Limit>> {
     Ok(conn
         .prepare_cached("SELECT credit_limit, reset, since FROM token_limits WHERE token_id = ?1")?
-        .query_row(params![token_id], |row| {
-            Ok((
-                row.get::<_, i64>(0)?,
-                row.get::<_, String>(1)?,
-                row.get::<_, i64>(2)?,
-            ))
-        })
+        .query_row(params![token_id], |row| limit_at(row, 0))
         .optional()?
-        .and_then(|(limit, reset, since)| {
-            Some(Limit {
-                credit_limit: Credits::from_column(limit),
-                reset: Reset::parse(&reset)?,
-                since: from_micros(since),
-            })
-        }))
+        .flatten())
 }
 
 /// Sets (or with `None` removes) the token's limit.
@@ -137,13 +136,27 @@ impl SpendLimits for SqliteStore {
         now: DateTime<Utc>,
     ) -> StoreResult<HashMap<String, Spend>> {
         let workspace_id = workspace_id.to_string();
+        let ids = serde_json::to_string(&token_ids).unwrap_or_default();
         self.engine
             .read(move |conn| {
+                // The limits of the listed tokens of the workspace, in one read; the spend only
+                // of those that have one.
+                let limits = conn
+                    .prepare_cached(
+                        "SELECT l.token_id, l.credit_limit, l.reset, l.since
+                         FROM token_limits l JOIN tokens t ON t.id = l.token_id
+                         WHERE t.workspace_id = ?1
+                           AND l.token_id IN (SELECT value FROM json_each(?2))",
+                    )?
+                    .query_map(params![workspace_id, ids], |row| {
+                        Ok((row.get::<_, String>(0)?, limit_at(row, 1)?))
+                    })?
+                    .collect::<rusqlite::Result<Vec<_>>>()?;
                 let mut found = HashMap::new();
-                for id in token_ids {
-                    let mine = fetch_token(conn, &workspace_id, &id)?.is_some();
-                    if let Some(limit) = load(conn, &id)?.filter(|_| mine) {
-                        found.insert(id.clone(), spend_of(conn, &id, limit, now)?);
+                for (id, limit) in limits {
+                    if let Some(limit) = limit {
+                        let spend = spend_of(conn, &id, limit, now)?;
+                        found.insert(id, spend);
                     }
                 }
                 Ok(found)
