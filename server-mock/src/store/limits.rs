@@ -218,14 +218,6 @@ pub enum Reserved {
     Refused(Spend),
 }
 
-/// A token's limit before and after a change.
-#[derive(Debug, Clone)]
-pub struct LimitChanged {
-    pub token: TokenRecord,
-    pub before: Option<Limit>,
-    pub after: Option<Limit>,
-}
-
 /// The audit entry's details of a change from `before` to `after`.
 pub fn change_details(before: Option<Limit>, after: Option<Limit>) -> String {
     let side = |limit: Option<Limit>| match limit {
@@ -282,14 +274,14 @@ pub trait SpendLimits: Send + Sync + 'static {
     /// ([`StoreError::NotFound`](super::StoreError::NotFound)) nor expired
     /// ([`StoreError::Expired`](super::StoreError::Expired)); `audit` gets the change's details.
     /// [`StoreError::Invalid`](super::StoreError::Invalid) when the change asks for a period
-    /// without a limit.
+    /// without a limit. Returns the token.
     async fn change_limit(
         &self,
         workspace_id: &str,
         id: &str,
         change: LimitChange,
         audit: AuditEntry,
-    ) -> StoreResult<LimitChanged>;
+    ) -> StoreResult<TokenRecord>;
 
     /// Holds `hold.amount` of the token's period if it fits, atomically with every other
     /// reservation and charge of the token on every instance. A refusal queues

@@ -192,14 +192,14 @@ pub async fn update(
     }
     let audit = entry(&auth, actions::TOKEN_LIMIT_CHANGED, &id);
     let workspace_id = &auth.principal.workspace_id;
-    let changed = store
+    let token = store
         .change_limit(workspace_id, &id, change, audit)
         .await
         .map_err(|err| change_refused(&id, err))?;
     let spend = spend_of(store.as_ref(), workspace_id, vec![id.clone()]).await?;
     Ok(Json(TokenView::new(
         &last_used,
-        changed.token,
+        token,
         None,
         spend.get(&id),
     )))

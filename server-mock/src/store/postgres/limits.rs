@@ -14,8 +14,8 @@ use super::tokens::fetch_token;
 use super::{sync, webhooks};
 use crate::credits::Credits;
 use crate::store::{
-    AuditEntry, Hold, Limit, LimitChange, LimitChanged, Reserved, Reset, Spend, SpendLimits,
-    StoreError, StoreResult, UsageRecord, change_details, notice,
+    AuditEntry, Hold, Limit, LimitChange, Reserved, Reset, Spend, SpendLimits, StoreError,
+    StoreResult, TokenRecord, UsageRecord, change_details, notice,
 };
 
 fn limit_of(row: &tokio_postgres::Row, at: usize) -> Option<Limit> {
@@ -170,7 +170,7 @@ impl SpendLimits for PostgresStore {
         id: &str,
         change: LimitChange,
         mut audit: AuditEntry,
-    ) -> StoreResult<LimitChanged> {
+    ) -> StoreResult<TokenRecord> {
         in_transaction!(self, |tx| {
             let sql = "SELECT 1 FROM tokens WHERE id = $1 AND workspace_id = $2 FOR UPDATE";
             tx.query_opt(sql, &[&id, &workspace_id]).await?;
@@ -186,11 +186,7 @@ impl SpendLimits for PostgresStore {
             audit.details = Some(change_details(before, after));
             insert_audit(&tx, &audit).await?;
             sync::changed(&tx, &[id.to_string()]).await?;
-            LimitChanged {
-                token,
-                before,
-                after,
-            }
+            token
         })
     }
 

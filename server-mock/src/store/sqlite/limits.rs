@@ -11,8 +11,8 @@ use super::SqliteStore;
 use super::rows::{fetch_token, from_micros, insert_audit, micros};
 use crate::credits::Credits;
 use crate::store::{
-    AuditEntry, Hold, Limit, LimitChange, LimitChanged, Reserved, Reset, Spend, SpendLimits,
-    StoreError, StoreResult, UsageRecord, change_details, notice,
+    AuditEntry, Hold, Limit, LimitChange, Reserved, Reset, Spend, SpendLimits, StoreError,
+    StoreResult, TokenRecord, UsageRecord, change_details, notice,
 };
 
 /// The limit in a row's columns `credit_limit, reset, since` from `at` on.
@@ -170,7 +170,7 @@ impl SpendLimits for SqliteStore {
         id: &str,
         change: LimitChange,
         mut audit: AuditEntry,
-    ) -> StoreResult<LimitChanged> {
+    ) -> StoreResult<TokenRecord> {
         let (workspace_id, id) = (workspace_id.to_string(), id.to_string());
         self.engine
             .write(vec![id.clone()], move |conn| {
@@ -184,11 +184,7 @@ impl SpendLimits for SqliteStore {
                 store_limit(conn, &id, after)?;
                 audit.details = Some(change_details(before, after));
                 insert_audit(conn, &audit)?;
-                Ok(LimitChanged {
-                    token,
-                    before,
-                    after,
-                })
+                Ok(token)
             })
             .await
     }
