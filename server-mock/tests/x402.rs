@@ -75,6 +75,17 @@ async fn paid(server: &Server, body: &Value, payment: &str) -> reqwest::Response
 }
 
 /// The 402 offer for `body`.
+/// A facilitator, a server whose workspace takes x402 payments through it, and a wallet funded
+/// with 1,000 units there.
+async fn paying() -> (Facilitator, Server, Wallet) {
+    let facilitator = Facilitator::start().await;
+    let server = Server::start();
+    enable(&server, &facilitator).await;
+    let wallet = Wallet::new();
+    facilitator.fund(wallet.address(), 1_000);
+    (facilitator, server, wallet)
+}
+
 async fn offered(server: &Server, body: &Value) -> Value {
     let response = server
         .post("/v1/chat/completions", &server.admin_key, body)
@@ -190,11 +201,7 @@ both! {
 both! {
     #[tokio::test]
     async fn exact_is_settled_before_the_answer_for_the_amount_authorized() {
-        let facilitator = Facilitator::start().await;
-        let server = Server::start();
-        enable(&server, &facilitator).await;
-        let wallet = Wallet::new();
-        facilitator.fund(wallet.address(), 1_000);
+        let (facilitator, server, wallet) = paying().await;
         let body = ask(&wallet, false);
         let offer = offered(&server, &body).await;
         let payment = wallet.pay(accepts(&offer, "exact"), None, None);
@@ -236,11 +243,7 @@ both! {
 both! {
     #[tokio::test]
     async fn upto_is_settled_after_the_answer_for_what_it_cost() {
-        let facilitator = Facilitator::start().await;
-        let server = Server::start();
-        enable(&server, &facilitator).await;
-        let wallet = Wallet::new();
-        facilitator.fund(wallet.address(), 1_000);
+        let (facilitator, server, wallet) = paying().await;
         for stream in [false, true] {
             let body = ask(&wallet, stream);
             let offer = offered(&server, &body).await;
@@ -294,12 +297,8 @@ both! {
 both! {
     #[tokio::test]
     async fn a_wrong_signer_too_small_an_amount_or_an_expired_payment_is_refused() {
-        let facilitator = Facilitator::start().await;
-        let server = Server::start();
-        enable(&server, &facilitator).await;
-        let wallet = Wallet::new();
+        let (facilitator, server, wallet) = paying().await;
         let other = Wallet::new();
-        facilitator.fund(wallet.address(), 1_000);
         facilitator.fund(other.address(), 1_000);
         let body = ask(&wallet, false);
         let offer = offered(&server, &body).await;
@@ -339,11 +338,7 @@ both! {
 both! {
     #[tokio::test]
     async fn a_facilitator_that_is_down_gets_no_answer_served_unpaid_and_upto_settles_later() {
-        let facilitator = Facilitator::start().await;
-        let server = Server::start();
-        enable(&server, &facilitator).await;
-        let wallet = Wallet::new();
-        facilitator.fund(wallet.address(), 1_000);
+        let (facilitator, server, wallet) = paying().await;
         let body = ask(&wallet, false);
         let offer = offered(&server, &body).await;
 
