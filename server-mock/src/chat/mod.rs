@@ -261,7 +261,7 @@ pub async fn create(
         request_id: request_id.clone(),
         wallet: checked.request.agent_wallet.clone(),
         // No allocation on the path of a request made with an API key.
-        token_id: (auth.principal.credential_id.starts_with("tok_"))
+        token_id: crate::secrets::is_token_id(&auth.principal.credential_id)
             .then(|| auth.principal.credential_id.clone()),
         budget: match &reservation {
             Some(reservation) => Some(reservation.worst),

@@ -36,7 +36,4 @@ pub trait X402Store: Send + Sync + 'static {
         lease_until: DateTime<Utc>,
         limit: usize,
     ) -> StoreResult<Vec<PaymentRecord>>;
-
-    /// One payment of the workspace.
-    async fn payment(&self, workspace_id: &str, id: &str) -> StoreResult<Option<PaymentRecord>>;
 }

@@ -14,21 +14,6 @@ pub fn atomic(credits: Credits, credit_price: &str) -> Option<U256> {
     Some(product.div_ceil(scale))
 }
 
-/// `amount` atomic units shown with `decimals` places: `1234` with 6 decimals is `0.001234`.
-pub fn in_units(amount: &str, decimals: u8) -> String {
-    let decimals = usize::from(decimals);
-    if decimals == 0 {
-        return amount.to_string();
-    }
-    let padded = format!("{amount:0>width$}", width = decimals + 1);
-    let (whole, fraction) = padded.split_at(padded.len() - decimals);
-    let fraction = fraction.trim_end_matches('0');
-    match fraction.is_empty() {
-        true => whole.to_string(),
-        false => format!("{whole}.{fraction}"),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -46,14 +31,5 @@ mod tests {
         let big = atomic(credits("12345.678901234"), "1000000000000000000").unwrap();
         assert_eq!(big.to_string(), "12345678901234000000000");
         assert_eq!(atomic(credits("1"), "1.5"), None);
-    }
-
-    #[test]
-    fn amounts_are_shown_in_whole_tokens() {
-        assert_eq!(in_units("1234", 6), "0.001234");
-        assert_eq!(in_units("1000000", 6), "1");
-        assert_eq!(in_units("1500000", 6), "1.5");
-        assert_eq!(in_units("7", 0), "7");
-        assert_eq!(in_units("0", 6), "0");
     }
 }

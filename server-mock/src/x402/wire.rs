@@ -16,8 +16,6 @@ pub const PAYMENT_SIGNATURE: &str = "payment-signature";
 pub const PAYMENT_RESPONSE: &str = "payment-response";
 /// The client's payment (v1).
 pub const X_PAYMENT: &str = "x-payment";
-/// The settlement (v1).
-pub const X_PAYMENT_RESPONSE: &str = "x-payment-response";
 
 /// A 402's offer: `PAYMENT-REQUIRED`, and the `x402` object of the error body.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

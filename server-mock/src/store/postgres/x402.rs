@@ -189,14 +189,4 @@ impl X402Store for PostgresStore {
             Ok(rows.iter().map(payment_from_row).collect())
         })
     }
-
-    async fn payment(&self, workspace_id: &str, id: &str) -> StoreResult<Option<PaymentRecord>> {
-        with_client!(self, |c| {
-            let sql = format!(
-                "SELECT {PAYMENT_COLUMNS} FROM x402_payments WHERE id = $1 AND workspace_id = $2"
-            );
-            let row = c.query_opt(&sql, &[&id, &workspace_id]).await?;
-            Ok(row.as_ref().map(payment_from_row))
-        })
-    }
 }

@@ -198,19 +198,4 @@ impl X402Store for SqliteStore {
             })
             .await
     }
-
-    async fn payment(&self, workspace_id: &str, id: &str) -> StoreResult<Option<PaymentRecord>> {
-        let (workspace_id, id) = (workspace_id.to_string(), id.to_string());
-        self.engine
-            .read(move |conn| {
-                let sql = format!(
-                    "SELECT {PAYMENT_COLUMNS} FROM x402_payments WHERE id = ?1 AND workspace_id = ?2"
-                );
-                Ok(conn
-                    .prepare_cached(&sql)?
-                    .query_row(params![id, workspace_id], payment_from_row)
-                    .optional()?)
-            })
-            .await
-    }
 }
