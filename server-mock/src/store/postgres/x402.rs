@@ -50,7 +50,9 @@ impl X402Store for PostgresStore {
             let sql = "SELECT pay_to, network, asset, asset_name, asset_version, asset_decimals, \
                        credit_price, facilitator_url, updated_at \
                        FROM x402_settings WHERE workspace_id = $1";
-            let row = c.query_opt(sql, &[&workspace_id]).await?;
+            let row = c
+                .query_opt(&c.prepare_cached(sql).await?, &[&workspace_id])
+                .await?;
             Ok(row.map(|row| X402Settings {
                 pay_to: row.get(0),
                 network: row.get(1),
@@ -115,10 +117,11 @@ impl X402Store for PostgresStore {
 
     async fn claim_nonce(&self, nonce: PaymentNonce) -> StoreResult<bool> {
         with_client!(self, |c| {
+            let sql = "INSERT INTO x402_nonces (network, contract, payer, nonce, created_at) \
+                       VALUES ($1, $2, $3, $4, now()) ON CONFLICT DO NOTHING";
             let inserted = c
                 .execute(
-                    "INSERT INTO x402_nonces (network, contract, payer, nonce, created_at) \
-                     VALUES ($1, $2, $3, $4, now()) ON CONFLICT DO NOTHING",
+                    &c.prepare_cached(sql).await?,
                     &[&nonce.network, &nonce.contract, &nonce.payer, &nonce.nonce],
                 )
                 .await?;
@@ -140,7 +143,7 @@ impl X402Store for PostgresStore {
             );
             let attempts = i32::try_from(p.attempts).unwrap_or(i32::MAX);
             c.execute(
-                &sql,
+                &c.prepare_cached(&sql).await?,
                 &[
                     &p.id,
                     &p.workspace_id,
@@ -185,7 +188,12 @@ impl X402Store for PostgresStore {
                  RETURNING {PAYMENT_COLUMNS}"
             );
             let limit = limit as i64;
-            let rows = c.query(&sql, &[&lease_until, &now, &limit]).await?;
+            let rows = c
+                .query(
+                    &c.prepare_cached(&sql).await?,
+                    &[&lease_until, &now, &limit],
+                )
+                .await?;
             Ok(rows.iter().map(payment_from_row).collect())
         })
     }

@@ -123,17 +123,18 @@ impl X402Store for SqliteStore {
     async fn claim_nonce(&self, nonce: PaymentNonce) -> StoreResult<bool> {
         self.engine
             .write(Vec::new(), move |conn| {
-                let inserted = conn.execute(
-                    "INSERT INTO x402_nonces (network, contract, payer, nonce, created_at) \
+                let inserted = conn
+                    .prepare_cached(
+                        "INSERT INTO x402_nonces (network, contract, payer, nonce, created_at) \
                      VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING",
-                    params![
+                    )?
+                    .execute(params![
                         nonce.network,
                         nonce.contract,
                         nonce.payer,
                         nonce.nonce,
                         micros(crate::store::now())
-                    ],
-                )?;
+                    ])?;
                 Ok(inserted == 1)
             })
             .await
