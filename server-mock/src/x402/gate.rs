@@ -138,7 +138,6 @@ pub async fn admit(ask: &Ask<'_>) -> Result<Option<Payment>, Response> {
     Ok(Some(Payment {
         record,
         payment,
-        upto: checked.requirements.scheme == "upto",
         requirements: checked.requirements,
         authorized: checked.authorized,
         credit_price: settings.credit_price.clone(),

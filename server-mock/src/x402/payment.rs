@@ -22,7 +22,6 @@ pub struct Payment {
     pub(super) payment: PaymentPayload,
     /// The requirements the client accepted, `amount` the amount it authorized.
     pub(super) requirements: Requirements,
-    pub(super) upto: bool,
     pub(super) authorized: U256,
     pub(super) credit_price: String,
     pub(super) store: Arc<dyn Store>,
@@ -73,7 +72,7 @@ impl Payment {
     /// Before the upstream is asked: an `upto` payment is recorded (for nothing yet), so that
     /// an answer cut by a crash is settled for nothing rather than forgotten.
     pub async fn open(&mut self) -> Result<(), Response> {
-        match self.upto {
+        match self.is_upto() {
             true => self.save().await.map_err(refused_by_store),
             false => Ok(()),
         }
@@ -83,7 +82,7 @@ impl Payment {
     /// amount; `Err` is the answer to send instead (the facilitator refused, or could not be
     /// reached: no answer is sent unpaid). Nothing for `upto`.
     pub async fn charge(&mut self) -> Result<(), Response> {
-        if self.upto {
+        if self.is_upto() {
             return Ok(());
         }
         self.record.amount = self.authorized.to_string();
@@ -94,7 +93,7 @@ impl Payment {
             .await;
         match settled {
             Ok(response) if response.success => {
-                self.settled(response.transaction);
+                mark_settled(&mut self.record, response.transaction);
                 self.save().await.map_err(refused_by_store)
             }
             Ok(response) => {
@@ -121,12 +120,24 @@ impl Payment {
 
     /// What it has come to so far (for `exact` once charged: the settlement).
     pub fn settlement(&self) -> Settlement {
-        settlement_of(&self.record)
+        Settlement {
+            status: match self.record.status {
+                PaymentStatus::Settled => "settled",
+                PaymentStatus::Pending => "pending",
+                PaymentStatus::Failed | PaymentStatus::Expired => "failed",
+            },
+            scheme: self.record.scheme.clone(),
+            network: self.record.network.clone(),
+            payer: self.record.payer.clone(),
+            amount: self.record.amount.clone(),
+            transaction: self.record.transaction.clone(),
+            error: self.record.error.clone(),
+        }
     }
 
     /// Whether it is `upto` (settled after the answer, for what it cost).
     pub fn is_upto(&self) -> bool {
-        self.upto
+        self.requirements.scheme == "upto"
     }
 
     /// After the answer, which cost `consumed` credits and is `usage_id` in the ledger: `upto`
@@ -136,7 +147,7 @@ impl Payment {
         let consumed = charged.credits;
         self.record.usage_id = Some(charged.usage_id);
         self.record.model = Some(charged.model);
-        if !self.upto {
+        if !self.is_upto() {
             let _ = self.save().await;
             return self.settlement();
         }
@@ -157,13 +168,6 @@ impl Payment {
             err.log("x402: could not record a settlement");
         }
         self.settlement()
-    }
-
-    fn settled(&mut self, transaction: String) {
-        self.record.status = PaymentStatus::Settled;
-        self.record.transaction = (!transaction.is_empty()).then_some(transaction);
-        self.record.error = None;
-        self.record.settled_at = Some(store::now());
     }
 
     async fn save(&self) -> Result<(), crate::store::StoreError> {
@@ -196,12 +200,7 @@ pub async fn settle(
         .settle(&record.facilitator_url, payment, requirements)
         .await
     {
-        Ok(response) if response.success => {
-            record.status = PaymentStatus::Settled;
-            record.transaction = (!response.transaction.is_empty()).then_some(response.transaction);
-            record.error = None;
-            record.settled_at = Some(store::now());
-        }
+        Ok(response) if response.success => mark_settled(record, response.transaction),
         Ok(response) => {
             record.status = PaymentStatus::Failed;
             record.error = Some(response.error_reason.unwrap_or_else(|| "refused".into()));
@@ -214,25 +213,16 @@ pub async fn settle(
     }
 }
 
+/// Notes in `record` that it was settled, by `transaction` (none when empty).
+fn mark_settled(record: &mut PaymentRecord, transaction: String) {
+    record.status = PaymentStatus::Settled;
+    record.transaction = (!transaction.is_empty()).then_some(transaction);
+    record.error = None;
+    record.settled_at = Some(store::now());
+}
+
 /// The wait before settlement attempt `attempts + 1`: 5 s, doubling, at most 10 minutes.
 fn retry_after(attempts: u32) -> chrono::Duration {
     let seconds = 5u64.saturating_mul(1 << attempts.min(7)).min(600);
     chrono::Duration::seconds(seconds as i64)
-}
-
-/// What `record` came to.
-pub fn settlement_of(record: &PaymentRecord) -> Settlement {
-    Settlement {
-        status: match record.status {
-            PaymentStatus::Settled => "settled",
-            PaymentStatus::Pending => "pending",
-            PaymentStatus::Failed | PaymentStatus::Expired => "failed",
-        },
-        scheme: record.scheme.clone(),
-        network: record.network.clone(),
-        payer: record.payer.clone(),
-        amount: record.amount.clone(),
-        transaction: record.transaction.clone(),
-        error: record.error.clone(),
-    }
 }
