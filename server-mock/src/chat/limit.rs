@@ -6,8 +6,8 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use axum::Json;
-use axum::http::{HeaderValue, StatusCode, header};
+use crate::http::openai::GatewayError;
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 use tokio::sync::oneshot;
@@ -111,24 +111,24 @@ fn refusal(spend: &Spend, worst: Credits) -> Response {
         spend.remaining().in_words(),
         worst.in_words(),
     );
-    let body = json!({"error": {
-        "message": message,
-        "type": "invalid_request_error",
-        "code": "credit_limit_reached",
-        "param": null,
+    let retry_after = spend.period.resets_at.map(|at| {
+        let micros = (at - store::now()).num_microseconds().unwrap_or(0).max(1);
+        (micros as u64).div_ceil(1_000_000)
+    });
+    let error = GatewayError {
+        status: StatusCode::PAYMENT_REQUIRED,
+        message,
+        kind: "invalid_request_error",
+        code: Some("credit_limit_reached"),
+        param: None,
+        retry_after,
+    };
+    let figures = json!({
         "credit_limit": spend.limit.credit_limit.to_json(),
         "spent": spend.spent.to_json(),
         "reserved": spend.reserved.to_json(),
         "worst_case": worst.to_json(),
         "resets_at": spend.period.resets_at.map(timestamp),
-    }});
-    let mut response = (StatusCode::PAYMENT_REQUIRED, Json(body)).into_response();
-    if let Some(at) = spend.period.resets_at {
-        let micros = (at - store::now()).num_microseconds().unwrap_or(0).max(1);
-        let seconds = (micros as u64).div_ceil(1_000_000);
-        response
-            .headers_mut()
-            .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
-    }
-    response
+    });
+    error.response_with(figures.as_object().cloned().unwrap_or_default())
 }

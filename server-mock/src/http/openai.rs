@@ -109,15 +109,27 @@ impl GatewayError {
     }
 }
 
-impl IntoResponse for GatewayError {
-    fn into_response(self) -> Response {
-        let mut response = (self.status, Json(self.body())).into_response();
+impl GatewayError {
+    /// The response, with `extra` fields in the error object beside the envelope's own (an x402
+    /// offer, a limit's figures).
+    pub fn response_with(&self, extra: serde_json::Map<String, Value>) -> Response {
+        let mut body = self.body();
+        if let Some(error) = body["error"].as_object_mut() {
+            error.extend(extra);
+        }
+        let mut response = (self.status, Json(body)).into_response();
         if let Some(seconds) = self.retry_after {
             response
                 .headers_mut()
                 .insert(header::RETRY_AFTER, header::HeaderValue::from(seconds));
         }
         response
+    }
+}
+
+impl IntoResponse for GatewayError {
+    fn into_response(self) -> Response {
+        self.response_with(serde_json::Map::new())
     }
 }
 

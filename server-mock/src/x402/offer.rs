@@ -4,13 +4,13 @@
 //! cannot be reached.
 
 use alloy_primitives::U256;
-use axum::Json;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
 use super::facilitator::Unreachable;
 use super::wire::{self, PaymentRequired, Requirements, ResourceInfo};
+use crate::http::openai::GatewayError;
 use crate::store::X402Settings;
 
 /// How long an `exact` authorization must stay valid (it is settled before the answer).
@@ -79,14 +79,17 @@ impl Offer {
         required.error = Some(why.to_string());
         let header =
             HeaderValue::from_str(&wire::encode(&required)).unwrap_or(HeaderValue::from_static(""));
-        let body = json!({"error": {
-            "message": why,
-            "type": "invalid_request_error",
-            "code": code,
-            "param": null,
-            "x402": required,
-        }});
-        let mut response = (StatusCode::PAYMENT_REQUIRED, Json(body)).into_response();
+        let error = GatewayError {
+            status: StatusCode::PAYMENT_REQUIRED,
+            message: why.to_string(),
+            kind: "invalid_request_error",
+            code: Some(code),
+            param: None,
+            retry_after: None,
+        };
+        let offer = serde_json::to_value(&required).unwrap_or_default();
+        let mut response =
+            error.response_with(serde_json::Map::from_iter([("x402".into(), offer)]));
         let headers = response.headers_mut();
         headers.insert(wire::PAYMENT_REQUIRED, header);
         headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
@@ -124,13 +127,15 @@ pub(super) fn invalid(message: String) -> Response {
 }
 
 pub(super) fn invalid_status(status: StatusCode, message: String) -> Response {
-    let body = json!({"error": {
-        "message": message,
-        "type": "invalid_request_error",
-        "code": "invalid_payment",
-        "param": null,
-    }});
-    (status, Json(body)).into_response()
+    GatewayError {
+        status,
+        message,
+        kind: "invalid_request_error",
+        code: Some("invalid_payment"),
+        param: None,
+        retry_after: None,
+    }
+    .into_response()
 }
 
 /// 503: the facilitator cannot be reached; no answer is served unpaid.
@@ -142,15 +147,13 @@ pub(super) fn facilitator_down(err: &Unreachable) -> Response {
 }
 
 pub(super) fn unavailable(message: &str) -> Response {
-    let body = json!({"error": {
-        "message": message,
-        "type": "api_error",
-        "code": "facilitator_unavailable",
-        "param": null,
-    }});
-    let mut response = (StatusCode::SERVICE_UNAVAILABLE, Json(body)).into_response();
-    response
-        .headers_mut()
-        .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
-    response
+    GatewayError {
+        status: StatusCode::SERVICE_UNAVAILABLE,
+        message: message.to_string(),
+        kind: "api_error",
+        code: Some("facilitator_unavailable"),
+        param: None,
+        retry_after: Some(5),
+    }
+    .into_response()
 }
