@@ -228,7 +228,7 @@ pub fn facilitator_url(value: &str) -> Result<()> {
             Ok(())
         }
         _ => Err(ApiError::Unprocessable(
-            "facilitator_url must be an http or https URL with a host, without a user, query or              fragment"
+            "facilitator_url must be an http or https URL with a host, without a user, query or fragment"
                 .into(),
         )),
     }

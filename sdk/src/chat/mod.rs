@@ -262,7 +262,7 @@ impl<'c> Chat<'c> {
                 Some(named) if named.eq_ignore_ascii_case(&address) => {}
                 Some(named) => {
                     return Err(Error::Payment(format!(
-                        "the request names agent_wallet {named}, but the client's wallet is                          {address}: it could not pay for another wallet"
+                        "the request names agent_wallet {named}, but the client's wallet is {address}: it could not pay for another wallet"
                     )));
                 }
             }
