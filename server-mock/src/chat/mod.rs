@@ -221,16 +221,13 @@ pub async fn create(
         Err(err) => return err.into_response(),
     };
     let request_id = request_id.map(|Extension(RequestId(id))| id);
+    // The dearest candidate's worst case; routing kept only candidates within budget_limit.
     let worst = route
         .candidates
         .iter()
         .map(|(model, cap)| model.cost(prompt, u64::from(*cap)))
         .max()
         .unwrap_or_default();
-    let worst = checked
-        .request
-        .budget_limit
-        .map_or(worst, |budget| worst.min(budget));
     let reservation = match limit::admit(&store, &auth.principal, worst).await {
         Ok(reservation) => reservation.map(Arc::new),
         Err(refused) => return refused,
