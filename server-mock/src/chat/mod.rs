@@ -241,15 +241,10 @@ pub async fn create(
         worst,
         headers: &headers,
     };
-    let mut payment = match gate::admit(&ask).await {
+    let payment = match gate::admit(&ask).await {
         Ok(payment) => payment,
         Err(refused) => return refused,
     };
-    if let Some(payment) = payment.as_mut()
-        && let Err(refused) = payment.open().await
-    {
-        return refused;
-    }
     let id = format!("chatcmpl-{}", crate::secrets::new_id(""));
     let arrived = timing.arrived;
     let accounting = |model: &Arc<Model>, reason: String| Accounting {

@@ -34,7 +34,8 @@ pub struct Ask<'a> {
 }
 
 /// Checks `ask`'s payment: `Ok(None)` when the request needs none, `Ok(Some)` when it is paid
-/// (not settled yet), `Err` with the answer to send (402 with the offer, or why not).
+/// (not settled yet; an `upto` payment already recorded, for nothing so far), `Err` with the
+/// answer to send (402 with the offer, or why not).
 pub async fn admit(ask: &Ask<'_>) -> Result<Option<Payment>, Response> {
     let Some(wallet) = ask.wallet else {
         return Ok(None);
@@ -135,7 +136,7 @@ pub async fn admit(ask: &Ask<'_>) -> Result<Option<Payment>, Response> {
         created_at: now,
         settled_at: None,
     };
-    Ok(Some(Payment {
+    let payment = Payment {
         record,
         payment,
         requirements: checked.requirements,
@@ -143,5 +144,7 @@ pub async fn admit(ask: &Ask<'_>) -> Result<Option<Payment>, Response> {
         credit_price: settings.credit_price.clone(),
         store: ask.store.clone(),
         facilitator: ask.facilitator.clone(),
-    }))
+    };
+    payment.open().await?;
+    Ok(Some(payment))
 }

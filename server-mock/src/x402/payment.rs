@@ -71,7 +71,7 @@ impl Settlement {
 impl Payment {
     /// Before the upstream is asked: an `upto` payment is recorded (for nothing yet), so that
     /// an answer cut by a crash is settled for nothing rather than forgotten.
-    pub async fn open(&mut self) -> Result<(), Response> {
+    pub(super) async fn open(&self) -> Result<(), Response> {
         match self.is_upto() {
             true => self.save().await.map_err(refused_by_store),
             false => Ok(()),
