@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Benchmark (not a test): authenticated GET /v1/tokens/:id against a bare axum handler, and
-# durable POST /v1/tokens per second, measured in one run on this machine with wrk.
+# Benchmark (not a test): authenticated GET /v1/tokens/:id against a bare axum handler, a page
+# of 20 tokens (GET /v1/tokens?per_page=20, 5 of them with a spending limit), the read of a
+# token with a limit, and durable POST /v1/tokens per second, measured in one run on this
+# machine with wrk.
 #
 # BACKEND=postgres measures the same reads and creates on PostgreSQL too, next to SQLite's in
 # the same run: a fresh database on the server of $TOKCTL_BENCH_DATABASE_URL (default the local
 # postgres://postgres@127.0.0.1:5432/postgres), dropped afterwards. INSTANCES=2 serves it from
 # two instances, each measurement's connections split between them (two wrk at once).
 #
-# BASELINE=path/to/an/older/tokctl-server measures that build's SQLite reads and creates in the
-# same run too, in ROUNDS (default 3) of one run of each build, the order alternating from round
+# BASELINE=path/to/an/older/tokctl-server measures that build's SQLite reads, lists and creates
+# in the same run too (a build older than spending limits ignores them and lists plain tokens), in ROUNDS (default 3) of one run of each build, the order alternating from round
 # to round (this machine's speed drifts within a run), and prints each round's ratios of this
 # build to it and their medians.
 #
@@ -88,20 +90,32 @@ start_server() {
   targets="${targets:+$targets }$(wait_addr "$dir.log")"
 }
 
-# Measures the servers in $targets (admin key $1): prints "READS CREATES TOTAL".
+# Measures the servers in $targets (admin key $1): prints "READS LISTS LIMITED CREATES TOTAL"
+# (LIMITED: reads of a token with a limit).
 measure() {
-  local key=$1 first token_id reads creates total
+  local key=$1 first token_id limited_id i limit reads lists limited creates total
   read -r first _ <<<"$targets"
-  token_id=$(curl -sf -X POST "http://$first/v1/tokens" -H "Authorization: Bearer $key" \
-    -H 'Content-Type: application/json' -d '{"name":"bench-read","scopes":["tokens:read"]}' |
-    grep -o '"id":"tok_[0-9a-z]*"' | cut -d'"' -f4)
+  make_token() {
+    curl -sf -X POST "http://$first/v1/tokens" -H "Authorization: Bearer $key" \
+      -H 'Content-Type: application/json' -d "{\"name\":\"$1\",\"scopes\":[\"tokens:read\"]$2}" |
+      grep -o '"id":"tok_[0-9a-z]*"' | cut -d'"' -f4
+  }
+  token_id=$(make_token bench-read "")
+  # The listed page: 20 tokens, every fourth with a monthly limit.
+  for i in $(seq 1 20); do
+    limit=""
+    [ $((i % 4)) = 0 ] && limit=',"credit_limit":25,"limit_reset":"monthly"'
+    limited_id=$(make_token "bench-list-$i" "$limit")
+  done
   # Warm once so that measured runs start equal.
   rps_all -t1 -d2s -H "Authorization: Bearer $key" "/v1/tokens/$token_id" >/dev/null
   reads=$(rps_all -t1 -d"${secs}s" -H "Authorization: Bearer $key" "/v1/tokens/$token_id")
+  lists=$(rps_all -t1 -d"${secs}s" -H "Authorization: Bearer $key" "/v1/tokens?per_page=20")
+  limited=$(rps_all -t1 -d"${secs}s" -H "Authorization: Bearer $key" "/v1/tokens/$limited_id")
   creates=$(BENCH_KEY=$key BENCH_PREFIX="run$$-$RANDOM" rps_all -t1 -d"${secs}s" -s bench/create.lua "")
   total=$(curl -sf "http://$first/v1/tokens?per_page=1" -H "Authorization: Bearer $key" |
     grep -o '"total":[0-9]*' | cut -d: -f2)
-  echo "$reads $creates $total"
+  echo "$reads $lists $limited $creates $total"
 }
 
 stop_servers() {
@@ -119,29 +133,30 @@ kill "$bare_pid"
 
 targets=""
 start_server "$work/sqlite"
-read -r sqlite_reads sqlite_creates sqlite_total < <(measure "$(cat "$work/sqlite/admin.key")")
+read -r sqlite_reads sqlite_lists sqlite_limited sqlite_creates sqlite_total \
+  < <(measure "$(cat "$work/sqlite/admin.key")")
 stop_servers
 
-# One SQLite measurement of build $1 on a fresh data directory $2: prints "READS CREATES".
+# One SQLite measurement of build $1 on a fresh data directory $2: prints "READS LISTS CREATES".
 sqlite_round() {
   targets=""
   server_bin=$1 start_server "$2"
-  read -r reads creates _ < <(measure "$(cat "$2/admin.key")")
+  read -r reads lists _ creates _ < <(measure "$(cat "$2/admin.key")")
   stop_servers
-  echo "$reads $creates"
+  echo "$reads $lists $creates"
 }
 
 if [ -n "${BASELINE:-}" ]; then
   : >"$work/rounds"
   for round in $(seq 1 "${ROUNDS:-3}"); do
     if [ $((round % 2)) = 1 ]; then
-      read -r b_reads b_creates < <(sqlite_round "$BASELINE" "$work/base$round")
-      read -r n_reads n_creates < <(sqlite_round ./target/release/tokctl-server "$work/new$round")
+      read -r b_reads b_lists b_creates < <(sqlite_round "$BASELINE" "$work/base$round")
+      read -r n_reads n_lists n_creates < <(sqlite_round ./target/release/tokctl-server "$work/new$round")
     else
-      read -r n_reads n_creates < <(sqlite_round ./target/release/tokctl-server "$work/new$round")
-      read -r b_reads b_creates < <(sqlite_round "$BASELINE" "$work/base$round")
+      read -r n_reads n_lists n_creates < <(sqlite_round ./target/release/tokctl-server "$work/new$round")
+      read -r b_reads b_lists b_creates < <(sqlite_round "$BASELINE" "$work/base$round")
     fi
-    echo "$round $n_reads $b_reads $n_creates $b_creates" >>"$work/rounds"
+    echo "$round $n_reads $b_reads $n_lists $b_lists $n_creates $b_creates" >>"$work/rounds"
   done
 fi
 
@@ -149,17 +164,23 @@ ratio=$(awk -v a="$sqlite_reads" -v b="$bare_rps" 'BEGIN {printf "%.1f", 100 * a
 printf '%-56s %12s\n' "bare axum handler, GET (req/s)" "$bare_rps"
 printf '%-56s %12s\n' "SQLite: authenticated GET /v1/tokens/:id (req/s)" "$sqlite_reads"
 printf '%-56s %11s%%\n' "  ratio to bare (target >= 50 %)" "$ratio"
+printf '%-56s %12s\n' "SQLite: GET /v1/tokens?per_page=20, 5 limited (req/s)" "$sqlite_lists"
+printf '%-56s %12s\n' "SQLite: GET /v1/tokens/:id of a limited token (req/s)" "$sqlite_limited"
 printf '%-56s %12s\n' "SQLite: durable POST /v1/tokens (req/s)" "$sqlite_creates"
 printf '%-56s %12s\n' "  tokens in the database after the run" "$sqlite_total"
 if [ -n "${BASELINE:-}" ]; then
   echo "SQLite, this build against the baseline build, round by round (req/s):"
-  printf '  %-6s %10s %10s %7s %10s %10s %7s\n' round reads base ratio creates base ratio
-  awk '{printf "  %-6s %10.0f %10.0f %6.1f%% %10.0f %10.0f %6.1f%%\n", $1, $2, $3, 100*$2/$3, $4, $5, 100*$4/$5}' "$work/rounds"
+  printf '  %-6s %9s %9s %7s %9s %9s %7s %9s %9s %7s\n' round reads base ratio lists base ratio \
+    creates base ratio
+  awk '{printf "  %-6s %9.0f %9.0f %6.1f%% %9.0f %9.0f %6.1f%% %9.0f %9.0f %6.1f%%\n", $1, $2, $3,
+    100*$2/$3, $4, $5, 100*$4/$5, $6, $7, 100*$6/$7}' "$work/rounds"
   median() { sort -n | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
   printf '%-56s %11s%%\n' "  median ratio, reads" \
     "$(awk '{printf "%.1f\n", 100*$2/$3}' "$work/rounds" | median)"
-  printf '%-56s %11s%%\n' "  median ratio, creates" \
+  printf '%-56s %11s%%\n' "  median ratio, lists" \
     "$(awk '{printf "%.1f\n", 100*$4/$5}' "$work/rounds" | median)"
+  printf '%-56s %11s%%\n' "  median ratio, creates" \
+    "$(awk '{printf "%.1f\n", 100*$6/$7}' "$work/rounds" | median)"
 fi
 
 if [ "$backend" = postgres ]; then
@@ -172,13 +193,17 @@ if [ "$backend" = postgres ]; then
   if [ "$instances" = 2 ]; then
     start_server "$work/pg2" --database-url "$url" --webhook-key-file "$work/pg1/webhook.key"
   fi
-  read -r pg_reads pg_creates pg_total < <(measure "$key")
+  read -r pg_reads pg_lists pg_limited pg_creates pg_total < <(measure "$key")
   stop_servers
   label="PostgreSQL, $instances instance"
   [ "$instances" = 1 ] || label="${label}s"
   ratio=$(awk -v a="$pg_reads" -v b="$sqlite_reads" 'BEGIN {printf "%.1f", 100 * a / b}')
   printf '%-56s %12s\n' "$label: authenticated GET (req/s)" "$pg_reads"
-  printf '%-56s %11s%%\n' "  ratio to SQLite reads (target >= 40 %)" "$ratio"
+  printf '%-56s %11s%%\n' "  ratio to SQLite reads (target >= 60 %)" "$ratio"
+  printf '%-56s %12s\n' "$label: GET /v1/tokens?per_page=20 (req/s)" "$pg_lists"
+  printf '%-56s %11s%%\n' "  ratio to SQLite lists" \
+    "$(awk -v a="$pg_lists" -v b="$sqlite_lists" 'BEGIN {printf "%.1f", 100 * a / b}')"
+  printf '%-56s %12s\n' "$label: GET of a limited token (req/s)" "$pg_limited"
   printf '%-56s %12s\n' "$label: durable POST /v1/tokens (req/s, target >= 2000)" "$pg_creates"
   printf '%-56s %12s\n' "  tokens in the database after the run" "$pg_total"
 fi

@@ -1,7 +1,7 @@
 //! `last_used_at` without a disk write per request: a token's first use is written at once,
 //! later uses are kept in memory and flushed in batches (the contract allows up to a minute).
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 

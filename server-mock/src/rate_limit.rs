@@ -3,7 +3,7 @@
 //! instances sharing a database count there together ([`WindowCounter`]). Either way concurrent
 //! requests can never be accepted beyond the limit.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 

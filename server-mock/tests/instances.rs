@@ -146,6 +146,38 @@ instances! {
 }
 
 instances! {
+    #[tokio::test]
+    async fn a_limit_changed_on_one_instance_shows_on_the_other_at_once() {
+        // Each instance keeps a token's limit with the token in its cache; a change made
+        // through one drops it from the other's before the other answers its next request.
+        let a = Server::start_with(limited(1_000_000));
+        let b = a.another(limited(1_000_000));
+        let key = &a.admin_key;
+        let token = a.create_token("limited", &["chat:write"]).await;
+        let path = format!("/v1/tokens/{}", id(&token));
+        async fn credit_limit(server: &Server, path: &str, key: &str) -> Option<Value> {
+            let shown: Value = server.get(path, key).await.json().await.unwrap();
+            shown.get("limits").map(|limits| limits["credit_limit"].clone())
+        }
+        for round in 0..20 {
+            let (changer, other) = if round % 2 == 0 { (&a, &b) } else { (&b, &a) };
+            // The other instance has the token, with its limit as it was, in its cache.
+            assert_eq!(credit_limit(other, &path, key).await, (round > 0).then(|| json!(round)),
+                       "round {round}: before the change");
+            let changed = changer
+                .request(reqwest::Method::PATCH, &path, key)
+                .json(&json!({"credit_limit": round + 1}))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(changed.status(), StatusCode::OK);
+            assert_eq!(credit_limit(other, &path, key).await, Some(json!(round + 1)),
+                       "round {round}: the other instance's read");
+        }
+    }
+}
+
+instances! {
     #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
     async fn a_name_is_unique_across_instances() {
         let a = Server::start_with(limited(1_000_000));

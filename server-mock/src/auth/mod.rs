@@ -320,19 +320,20 @@ where
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
         let store = Arc::<dyn Store>::from_ref(state);
         let request_id = parts.extensions.get::<RequestId>().map(|r| r.0.clone());
+        // Taken, not copied: a handler has one `Authenticated`, and nothing else reads it.
         let outcome = parts
             .extensions
-            .get::<Outcome>()
-            .cloned()
+            .remove::<Outcome>()
             .unwrap_or_else(|| Err(Denied::invalid()));
-        let target = target_token(parts.uri.path());
+        // The token the path names, only for an audit entry of a refusal.
+        let target = || target_token(parts.uri.path());
         let principal = match outcome {
             Ok(principal) => principal,
             Err(denied) => {
                 if let (Some(workspace), Some(actor)) = (denied.workspace_id, denied.credential_id)
                 {
                     let entry = AuditEntry::new(&workspace, actions::AUTH_DENIED, &actor)
-                        .token(about(target, &actor))
+                        .token(about(target(), &actor))
                         .request(request_id);
                     store.record_audit(entry).await?;
                 }
@@ -343,7 +344,7 @@ where
             }
         };
         if let Some(scope) = R::SCOPE.filter(|s| !principal.scopes.contains(s)) {
-            let about = about(target, &principal.credential_id);
+            let about = about(target(), &principal.credential_id);
             audit_denied(store.as_ref(), &principal, about, request_id).await?;
             return Err(ApiError::Forbidden(format!(
                 "Missing required scope: {}",

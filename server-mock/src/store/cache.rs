@@ -9,7 +9,7 @@
 //! stores what it read only if nothing was dropped since it looked (the generation did not
 //! move), so a row read before a change never lands after it.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::future::Future;
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
@@ -62,17 +62,22 @@ impl Cache {
     }
 
     /// The cached credential with `digest`, else what `read` finds, kept unless rows were
-    /// dropped while it read (`read` starts only once the cache's generation is noted).
-    pub async fn credential_or(
+    /// dropped while it read (`read` starts only once the cache's generation is noted). `read`
+    /// makes its future only on a miss: a hit never builds (nor moves) the storage call.
+    pub async fn credential_or<F>(
         &self,
         digest: [u8; 32],
-        read: impl Future<Output = StoreResult<Option<Credential>>>,
-    ) -> StoreResult<Option<Credential>> {
+        read: impl FnOnce() -> F,
+    ) -> StoreResult<Option<Credential>>
+    where
+        F: Future<Output = StoreResult<Option<Credential>>>,
+    {
         if let Some(credential) = self.credential(&digest) {
             return Ok(Some(credential));
         }
         let seen = self.generation();
-        let found = read.await?;
+        // Boxed, so that a hit's future stays small: async_trait moves it into a box whole.
+        let found = Box::pin(read()).await?;
         if let Some(credential) = &found {
             self.put_credential(seen, digest, credential.clone());
         }
@@ -81,17 +86,20 @@ impl Cache {
 
     /// The cached token `id` of `workspace_id`, else what `read` finds, kept as
     /// [`Cache::credential_or`] keeps a credential.
-    pub async fn token_or(
+    pub async fn token_or<F>(
         &self,
         workspace_id: &str,
         id: &str,
-        read: impl Future<Output = StoreResult<Option<TokenRecord>>>,
-    ) -> StoreResult<Option<TokenRecord>> {
+        read: impl FnOnce() -> F,
+    ) -> StoreResult<Option<TokenRecord>>
+    where
+        F: Future<Output = StoreResult<Option<TokenRecord>>>,
+    {
         if let Some(token) = self.token(workspace_id, id) {
             return Ok(Some(token));
         }
         let seen = self.generation();
-        let found = read.await?;
+        let found = Box::pin(read()).await?;
         if let Some(token) = &found {
             self.put_token(seen, token.clone());
         }

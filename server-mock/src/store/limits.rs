@@ -261,12 +261,12 @@ pub fn notice(
 /// in the same transaction; a charge or a refusal queues the notices it causes in its own.
 #[async_trait]
 pub trait SpendLimits: Send + Sync + 'static {
-    /// The limits of these tokens of the workspace that have one, with each period's spend at
-    /// `now`.
+    /// What the period of each of these limits that holds `now` has spent and reserved, by
+    /// token id (the limits as the tokens' records hold them: read with the token, so a token
+    /// without one costs no read here).
     async fn spend(
         &self,
-        workspace_id: &str,
-        token_ids: Vec<String>,
+        limits: Vec<(String, Limit)>,
         now: DateTime<Utc>,
     ) -> StoreResult<HashMap<String, Spend>>;
 

@@ -47,6 +47,34 @@ pub struct TokenRecord {
     /// Until when the secret the last rotation replaced still works (tokens only; in the past
     /// once it has stopped).
     pub previous_secret_expires_at: Option<DateTime<Utc>>,
+    /// Its spending limit (tokens only), read with the row: a token without one needs no
+    /// further read to be shown.
+    pub limit: Option<super::Limit>,
+}
+
+/// What a list reads: tokens, or API keys (the same columns; keys have no limits).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Listing {
+    Tokens,
+    Keys,
+}
+
+impl Listing {
+    /// The table listed.
+    pub fn table(self) -> &'static str {
+        match self {
+            Listing::Tokens => "tokens",
+            Listing::Keys => "api_keys",
+        }
+    }
+}
+
+/// A token on a page of a list: its record and, when it has a limit, what the limit's current
+/// period has spent and reserved, read in the same snapshot as the page.
+#[derive(Debug, Clone)]
+pub struct ListedToken {
+    pub token: TokenRecord,
+    pub spend: Option<super::Spend>,
 }
 
 /// A token's state, computed from its record at a moment.
@@ -121,6 +149,7 @@ impl NewToken {
             last_used_at: None,
             created_by: self.created_by,
             previous_secret_expires_at: None,
+            limit: self.limit,
         }
     }
 }
@@ -236,6 +265,16 @@ impl PageRequest {
 pub struct Page<T> {
     pub items: Vec<T>,
     pub total: u64,
+}
+
+impl<T> Page<T> {
+    /// The same page with each item turned into another, stopping at the first error.
+    pub fn try_map<U, E>(self, f: impl FnMut(T) -> Result<U, E>) -> Result<Page<U>, E> {
+        Ok(Page {
+            items: self.items.into_iter().map(f).collect::<Result<_, _>>()?,
+            total: self.total,
+        })
+    }
 }
 
 /// A webhook endpoint (its signing secret sealed with the data directory's key).

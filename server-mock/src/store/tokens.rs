@@ -4,8 +4,8 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use super::{
-    AuditEntry, Credential, NewEvent, NewToken, Page, PageRequest, StoreResult, TokenFilter,
-    TokenRecord,
+    AuditEntry, Credential, ListedToken, NewEvent, NewToken, Page, PageRequest, StoreResult,
+    TokenFilter, TokenRecord,
 };
 use crate::secrets::{CredentialKind, SecretDigest};
 
@@ -39,14 +39,15 @@ pub trait TokenStore: Send + Sync + 'static {
     /// Inserts a token; [`StoreError::NameTaken`](super::StoreError::NameTaken) when a live token has its name.
     async fn create_token(&self, token: NewToken, audit: AuditEntry) -> StoreResult<TokenRecord>;
 
-    /// One page of the workspace's tokens, newest first, with status evaluated at `now`.
+    /// One page of the workspace's tokens, newest first, with status evaluated at `now`, and
+    /// the spend at `now` of each that has a limit.
     async fn list_tokens(
         &self,
         workspace_id: &str,
         filter: TokenFilter,
         page: PageRequest,
         now: DateTime<Utc>,
-    ) -> StoreResult<Page<TokenRecord>>;
+    ) -> StoreResult<Page<ListedToken>>;
 
     /// A token of the workspace, whatever its status.
     async fn get_token(&self, workspace_id: &str, id: &str) -> StoreResult<Option<TokenRecord>>;

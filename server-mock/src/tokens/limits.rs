@@ -18,7 +18,7 @@ use crate::format::timestamp;
 use crate::http::error::{ApiError, ErrorBody, Result};
 use crate::http::extract::{ApiJson, TokenId};
 use crate::last_used::LastUsed;
-use crate::store::{self, Limit, LimitChange, Reset, Spend, Store, actions};
+use crate::store::{self, Limit, LimitChange, Reset, Spend, Store, TokenRecord, actions};
 
 /// The largest `credit_limit`, in credits.
 pub const MAX_LIMIT_CREDITS: u64 = 1_000_000_000;
@@ -143,13 +143,20 @@ pub fn new_limit(
     }
 }
 
-/// The limits and current spend of these tokens of the workspace, by id.
-pub async fn spend_of(
+/// The current period's spend of those of these tokens that have a limit, by id: one read for
+/// all of them, none when no token has a limit.
+pub async fn spend_of<'a>(
     store: &dyn Store,
-    workspace_id: &str,
-    ids: Vec<String>,
+    tokens: impl IntoIterator<Item = &'a TokenRecord>,
 ) -> Result<HashMap<String, Spend>> {
-    Ok(store.spend(workspace_id, ids, store::now()).await?)
+    let limits: Vec<(String, Limit)> = tokens
+        .into_iter()
+        .filter_map(|token| Some((token.id.clone(), token.limit?)))
+        .collect();
+    if limits.is_empty() {
+        return Ok(HashMap::new());
+    }
+    Ok(store.spend(limits, store::now()).await?)
 }
 
 /// Change a token's spending limit (and only that).
@@ -196,7 +203,7 @@ pub async fn update(
         .change_limit(workspace_id, &id, change, audit)
         .await
         .map_err(|err| change_refused(&id, err))?;
-    let spend = spend_of(store.as_ref(), workspace_id, vec![id.clone()]).await?;
+    let spend = spend_of(store.as_ref(), [&token]).await?;
     Ok(Json(TokenView::new(
         &last_used,
         token,

@@ -238,15 +238,10 @@ pub async fn list(
             Utc::now(),
         )
         .await?;
-    let ids = found.items.iter().map(|t| t.id.clone()).collect();
-    let spend = limits::spend_of(store.as_ref(), &auth.principal.workspace_id, ids).await?;
     let data = found
         .items
         .into_iter()
-        .map(|record| {
-            let spend = spend.get(&record.id);
-            TokenView::new(&last_used, record, None, spend)
-        })
+        .map(|listed| TokenView::new(&last_used, listed.token, None, listed.spend.as_ref()))
         .collect();
     Ok(Json(ListEnvelope::new(data, page, found.total)))
 }
@@ -280,12 +275,7 @@ pub async fn show(
         .get_token(&auth.principal.workspace_id, &id)
         .await?
         .ok_or_else(|| ApiError::token_not_found(&id))?;
-    let spend = limits::spend_of(
-        store.as_ref(),
-        &auth.principal.workspace_id,
-        vec![id.clone()],
-    )
-    .await?;
+    let spend = limits::spend_of(store.as_ref(), [&record]).await?;
     Ok(Json(TokenView::new(
         &last_used,
         record,

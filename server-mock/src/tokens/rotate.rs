@@ -105,7 +105,7 @@ pub async fn rotate(
         .await;
     hub.wake.notify_one();
     let record = rotated.map_err(|err| change_refused(&id, err))?;
-    let spend = limits::spend_of(store.as_ref(), workspace_id, vec![id.clone()]).await?;
+    let spend = limits::spend_of(store.as_ref(), [&record]).await?;
     Ok(Json(TokenView::new(
         &last_used,
         record,

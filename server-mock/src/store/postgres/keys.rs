@@ -14,7 +14,7 @@ use super::tokens::list_tokens;
 use crate::secrets::{CredentialKind, SecretDigest};
 use crate::store::parse_stored;
 use crate::store::{
-    AuditEntry, Credential, KeyRecord, KeyStore, NewApiKey, NewSession, Page, PageRequest,
+    AuditEntry, Credential, KeyRecord, KeyStore, Listing, NewApiKey, NewSession, Page, PageRequest,
     SessionRecord, StoreError, StoreResult, TokenFilter, Workspace,
 };
 
@@ -68,7 +68,7 @@ impl KeyStore for PostgresStore {
     ) -> StoreResult<Page<KeyRecord>> {
         with_client!(self, |c| list_tokens(
             &c,
-            "api_keys",
+            Listing::Keys,
             workspace_id,
             filter,
             page,

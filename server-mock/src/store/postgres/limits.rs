@@ -10,21 +10,14 @@ use deadpool_postgres::GenericClient;
 
 use super::PostgresStore;
 use super::audit::insert_audit;
+use super::spend::{limit_of, spends};
 use super::tokens::fetch_token;
 use super::{sync, webhooks};
 use crate::credits::Credits;
 use crate::store::{
-    AuditEntry, Hold, Limit, LimitChange, Reserved, Reset, Spend, SpendLimits, StoreError,
-    StoreResult, TokenRecord, UsageRecord, change_details, notice,
+    AuditEntry, Hold, Limit, LimitChange, Reserved, Spend, SpendLimits, StoreError, StoreResult,
+    TokenRecord, UsageRecord, change_details, notice,
 };
-
-fn limit_of(row: &tokio_postgres::Row, at: usize) -> Option<Limit> {
-    Some(Limit {
-        credit_limit: Credits::from_column(row.get(at)),
-        reset: Reset::parse(row.get(at + 1))?,
-        since: row.get(at + 2),
-    })
-}
 
 /// The token's limit, its row locked until the transaction ends (`lock`).
 async fn load(c: &impl GenericClient, token_id: &str, lock: bool) -> StoreResult<Option<Limit>> {
@@ -141,26 +134,14 @@ async fn queue_notices(
 impl SpendLimits for PostgresStore {
     async fn spend(
         &self,
-        workspace_id: &str,
-        token_ids: Vec<String>,
+        limits: Vec<(String, Limit)>,
         now: DateTime<Utc>,
     ) -> StoreResult<HashMap<String, Spend>> {
         with_client!(self, |c| {
-            let sql = "SELECT l.token_id, l.credit_limit, l.reset, l.since
-                       FROM token_limits l JOIN tokens t ON t.id = l.token_id
-                       WHERE t.workspace_id = $1 AND l.token_id = ANY($2)";
-            let rows = c
-                .query(&c.prepare_cached(sql).await?, &[&workspace_id, &token_ids])
-                .await?;
-            let mut found = HashMap::new();
-            for row in rows {
-                let id: String = row.get(0);
-                if let Some(limit) = limit_of(&row, 1) {
-                    let spend = spend_of(&c, &id, limit, now).await?;
-                    found.insert(id, spend);
-                }
-            }
-            Ok(found)
+            let asked: Vec<(&str, Limit)> =
+                limits.iter().map(|(id, l)| (id.as_str(), *l)).collect();
+            let found = spends(&c, &asked, now).await?;
+            Ok(limits.into_iter().map(|(id, _)| id).zip(found).collect())
         })
     }
 
@@ -186,7 +167,10 @@ impl SpendLimits for PostgresStore {
             audit.details = Some(change_details(before, after));
             insert_audit(&tx, &audit).await?;
             sync::changed(&tx, &[id.to_string()]).await?;
-            token
+            TokenRecord {
+                limit: after,
+                ..token
+            }
         })
     }
 

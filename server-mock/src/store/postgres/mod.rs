@@ -16,6 +16,7 @@ mod limits;
 mod pooler;
 mod presence;
 mod schema;
+mod spend;
 mod sync;
 pub mod tls;
 mod tokens;

@@ -9,19 +9,30 @@ use super::PostgresStore;
 use super::audit::{audit_params, insert_audit};
 use super::db::limits;
 use super::error::violates;
+use super::spend::{limit_of, spends};
 use super::{sync, webhooks};
 use crate::secrets::{CredentialKind, SecretDigest};
 use crate::store::TokenStore;
 use crate::store::{
-    AuditEntry, Credential, NewEvent, NewToken, Page, PageRequest, StoreError, StoreResult,
-    TokenFilter, TokenRecord, TokenStatus,
+    AuditEntry, Credential, Limit, ListedToken, Listing, NewEvent, NewToken, Page, PageRequest,
+    StoreError, StoreResult, TokenFilter, TokenRecord, TokenStatus,
 };
 use crate::store::{format_stored, parse_stored};
 #[allow(unused_imports)]
 use async_trait::async_trait;
 
+/// The columns [`token`] reads, selected from [`TOKENS`].
 pub(super) const TOKEN_COLUMNS: &str = "id, workspace_id, name, scopes, created_at, expires_at, \
-     revoked_at, last_used_at, created_by, previous_expires_at";
+     revoked_at, last_used_at, created_by, previous_expires_at, credit_limit, reset, since";
+
+/// Tokens, each with its limit's row when it has one (read with the token: showing a token
+/// without a limit needs nothing more).
+pub(super) const TOKENS: &str =
+    "tokens LEFT JOIN token_limits ON token_limits.token_id = tokens.id";
+
+/// An API key's columns in [`TOKEN_COLUMNS`]' shape (keys have no limits).
+const KEY_COLUMNS: &str = "id, workspace_id, name, scopes, created_at, expires_at, revoked_at, \
+     last_used_at, created_by, previous_expires_at, NULL::int8, NULL::text, NULL::timestamptz";
 
 pub(super) fn token(row: &Row) -> TokenRecord {
     TokenRecord {
@@ -35,6 +46,7 @@ pub(super) fn token(row: &Row) -> TokenRecord {
         last_used_at: row.get(7),
         created_by: row.get(8),
         previous_secret_expires_at: row.get(9),
+        limit: limit_of(row, 10),
     }
 }
 
@@ -129,7 +141,7 @@ pub(super) async fn fetch_token(
     workspace_id: &str,
     id: &str,
 ) -> StoreResult<Option<TokenRecord>> {
-    let sql = format!("SELECT {TOKEN_COLUMNS} FROM tokens WHERE id = $1 AND workspace_id = $2");
+    let sql = format!("SELECT {TOKEN_COLUMNS} FROM {TOKENS} WHERE id = $1 AND workspace_id = $2");
     let row = c
         .query_opt(&c.prepare_cached(&sql).await?, &[&id, &workspace_id])
         .await?;
@@ -148,17 +160,22 @@ fn status_condition(status: Option<TokenStatus>) -> &'static str {
     }
 }
 
-/// One page of the workspace's tokens (`table` "tokens") or API keys ("api_keys"), newest first: the page and its total in one statement
-/// (one snapshot), or a count alone past the last page.
+/// One page of the workspace's tokens or API keys, newest first: the page and its total in one
+/// statement (one snapshot), or a count alone past the last page.
 pub(super) async fn list_tokens(
     c: &impl GenericClient,
-    table: &str,
+    listing: Listing,
     workspace_id: &str,
     filter: TokenFilter,
     page: PageRequest,
     now: DateTime<Utc>,
 ) -> StoreResult<Page<TokenRecord>> {
     let condition = status_condition(filter.status);
+    let table = listing.table();
+    let (columns, from) = match listing {
+        Listing::Tokens => (TOKEN_COLUMNS, TOKENS),
+        Listing::Keys => (KEY_COLUMNS, table),
+    };
     let (limit, offset) = limits(page);
     let mut params: Vec<&(dyn ToSql + Sync)> = vec![&workspace_id];
     let takes_now = condition.contains("$2");
@@ -167,14 +184,14 @@ pub(super) async fn list_tokens(
     }
     let next = params.len() + 1;
     let sql = format!(
-        "SELECT {TOKEN_COLUMNS}, COUNT(*) OVER () FROM {table} WHERE workspace_id = $1{condition}
+        "SELECT {columns}, COUNT(*) OVER () FROM {from} WHERE workspace_id = $1{condition}
          ORDER BY created_at DESC, id DESC LIMIT ${next} OFFSET ${}",
         next + 1
     );
     params.extend([&limit as &(dyn ToSql + Sync), &offset]);
     let rows = c.query(&c.prepare_cached(&sql).await?, &params).await?;
     let total = match rows.first() {
-        Some(row) => row.get::<_, i64>(10),
+        Some(row) => row.get::<_, i64>(13),
         None => {
             params.truncate(params.len() - 2);
             let sql = format!("SELECT COUNT(*) FROM {table} WHERE workspace_id = $1{condition}");
@@ -204,13 +221,16 @@ pub(super) async fn rotate(
     let now = audit.created_at;
     // The right-hand sides read the row as it was: the replaced secret becomes the previous one
     // (only with an overlap), and any earlier previous one is gone.
+    // The updated row is named as the table, so that TOKENS joins its limit to it.
     let sql = format!(
-        "UPDATE tokens SET
-             previous_digest = CASE WHEN $5::timestamptz IS NULL THEN NULL ELSE secret_digest END,
-             previous_expires_at = $5, secret_digest = $1
-         WHERE id = $2 AND workspace_id = $3 AND revoked_at IS NULL
-           AND (expires_at IS NULL OR expires_at > $4)
-         RETURNING {TOKEN_COLUMNS}"
+        "WITH tokens AS (
+             UPDATE tokens SET
+                 previous_digest = CASE WHEN $5::timestamptz IS NULL THEN NULL ELSE secret_digest END,
+                 previous_expires_at = $5, secret_digest = $1
+             WHERE id = $2 AND workspace_id = $3 AND revoked_at IS NULL
+               AND (expires_at IS NULL OR expires_at > $4)
+             RETURNING *)
+         SELECT {TOKEN_COLUMNS} FROM {TOKENS}"
     );
     let row = c
         .query_opt(
@@ -300,7 +320,7 @@ impl TokenStore for PostgresStore {
     ) -> StoreResult<Option<Credential>> {
         // A hit may be stale until the request's count reads the change log; the count is
         // followed by `confirm_credential`.
-        let read = async { with_client!(self, |c| find_credential(&c, kind, &digest).await) };
+        let read = || async { with_client!(self, |c| find_credential(&c, kind, &digest).await) };
         self.cache.credential_or(digest.0, read).await
     }
 
@@ -326,21 +346,30 @@ impl TokenStore for PostgresStore {
         filter: TokenFilter,
         page: PageRequest,
         now: DateTime<Utc>,
-    ) -> StoreResult<Page<TokenRecord>> {
-        with_client!(self, |c| list_tokens(
-            &c,
-            "tokens",
-            workspace_id,
-            filter,
-            page,
-            now
-        )
-        .await)
+    ) -> StoreResult<Page<ListedToken>> {
+        with_client!(self, |c| {
+            let page = list_tokens(&c, Listing::Tokens, workspace_id, filter, page, now).await?;
+            // The spends of the page's limited tokens, in one statement.
+            let limited: Vec<(&str, Limit)> = page
+                .items
+                .iter()
+                .filter_map(|token| Some((token.id.as_str(), token.limit?)))
+                .collect();
+            let mut spends = spends(&c, &limited, now).await?.into_iter();
+            let items = page.items.into_iter().map(|token| {
+                let spend = token.limit.and_then(|_| spends.next());
+                ListedToken { token, spend }
+            });
+            Ok(Page {
+                items: items.collect(),
+                total: page.total,
+            })
+        })
     }
 
     async fn get_token(&self, workspace_id: &str, id: &str) -> StoreResult<Option<TokenRecord>> {
         // Fresh as of the change log read by this request's count.
-        let read = async { with_client!(self, |c| fetch_token(&c, workspace_id, id).await) };
+        let read = || async { with_client!(self, |c| fetch_token(&c, workspace_id, id).await) };
         self.cache.token_or(workspace_id, id, read).await
     }
 

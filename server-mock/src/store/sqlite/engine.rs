@@ -8,6 +8,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use rusqlite::Connection;
+use rusqlite::config::DbConfig;
 use tokio::sync::oneshot;
 
 use crate::store::cache::Cache;
@@ -17,6 +18,8 @@ use crate::store::{StoreError, StoreResult};
 const MAX_GROUP: usize = 512;
 /// Most idle read connections kept.
 const MAX_IDLE_READERS: usize = 16;
+/// Prepared statements kept per connection.
+const STATEMENT_CACHE: usize = 256;
 
 type Reply = Box<dyn FnOnce(StoreResult<()>) + Send>;
 /// A write: runs in the group's transaction and returns its reply and the ids of the cached
@@ -31,6 +34,15 @@ pub fn open(path: &Path) -> rusqlite::Result<Connection> {
     // FULL: an acknowledged rotation or revocation survives a crash or power loss.
     conn.pragma_update(None, "synchronous", "FULL")?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
+    // A plan never depends on the values bound to it. Without this, SQLite (with the STAT4
+    // build the bundled library has) marks a statement whose plan looked at a bound value (an
+    // ORDER BY with LIMIT ?, a table-valued function's argument) to be compiled again whenever
+    // that value is bound anew: every execution of a cached list statement was parsed and
+    // planned again, about 100,000 instructions each (BENCHMARKS.md, issue 35).
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
+    // Room for every statement the store prepares (about a hundred), so that a mix of requests
+    // does not evict and parse again what the next request runs (rusqlite keeps 16).
+    conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
     Ok(conn)
 }
 
@@ -103,10 +115,10 @@ impl Engine {
             };
             // One read transaction: every statement of `f` sees the same snapshot (a page and
             // its total agree even while writes commit).
-            let result = match conn.unchecked_transaction() {
-                Ok(snapshot) => f(&snapshot),
-                Err(err) => Err(err.into()),
-            };
+            let result = run(&conn, "BEGIN").and_then(|()| {
+                let result = f(&conn);
+                run(&conn, "ROLLBACK").and(result)
+            });
             if let Ok(mut idle) = pool.lock()
                 && idle.len() < MAX_IDLE_READERS
             {
@@ -137,15 +149,20 @@ fn in_savepoint<T>(
     conn: &Connection,
     f: impl FnOnce(&Connection) -> StoreResult<T>,
 ) -> StoreResult<T> {
-    conn.execute_batch("SAVEPOINT job")?;
+    run(conn, "SAVEPOINT job")?;
     let result = f(conn);
-    let end = if result.is_ok() {
-        "RELEASE job"
-    } else {
-        "ROLLBACK TO job; RELEASE job"
-    };
-    conn.execute_batch(end)?;
+    if result.is_err() {
+        run(conn, "ROLLBACK TO job")?;
+    }
+    run(conn, "RELEASE job")?;
     result
+}
+
+/// Runs a statement without parameters or rows, such as a transaction's start or end, prepared
+/// once per connection: these run around every read and write.
+fn run(conn: &Connection, sql: &str) -> StoreResult<()> {
+    conn.prepare_cached(sql)?.execute([])?;
+    Ok(())
 }
 
 fn write_loop(conn: Connection, jobs: mpsc::Receiver<Job>, cache: &Cache) {
@@ -165,7 +182,7 @@ fn write_loop(conn: Connection, jobs: mpsc::Receiver<Job>, cache: &Cache) {
 }
 
 fn commit_group(conn: &Connection, group: Vec<Job>, cache: &Cache) {
-    if let Err(err) = conn.execute_batch("BEGIN IMMEDIATE") {
+    if let Err(err) = run(conn, "BEGIN IMMEDIATE") {
         // Dropping the jobs unrun tells every waiter that the write failed.
         tracing::error!(error = %err, jobs = group.len(), "could not start a write transaction");
         return;
@@ -177,9 +194,9 @@ fn commit_group(conn: &Connection, group: Vec<Job>, cache: &Cache) {
         replies.push(reply);
         touched.extend(ids);
     }
-    let committed = conn.execute_batch("COMMIT");
+    let committed = run(conn, "COMMIT");
     if committed.is_err() {
-        let _ = conn.execute_batch("ROLLBACK");
+        let _ = run(conn, "ROLLBACK");
     }
     if !touched.is_empty() {
         cache.invalidate(&touched);

@@ -9,7 +9,7 @@ use super::rows::{from_micros, insert_api_key, insert_audit, list_tokens, micros
 use crate::secrets::{CredentialKind, SecretDigest};
 use crate::store::parse_stored;
 use crate::store::{
-    AuditEntry, Credential, KeyRecord, KeyStore, NewApiKey, NewSession, Page, PageRequest,
+    AuditEntry, Credential, KeyRecord, KeyStore, Listing, NewApiKey, NewSession, Page, PageRequest,
     SessionRecord, StoreError, StoreResult, TokenFilter, Workspace,
 };
 
@@ -40,7 +40,7 @@ impl KeyStore for SqliteStore {
     ) -> StoreResult<Page<KeyRecord>> {
         let workspace_id = workspace_id.to_string();
         self.engine
-            .read(move |conn| list_tokens(conn, "api_keys", workspace_id, filter, page, now))
+            .read(move |conn| list_tokens(conn, Listing::Keys, workspace_id, filter, page, now))
             .await
     }
 

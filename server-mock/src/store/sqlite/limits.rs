@@ -8,23 +8,12 @@ use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::SqliteStore;
-use super::rows::{fetch_token, from_micros, insert_audit, micros};
+use super::rows::{fetch_token, insert_audit, limit_at, micros};
 use crate::credits::Credits;
 use crate::store::{
-    AuditEntry, Hold, Limit, LimitChange, Reserved, Reset, Spend, SpendLimits, StoreError,
-    StoreResult, TokenRecord, UsageRecord, change_details, notice,
+    AuditEntry, Hold, Limit, LimitChange, Reserved, Spend, SpendLimits, StoreError, StoreResult,
+    TokenRecord, UsageRecord, change_details, notice,
 };
-
-/// The limit in a row's columns `credit_limit, reset, since` from `at` on.
-fn limit_at(row: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Option<Limit>> {
-    let (credit_limit, reset, since): (i64, String, i64) =
-        (row.get(at)?, row.get(at + 1)?, row.get(at + 2)?);
-    Ok(Reset::parse(&reset).map(|reset| Limit {
-        credit_limit: Credits::from_column(credit_limit),
-        reset,
-        since: from_micros(since),
-    }))
-}
 
 /// The token's limit.
 fn load(conn: &Connection, token_id: &str) -> StoreResult<Option<Limit>> {
@@ -63,26 +52,26 @@ pub(super) fn store_limit(
     Ok(())
 }
 
-/// What the period of `limit` that holds `now` has spent and reserved.
-fn spend_of(
+/// What the period of `limit` that holds `now` has spent and reserved, in one statement.
+pub(super) fn spend_of(
     conn: &Connection,
     token_id: &str,
     limit: Limit,
     now: DateTime<Utc>,
 ) -> StoreResult<Spend> {
     let period = limit.period(now);
-    let spent: i64 = conn
+    let (spent, reserved): (i64, i64) = conn
         .prepare_cached(
-            "SELECT COALESCE(SUM(nanocredits), 0) FROM usage_ledger
-             WHERE token_id = ?1 AND created_at >= ?2",
+            "SELECT
+                 (SELECT COALESCE(SUM(nanocredits), 0) FROM usage_ledger
+                  WHERE token_id = ?1 AND created_at >= ?2),
+                 (SELECT COALESCE(SUM(nanocredits), 0) FROM spend_holds
+                  WHERE token_id = ?1 AND expires_at > ?3)",
         )?
-        .query_row(params![token_id, micros(period.start)], |row| row.get(0))?;
-    let reserved: i64 = conn
-        .prepare_cached(
-            "SELECT COALESCE(SUM(nanocredits), 0) FROM spend_holds
-             WHERE token_id = ?1 AND expires_at > ?2",
-        )?
-        .query_row(params![token_id, micros(now)], |row| row.get(0))?;
+        .query_row(
+            params![token_id, micros(period.start), micros(now)],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )?;
     Ok(Spend {
         limit,
         period,
@@ -131,35 +120,15 @@ fn queue_notices(
 impl SpendLimits for SqliteStore {
     async fn spend(
         &self,
-        workspace_id: &str,
-        token_ids: Vec<String>,
+        limits: Vec<(String, Limit)>,
         now: DateTime<Utc>,
     ) -> StoreResult<HashMap<String, Spend>> {
-        let workspace_id = workspace_id.to_string();
-        let ids = serde_json::to_string(&token_ids).unwrap_or_default();
         self.engine
             .read(move |conn| {
-                // The limits of the listed tokens of the workspace, in one read; the spend only
-                // of those that have one.
-                let limits = conn
-                    .prepare_cached(
-                        "SELECT l.token_id, l.credit_limit, l.reset, l.since
-                         FROM token_limits l JOIN tokens t ON t.id = l.token_id
-                         WHERE t.workspace_id = ?1
-                           AND l.token_id IN (SELECT value FROM json_each(?2))",
-                    )?
-                    .query_map(params![workspace_id, ids], |row| {
-                        Ok((row.get::<_, String>(0)?, limit_at(row, 1)?))
-                    })?
-                    .collect::<rusqlite::Result<Vec<_>>>()?;
-                let mut found = HashMap::new();
-                for (id, limit) in limits {
-                    if let Some(limit) = limit {
-                        let spend = spend_of(conn, &id, limit, now)?;
-                        found.insert(id, spend);
-                    }
-                }
-                Ok(found)
+                limits
+                    .into_iter()
+                    .map(|(id, limit)| Ok((id.clone(), spend_of(conn, &id, limit, now)?)))
+                    .collect()
             })
             .await
     }
@@ -184,7 +153,10 @@ impl SpendLimits for SqliteStore {
                 store_limit(conn, &id, after)?;
                 audit.details = Some(change_details(before, after));
                 insert_audit(conn, &audit)?;
-                Ok(token)
+                Ok(TokenRecord {
+                    limit: after,
+                    ..token
+                })
             })
             .await
     }

@@ -4,15 +4,26 @@ use chrono::{DateTime, Utc};
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 
+use crate::credits::Credits;
 use crate::secrets::{CredentialKind, SecretDigest};
 use crate::store::{
-    AuditEntry, AuditFilter, Credential, NewApiKey, NewToken, Page, PageRequest, StoreError,
-    StoreResult, TokenFilter, TokenRecord, TokenStatus, Workspace,
+    AuditEntry, AuditFilter, Credential, Limit, Listing, NewApiKey, NewToken, Page, PageRequest,
+    Reset, StoreError, StoreResult, TokenFilter, TokenRecord, TokenStatus, Workspace,
 };
 use crate::store::{format_stored, parse_stored};
 
+/// The columns [`token_from_row`] reads, selected from [`TOKENS`].
 pub(super) const TOKEN_COLUMNS: &str = "id, workspace_id, name, scopes, created_at, expires_at, \
-     revoked_at, last_used_at, created_by, previous_expires_at";
+     revoked_at, last_used_at, created_by, previous_expires_at, credit_limit, reset, since";
+
+/// Tokens, each with its limit's row when it has one (read with the token: showing a token
+/// without a limit needs nothing more).
+pub(super) const TOKENS: &str =
+    "tokens LEFT JOIN token_limits ON token_limits.token_id = tokens.id";
+
+/// An API key's columns in [`TOKEN_COLUMNS`]' shape (keys have no limits).
+const KEY_COLUMNS: &str = "id, workspace_id, name, scopes, created_at, expires_at, revoked_at, \
+     last_used_at, created_by, previous_expires_at, NULL, NULL, NULL";
 
 pub(super) fn micros(at: DateTime<Utc>) -> i64 {
     at.timestamp_micros()
@@ -34,7 +45,24 @@ pub(super) fn token_from_row(row: &Row<'_>) -> rusqlite::Result<TokenRecord> {
         last_used_at: row.get::<_, Option<i64>>(7)?.map(from_micros),
         created_by: row.get(8)?,
         previous_secret_expires_at: row.get::<_, Option<i64>>(9)?.map(from_micros),
+        limit: limit_at(row, 10)?,
     })
+}
+
+/// The limit in a row's columns `credit_limit, reset, since` from `at` on (all NULL: none).
+pub(super) fn limit_at(row: &Row<'_>, at: usize) -> rusqlite::Result<Option<Limit>> {
+    let (credit_limit, reset, since): (Option<i64>, Option<String>, Option<i64>) =
+        (row.get(at)?, row.get(at + 1)?, row.get(at + 2)?);
+    Ok(
+        match (credit_limit, reset.as_deref().and_then(Reset::parse), since) {
+            (Some(credit_limit), Some(reset), Some(since)) => Some(Limit {
+                credit_limit: Credits::from_column(credit_limit),
+                reset,
+                since: from_micros(since),
+            }),
+            _ => None,
+        },
+    )
 }
 
 pub(super) fn audit_from_row(row: &Row<'_>) -> rusqlite::Result<AuditEntry> {
@@ -55,7 +83,7 @@ pub(super) fn fetch_token(
     workspace_id: &str,
     id: &str,
 ) -> StoreResult<Option<TokenRecord>> {
-    let sql = format!("SELECT {TOKEN_COLUMNS} FROM tokens WHERE id = ?1 AND workspace_id = ?2");
+    let sql = format!("SELECT {TOKEN_COLUMNS} FROM {TOKENS} WHERE id = ?1 AND workspace_id = ?2");
     Ok(conn
         .prepare_cached(&sql)?
         .query_row(params![id, workspace_id], token_from_row)
@@ -140,16 +168,21 @@ pub(super) fn page_bounds(page: PageRequest, total: u64) -> Option<(i64, i64)> {
     (offset < total).then_some((page.per_page as i64, offset as i64))
 }
 
-/// One page of a workspace's tokens (`table` "tokens") or API keys ("api_keys"), newest first.
+/// One page of a workspace's tokens or API keys, newest first.
 pub(super) fn list_tokens(
     conn: &Connection,
-    table: &str,
+    listing: Listing,
     workspace_id: String,
     filter: TokenFilter,
     page: PageRequest,
     now: DateTime<Utc>,
 ) -> StoreResult<Page<TokenRecord>> {
     let (condition, takes_now) = status_condition(filter.status);
+    let table = listing.table();
+    let (columns, from) = match listing {
+        Listing::Tokens => (TOKEN_COLUMNS, TOKENS),
+        Listing::Keys => (KEY_COLUMNS, table),
+    };
     let mut args: Vec<Value> = vec![Value::Text(workspace_id)];
     if takes_now {
         args.push(Value::Integer(micros(now)));
@@ -168,7 +201,7 @@ pub(super) fn list_tokens(
     };
     args.extend([Value::Integer(limit), Value::Integer(offset)]);
     let sql = format!(
-        "SELECT {TOKEN_COLUMNS} FROM {table} WHERE workspace_id = ?{condition}
+        "SELECT {columns} FROM {from} WHERE workspace_id = ?{condition}
          ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?"
     );
     let items = conn

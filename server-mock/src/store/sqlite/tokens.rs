@@ -8,8 +8,8 @@ use super::SqliteStore;
 use super::rows::{self, fetch_token, insert_audit, micros};
 use crate::secrets::{CredentialKind, SecretDigest};
 use crate::store::{
-    AuditEntry, Credential, NewEvent, NewToken, Page, PageRequest, StoreError, StoreResult,
-    TokenFilter, TokenRecord, TokenStore,
+    AuditEntry, Credential, ListedToken, Listing, NewEvent, NewToken, Page, PageRequest,
+    StoreError, StoreResult, TokenFilter, TokenRecord, TokenStore,
 };
 
 #[async_trait]
@@ -19,9 +19,10 @@ impl TokenStore for SqliteStore {
         kind: CredentialKind,
         digest: SecretDigest,
     ) -> StoreResult<Option<Credential>> {
-        let read = self
-            .engine
-            .read(move |conn| rows::find_credential(conn, kind, &digest));
+        let read = || {
+            self.engine
+                .read(move |conn| rows::find_credential(conn, kind, &digest))
+        };
         self.cache.credential_or(digest.0, read).await
     }
 
@@ -44,18 +45,29 @@ impl TokenStore for SqliteStore {
         filter: TokenFilter,
         page: PageRequest,
         now: DateTime<Utc>,
-    ) -> StoreResult<Page<TokenRecord>> {
+    ) -> StoreResult<Page<ListedToken>> {
         let workspace_id = workspace_id.to_string();
         self.engine
-            .read(move |conn| rows::list_tokens(conn, "tokens", workspace_id, filter, page, now))
+            .read(move |conn| {
+                let page =
+                    rows::list_tokens(conn, Listing::Tokens, workspace_id, filter, page, now)?;
+                page.try_map(|token| {
+                    let spend = token
+                        .limit
+                        .map(|limit| super::limits::spend_of(conn, &token.id, limit, now))
+                        .transpose()?;
+                    Ok(ListedToken { token, spend })
+                })
+            })
             .await
     }
 
     async fn get_token(&self, workspace_id: &str, id: &str) -> StoreResult<Option<TokenRecord>> {
-        let (workspace, token) = (workspace_id.to_string(), id.to_string());
-        let read = self
-            .engine
-            .read(move |conn| fetch_token(conn, &workspace, &token));
+        let read = || {
+            let (workspace, token) = (workspace_id.to_string(), id.to_string());
+            self.engine
+                .read(move |conn| fetch_token(conn, &workspace, &token))
+        };
         self.cache.token_or(workspace_id, id, read).await
     }
 

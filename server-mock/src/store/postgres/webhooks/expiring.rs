@@ -5,7 +5,7 @@ use deadpool_postgres::GenericClient;
 
 use super::enqueue;
 use crate::store::postgres::schema::{EXPIRY_LOCK, LOCK_SPACE};
-use crate::store::postgres::tokens::{TOKEN_COLUMNS, token};
+use crate::store::postgres::tokens::{TOKEN_COLUMNS, TOKENS, token};
 use crate::store::{NewEvent, StoreResult, TokenRecord};
 
 /// For each `(label, offset)`: every live token whose `expires_at - offset` has passed, lies
@@ -28,18 +28,13 @@ pub(in crate::store::postgres) async fn expiring(
     if !ours {
         return Ok(0);
     }
-    let columns = TOKEN_COLUMNS
-        .split(", ")
-        .map(|c| format!("t.{c}"))
-        .collect::<Vec<_>>()
-        .join(", ");
     let due_sql = format!(
-        "SELECT {columns} FROM tokens t
-         WHERE t.revoked_at IS NULL AND t.expires_at IS NOT NULL
-           AND t.expires_at > $1 AND t.expires_at <= $2
-           AND t.expires_at - $3::int8 * interval '1 microsecond' > t.created_at
+        "SELECT {TOKEN_COLUMNS} FROM {TOKENS}
+         WHERE revoked_at IS NULL AND expires_at IS NOT NULL
+           AND expires_at > $1 AND expires_at <= $2
+           AND expires_at - $3::int8 * interval '1 microsecond' > created_at
            AND NOT EXISTS (SELECT 1 FROM webhook_expiry_notices n
-                           WHERE n.token_id = t.id AND n.notice = $4)"
+                           WHERE n.token_id = tokens.id AND n.notice = $4)"
     );
     let mut written = 0;
     for (label, offset) in offsets {

@@ -3,7 +3,7 @@
 use chrono::{DateTime, Utc};
 use rusqlite::{Connection, params};
 
-use super::super::rows::{TOKEN_COLUMNS, micros, token_from_row};
+use super::super::rows::{TOKEN_COLUMNS, TOKENS, micros, token_from_row};
 use super::enqueue;
 use crate::store::{NewEvent, StoreResult, TokenRecord};
 
@@ -12,18 +12,13 @@ use crate::store::{NewEvent, StoreResult, TokenRecord};
 /// `?4` yet. The range on `expires_at` is read from the `tokens_expiring` index, so a scan
 /// touches only tokens expiring within the offset, never the whole table.
 pub(super) fn due_sql() -> String {
-    let columns = TOKEN_COLUMNS
-        .split(", ")
-        .map(|c| format!("t.{c}"))
-        .collect::<Vec<_>>()
-        .join(", ");
     format!(
-        "SELECT {columns} FROM tokens t
-         WHERE t.revoked_at IS NULL AND t.expires_at IS NOT NULL
-           AND t.expires_at > ?1 AND t.expires_at <= ?3
-           AND t.expires_at - ?2 > t.created_at
+        "SELECT {TOKEN_COLUMNS} FROM {TOKENS}
+         WHERE revoked_at IS NULL AND expires_at IS NOT NULL
+           AND expires_at > ?1 AND expires_at <= ?3
+           AND expires_at - ?2 > created_at
            AND NOT EXISTS (SELECT 1 FROM webhook_expiry_notices n
-                           WHERE n.token_id = t.id AND n.notice = ?4)"
+                           WHERE n.token_id = tokens.id AND n.notice = ?4)"
     )
 }
 
