@@ -9,7 +9,9 @@
 # `expires_at` to future datetimes for the run (JSON Schema cannot say "in the future").
 #
 # Usage: bash bench/schemathesis.sh [MAX_EXAMPLES]        (default 100 per operation and phase)
-#        SEED=n to replay a run.
+#        SEED=n to replay a run (a seeded run also keeps no example database, so it is the same
+#        run every time); SERVER=path/to/tokctl-server to test that build instead of
+#        building a release one (.ci/run passes the debug build the test suite made).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 examples=${1:-100}
@@ -22,7 +24,8 @@ if [ ! -x "$venv/bin/schemathesis" ] || ! "$venv/bin/schemathesis" --version | g
   "$venv/bin/pip" install --quiet "schemathesis==$version"
 fi
 
-cargo build --release --quiet -p tokctl-server --bin tokctl-server
+server_bin=${SERVER:-./target/release/tokctl-server}
+[ -n "${SERVER:-}" ] || cargo build --release --quiet -p tokctl-server --bin tokctl-server
 
 # The run happens in a network namespace of its own, where only loopback exists: the fuzzer
 # creates webhook endpoints with made-up URLs, and the server would otherwise try to deliver to
@@ -41,7 +44,7 @@ server=
 cleanup() { [ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"; }
 trap cleanup EXIT
 
-./target/release/tokctl-server serve --listen 127.0.0.1:0 --data-dir "$work/data" \
+"$server_bin" serve --listen 127.0.0.1:0 --data-dir "$work/data" \
   --rate-limit 1000000000 --leak-report-rate-limit 1000000000 --sim-token-delay-ms 0 >"$work/server.log" 2>&1 &
 server=$!
 addr=
@@ -59,7 +62,7 @@ PYTHONPATH=bench/schemathesis SCHEMATHESIS_HOOKS=hooks \
   "http://$addr/v1/openapi.json" \
   --checks all --exclude-checks unsupported_method \
   --header "Authorization: Bearer $key" \
-  --max-examples "$examples" ${SEED:+--seed "$SEED"} \
+  --max-examples "$examples" ${SEED:+--seed "$SEED" --generation-database none} \
   --request-timeout 30 --workers 1 || status=$?
 
 # The server must never have failed on its own: no 5xx, no panic in its log.

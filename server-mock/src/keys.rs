@@ -9,6 +9,7 @@ use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
 use chrono::Utc;
 use serde::Serialize;
+use serde_json::{Value, json};
 use utoipa::ToSchema;
 
 use crate::auth::{Authenticated, require};
@@ -82,6 +83,23 @@ impl KeyView {
             created_by: record.created_by,
         }
     }
+}
+
+/// The body of `POST /v1/keys` in the document: a token's without the limit fields (keys have
+/// no limits; sent, they are ignored as any unknown field is).
+pub fn describe(document: &mut Value) {
+    let mut body = document["components"]["schemas"]["CreateToken"].clone();
+    if let Some(fields) = body["properties"].as_object_mut() {
+        fields.remove("credit_limit");
+        fields.remove("limit_reset");
+    }
+    if let Some(body) = body.as_object_mut() {
+        body.remove("if");
+        body.remove("then");
+    }
+    document["components"]["schemas"]["CreateKey"] = body;
+    document["paths"]["/v1/keys"]["post"]["requestBody"]["content"]["application/json"]["schema"] =
+        json!({"$ref": "#/components/schemas/CreateKey"});
 }
 
 /// Create an API key (the body is as for tokens, and so are its rules).

@@ -44,6 +44,8 @@ impl Modify for BearerAuth {
 static DOCUMENT: LazyLock<Value> = LazyLock::new(|| {
     let mut document = serde_json::to_value(ApiDoc::openapi()).unwrap_or_else(|_| json!({}));
     crate::chat::schema::describe(&mut document);
+    crate::tokens::limits::describe(&mut document);
+    crate::keys::describe(&mut document);
     links(&mut document);
     unavailable(&mut document);
     rate_limit_headers(&mut document);
@@ -79,6 +81,7 @@ fn links(document: &mut Value) {
             "/v1/tokens",
             [
                 ("get_token", "GetToken"),
+                ("update_token", "UpdateToken"),
                 ("rotate_token", "RotateToken"),
                 ("revoke_token", "RevokeToken"),
             ]

@@ -38,10 +38,12 @@ macro_rules! dns_label {
     };
 }
 
-/// A webhook URL: `http` or `https`, a DNS name (its last label starting with a letter, so it
-/// is never read as an address) or an IPv4 address, an optional port, path and query; no user,
-/// no fragment, no surrounding whitespace. The server checks this very pattern.
-pub const URL_PATTERN: &str = concat!(
+/// `http` or `https`, a DNS name (its last label starting with a letter, so it is never read as
+/// an address) or an IPv4 address, an optional port and path: the start of [`URL_PATTERN`] and
+/// [`FACILITATOR_URL_PATTERN`].
+macro_rules! http_url_pattern {
+    () => {
+        concat!(
     r"^https?://(?:",
     "(?:",
     dns_label!("[A-Za-z0-9]"),
@@ -49,9 +51,22 @@ pub const URL_PATTERN: &str = concat!(
     dns_label!("[A-Za-z]"),
     r"|(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])",
     r")(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4}))?",
-    r"(?:/(?:[A-Za-z0-9._~!$&'()*+,;=:@/-]|%[0-9A-Fa-f]{2})*)?",
+    r"(?:/(?:[A-Za-z0-9._~!$&'()*+,;=:@/-]|%[0-9A-Fa-f]{2})*)?"
+        )
+    };
+}
+
+/// A webhook URL: `http` or `https`, a DNS name (its last label starting with a letter, so it
+/// is never read as an address) or an IPv4 address, an optional port, path and query; no user,
+/// no fragment, no surrounding whitespace. The server checks this very pattern.
+pub const URL_PATTERN: &str = concat!(
+    http_url_pattern!(),
     r"(?:\?(?:[A-Za-z0-9._~!$&'()*+,;=:@/?-]|%[0-9A-Fa-f]{2})*)?$"
 );
+
+/// An x402 facilitator's base URL: as [`URL_PATTERN`], without a query. The server checks this
+/// very pattern.
+pub const FACILITATOR_URL_PATTERN: &str = concat!(http_url_pattern!(), "$");
 
 /// A string matching `pattern`.
 fn string_matching(pattern: &str) -> ObjectBuilder {
@@ -70,6 +85,18 @@ pub fn url_schema() -> utoipa::openapi::Object {
     string_matching(URL_PATTERN)
         .format(Some(utoipa::openapi::SchemaFormat::Custom("uri".into())))
         .build()
+}
+
+/// The schema of an x402 facilitator's base URL, as [`FACILITATOR_URL_PATTERN`] says.
+pub fn facilitator_url_schema() -> utoipa::openapi::Object {
+    string_matching(FACILITATOR_URL_PATTERN)
+        .format(Some(utoipa::openapi::SchemaFormat::Custom("uri".into())))
+        .build()
+}
+
+/// The schema of short text without control characters, as [`TEXT_PATTERN`] says.
+pub fn text_schema() -> utoipa::openapi::Object {
+    string_matching(TEXT_PATTERN).build()
 }
 
 /// The schema of a list of scope names, at least one.
@@ -166,6 +193,21 @@ pub fn webhook_url(url: &str) -> Result<()> {
     Ok(())
 }
 
+/// Text of 1 to 100 characters, none of them a control character (an x402 asset's EIP-712
+/// domain name and version).
+pub const TEXT_PATTERN: &str = r"^[^\x00-\x1f\x7f-\x9f]{1,100}$";
+
+/// `value` of `field` if it is [`TEXT_PATTERN`]'s (422 naming the field, and saying `what`).
+pub fn text(field: &str, value: &str, what: &str) -> Result<()> {
+    let length = value.chars().count();
+    if (1..=100).contains(&length) && !value.chars().any(char::is_control) {
+        return Ok(());
+    }
+    Err(ApiError::Unprocessable(format!(
+        "{field} must be 1 to 100 characters without control characters: {what}"
+    )))
+}
+
 /// An EVM address: `0x` and 40 hexadecimal digits, in any case.
 pub const ADDRESS_PATTERN: &str = "^0x[0-9a-fA-F]{40}$";
 /// A CAIP-2 EVM network, `eip155:` and the chain id.
@@ -214,21 +256,23 @@ pub fn atomic(field: &str, value: &str) -> Result<()> {
     )))
 }
 
-/// A facilitator's base URL: http or https with a host (422 otherwise).
+/// [`FACILITATOR_URL_PATTERN`], compiled once.
+static FACILITATOR_URL_GRAMMAR: LazyLock<Option<regex::Regex>> =
+    LazyLock::new(|| regex::Regex::new(FACILITATOR_URL_PATTERN).ok());
+
+/// A facilitator's base URL: it must match [`FACILITATOR_URL_PATTERN`] and parse as an http or
+/// https URL with a host (422 otherwise).
 pub fn facilitator_url(value: &str) -> Result<()> {
-    let parsed = reqwest::Url::parse(value).ok();
+    let documented = FACILITATOR_URL_GRAMMAR
+        .as_ref()
+        .is_some_and(|grammar| grammar.is_match(value));
+    let parsed = reqwest::Url::parse(value).ok().filter(|_| documented);
     match parsed {
-        Some(url)
-            if matches!(url.scheme(), "http" | "https")
-                && url.host_str().is_some()
-                && url.username().is_empty()
-                && url.query().is_none()
-                && url.fragment().is_none() =>
-        {
+        Some(url) if matches!(url.scheme(), "http" | "https") && url.host_str().is_some() => {
             Ok(())
         }
         _ => Err(ApiError::Unprocessable(
-            "facilitator_url must be an http or https URL with a host, without a user, query or fragment"
+            "facilitator_url must be an http or https URL with a DNS name or IPv4 address, without a user, query or fragment"
                 .into(),
         )),
     }
@@ -267,6 +311,19 @@ mod tests {
             url in proptest::string::string_regex(URL_PATTERN.trim_start_matches('^').trim_end_matches('$')).unwrap(),
         ) {
             proptest::prop_assert!(webhook_url(&url).is_ok(), "{:?}", url);
+        }
+
+        #[test]
+        fn fuzz_every_facilitator_url_the_document_allows_is_accepted(
+            url in proptest::string::string_regex(FACILITATOR_URL_PATTERN.trim_start_matches('^').trim_end_matches('$')).unwrap(),
+        ) {
+            proptest::prop_assert!(facilitator_url(&url).is_ok(), "{:?}", url);
+        }
+
+        #[test]
+        fn fuzz_the_documented_text_grammar_is_exactly_what_the_server_accepts(value in awkward()) {
+            let documented = grammar(TEXT_PATTERN).is_match(&value);
+            proptest::prop_assert_eq!(documented, text("asset_name", &value, "").is_ok(), "{:?}", value);
         }
 
         #[test]

@@ -197,7 +197,8 @@ both! {
 
         let removed: Value = patch(&server, &id, json!({"credit_limit": null})).await.json().await.unwrap();
         assert!(removed.get("limits").is_none(), "{removed}");
-        let message = assert_error(patch(&server, &id, json!({"limit_reset": "weekly"})).await, 422, "unprocessable_entity").await;
+        // The token has no limit now: a period alone is a conflict with what it is.
+        let message = assert_error(patch(&server, &id, json!({"limit_reset": "weekly"})).await, 409, "conflict").await;
         assert!(message.contains("credit_limit"), "{message}");
 
         let revoked = server.delete(&format!("/v1/tokens/{id}"), &server.admin_key).await;

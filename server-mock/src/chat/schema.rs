@@ -45,7 +45,7 @@ pub fn describe(document: &mut Value) {
         "description": "Whole answers are JSON; with `stream: true` the answer is server-sent events: `data: <ChatCompletionChunk>` events, the last chunk with an empty `delta`, `finish_reason` and `platform`, a chunk with `usage` when `stream_options.include_usage` is set, then `data: [DONE]`. An upstream failure after the first chunk is a `data: <OpenAiError>` event followed by `[DONE]`.",
         "parameters": [
             {"name": "PAYMENT-SIGNATURE", "in": "header", "required": false, "schema": {"type": "string"},
-             "description": "An x402 payment (v2: base64 of the PaymentPayload JSON) for a request naming `agent_wallet` on a workspace with x402 terms (`PUT /v1/x402`); `X-PAYMENT` is read as v1's"}
+             "description": "An x402 payment (v2: base64 of the PaymentPayload JSON) for a request naming `agent_wallet` on a workspace with x402 terms (`PUT /v1/x402`); `X-PAYMENT` is read as v1's. Empty (or only whitespace) counts as absent: the answer is the 402 offer, as x402's own servers answer; a value that is not base64 of JSON is 400 `invalid_payment`"}
         ],
         "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ChatCompletionRequest"}}}},
         "responses": {
@@ -66,7 +66,7 @@ pub fn describe(document: &mut Value) {
                     ]}}
                 }}
             }},
-            "400": error("Malformed body or a value out of bounds (`param` names the field)"),
+            "400": error("Malformed body or a value out of bounds (`param` names the field); or a payment header that is not base64 of JSON (`invalid_payment`)"),
             "401": error("Missing, unknown, revoked or expired credential"),
             "402": {
                 "description": "No model's worst-case cost fits `budget_limit` (`budget_exceeded`); or the token's spending limit leaves less than the request's worst case (`credit_limit_reached`: the error adds `credit_limit`, `spent`, `reserved`, `worst_case` and `resets_at`, and `Retry-After` gives the seconds until the reset); or, for a request naming `agent_wallet` on a workspace with x402 terms, payment required (`payment_required`) or the payment refused (`invalid_payment`, the message says why): `PAYMENT-REQUIRED` and the error's `x402` hold the offer, `upto` and `exact` for the request's worst case",

@@ -139,7 +139,7 @@ impl From<StoreError> for ApiError {
                 tracing::debug!(error = %cause, "database unavailable");
                 ApiError::Unavailable
             }
-            StoreError::Invalid(message) => ApiError::Unprocessable(message),
+            StoreError::Invalid(message) => ApiError::Conflict(message),
             err => {
                 tracing::error!(error = %err, "storage failed");
                 ApiError::Internal

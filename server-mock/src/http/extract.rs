@@ -21,81 +21,106 @@ pub const DEFAULT_PER_PAGE: u64 = 25;
 pub const MAX_PER_PAGE: u64 = 100;
 
 /// A JSON body: `Content-Type: application/json`, at most 64 KiB, valid UTF-8 JSON of shape `T`.
+/// Every body the API takes is an object: anything else (an array, which serde would read into a
+/// struct field by field) is a 400; `null` only where `T` allows it ([`OptionalJson`]).
 pub struct ApiJson<T>(pub T);
 
 impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
     type Rejection = ApiError;
 
     async fn from_request(request: Request, _state: &S) -> Result<Self, ApiError> {
-        if !is_json(request.headers().get(CONTENT_TYPE)) {
+        let bytes = json_bytes(request).await?;
+        let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+        if !matches!(first, Some(b'{' | b'n')) {
             return Err(ApiError::BadRequest(
-                "Content-Type must be application/json".into(),
+                "Invalid request body: expected a JSON object".into(),
             ));
         }
-        let body = axum::body::to_bytes(request.into_body(), MAX_BODY_BYTES);
-        let bytes = match tokio::time::timeout(BODY_TIMEOUT, body).await {
-            Err(_) => {
-                return Err(ApiError::BadRequest(
-                    "Request body arrived too slowly".into(),
-                ));
-            }
-            Ok(Err(_)) => {
-                return Err(ApiError::BadRequest(format!(
-                    "Request body is larger than {MAX_BODY_BYTES} bytes or was cut off"
-                )));
-            }
-            Ok(Ok(bytes)) => bytes,
-        };
-        if std::str::from_utf8(&bytes).is_err() {
-            return Err(ApiError::BadRequest(
-                "Request body is not valid UTF-8".into(),
-            ));
-        }
-        serde_json::from_slice(&bytes).map(ApiJson).map_err(|err| {
-            let what = match err.classify() {
-                serde_json::error::Category::Data => "Invalid request body",
-                _ => "Malformed JSON",
-            };
-            ApiError::BadRequest(format!("{what}: {err}"))
-        })
+        parse(&bytes).map(ApiJson)
     }
 }
 
-/// The body of a request whose handler needs none (rotate, revoke): absent, or JSON within the
-/// limits of [`ApiJson`], so a wrong Content-Type or an oversized body is a 400 here too.
+/// A request's body, once its Content-Type, size, arrival time and encoding are checked.
+async fn json_bytes(request: Request) -> Result<axum::body::Bytes, ApiError> {
+    if !is_json(request.headers().get(CONTENT_TYPE)) {
+        return Err(ApiError::BadRequest(
+            "Content-Type must be application/json".into(),
+        ));
+    }
+    let body = axum::body::to_bytes(request.into_body(), MAX_BODY_BYTES);
+    let bytes = match tokio::time::timeout(BODY_TIMEOUT, body).await {
+        Err(_) => {
+            return Err(ApiError::BadRequest(
+                "Request body arrived too slowly".into(),
+            ));
+        }
+        Ok(Err(_)) => {
+            return Err(ApiError::BadRequest(format!(
+                "Request body is larger than {MAX_BODY_BYTES} bytes or was cut off"
+            )));
+        }
+        Ok(Ok(bytes)) => bytes,
+    };
+    if std::str::from_utf8(&bytes).is_err() {
+        return Err(ApiError::BadRequest(
+            "Request body is not valid UTF-8".into(),
+        ));
+    }
+    Ok(bytes)
+}
+
+/// `bytes` as JSON of shape `T`, or the 400 saying why not.
+fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    serde_json::from_slice(bytes).map_err(|err| {
+        let what = match err.classify() {
+            serde_json::error::Category::Data => "Invalid request body",
+            _ => "Malformed JSON",
+        };
+        ApiError::BadRequest(format!("{what}: {err}"))
+    })
+}
+
+/// The body of a request whose handler needs none (rotate, revoke): absent, or any JSON within
+/// the limits of [`ApiJson`], so a wrong Content-Type or an oversized body is a 400 here too.
 pub struct IgnoredBody;
 
 impl<S: Send + Sync> FromRequest<S> for IgnoredBody {
     type Rejection = ApiError;
 
-    async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
-        OptionalJson::<serde::de::IgnoredAny>::from_request(request, state)
-            .await
-            .map(|_| IgnoredBody)
+    async fn from_request(request: Request, _state: &S) -> Result<Self, ApiError> {
+        if !has_body(&request) {
+            return Ok(IgnoredBody);
+        }
+        let bytes = json_bytes(request).await?;
+        parse::<serde::de::IgnoredAny>(&bytes).map(|_| IgnoredBody)
     }
 }
 
-/// An optional JSON body: absent (no body at all) is `None`; a body must be JSON within the
-/// limits of [`ApiJson`] and of `T`'s shape.
+/// An optional JSON body: absent (no body at all) or JSON `null` is `None`; any other body must
+/// be JSON within the limits of [`ApiJson`] and of `T`'s shape.
 pub struct OptionalJson<T>(pub Option<T>);
 
 impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for OptionalJson<T> {
     type Rejection = ApiError;
 
     async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
-        let headers = request.headers();
-        let declared = headers
-            .get(CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.parse::<u64>().ok());
-        let has_body = declared.map_or(headers.contains_key(TRANSFER_ENCODING), |len| len > 0);
-        if !has_body {
+        if !has_body(&request) {
             return Ok(OptionalJson(None));
         }
-        ApiJson::<T>::from_request(request, state)
+        ApiJson::<Option<T>>::from_request(request, state)
             .await
-            .map(|ApiJson(body)| OptionalJson(Some(body)))
+            .map(|ApiJson(body)| OptionalJson(body))
     }
+}
+
+/// Whether the request says it has a body (a length above 0, or a chunked one).
+fn has_body(request: &Request) -> bool {
+    let headers = request.headers();
+    let declared = headers
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    declared.map_or(headers.contains_key(TRANSFER_ENCODING), |len| len > 0)
 }
 
 fn is_json(content_type: Option<&axum::http::HeaderValue>) -> bool {

@@ -63,7 +63,7 @@ pub enum StoreError {
     /// The token exists but has expired.
     #[error("token has expired")]
     Expired,
-    /// The change asked for is not possible given what is stored (the message says why).
+    /// The change asked for is not possible given what is stored (the message says why): 409.
     #[error("{0}")]
     Invalid(String),
     /// The workspace name is taken.

@@ -3,12 +3,14 @@
 //! are docs/api.md's "Spending limits"; storage keeps them exact (`store/limits.rs`).
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use axum::Json;
 use axum::extract::State;
+use regex::Regex;
 use serde::Serialize;
 use serde_json::value::RawValue;
+use serde_json::{Value, json};
 use utoipa::ToSchema;
 
 use super::{TokenIdParam, TokenView, change_refused, entry};
@@ -75,7 +77,8 @@ pub enum ResetName {
     Never,
 }
 
-/// Body of `PATCH /v1/tokens/:id`: only these two fields, each optional.
+/// Body of `PATCH /v1/tokens/:id`: only these two fields, each optional (the document's exact
+/// shape is [`describe`]'s).
 #[derive(ToSchema)]
 #[schema(example = json!({"credit_limit": 25, "limit_reset": "monthly"}))]
 pub struct ChangeLimits {
@@ -87,16 +90,41 @@ pub struct ChangeLimits {
     pub limit_reset: Option<String>,
 }
 
-/// `credit_limit` as sent: a number or a decimal string, exact, from a nano-credit to
-/// [`MAX_LIMIT_CREDITS`]; `null` is `None`.
+/// `credit_limit` written as a string: a decimal of at most 9 places, more than 0 and at most
+/// [`MAX_LIMIT_CREDITS`], without leading zeros or signs. The server checks strings with this
+/// very pattern, and the document publishes it.
+pub static CREDIT_STRING_PATTERN: LazyLock<String> = LazyLock::new(|| {
+    // Below 1: the first digit that is not 0 at each of the 9 places.
+    let fractions: Vec<String> = (0..9)
+        .map(|zeros| format!("0{{{zeros}}}[1-9][0-9]{{0,{}}}", 8 - zeros))
+        .collect();
+    format!(
+        r"^(?:[1-9][0-9]{{0,8}}(?:\.[0-9]{{1,9}})?|0\.(?:{})|1000000000(?:\.0{{1,9}})?)$",
+        fractions.join("|")
+    )
+});
+
+static CREDIT_STRING: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(&CREDIT_STRING_PATTERN).ok());
+
+/// `credit_limit` as sent: a number or a decimal string ([`CREDIT_STRING_PATTERN`]), exact, from
+/// a nano-credit to [`MAX_LIMIT_CREDITS`]; `null` is `None`.
 pub fn credit_limit(raw: &RawValue) -> Result<Option<Credits>> {
     let text = raw.get();
     if text == "null" {
         return Ok(None);
     }
-    let unquoted = serde_json::from_str::<String>(text).ok();
+    let number = match serde_json::from_str::<String>(text) {
+        Ok(string) => Some(string).filter(|s| {
+            CREDIT_STRING
+                .as_ref()
+                .is_some_and(|grammar| grammar.is_match(s))
+        }),
+        Err(_) => Some(text.to_string()),
+    };
     let most = Credits::from_nanos(MAX_LIMIT_CREDITS * 1_000_000_000);
-    Credits::parse_exact(unquoted.as_deref().unwrap_or(text))
+    number
+        .and_then(|number| Credits::parse_exact(&number))
         .filter(|amount| (Credits::from_nanos(1)..=most).contains(amount))
         .map(Some)
         .ok_or_else(|| {
@@ -104,6 +132,32 @@ pub fn credit_limit(raw: &RawValue) -> Result<Option<Credits>> {
                 "credit_limit must be a number of credits from 0.000000001 to {MAX_LIMIT_CREDITS}, with at most 9 decimal places"
             ))
         })
+}
+
+/// What annotations cannot say of the limit fields, added to `document`: `credit_limit`'s two
+/// forms and bounds; on `POST /v1/tokens`, `limit_reset` (not null) only with a `credit_limit`
+/// (not null); on `PATCH /v1/tokens/:id`, only these two fields, at least one, and
+/// `limit_reset` never null (`credit_limit: null` is what removes a limit).
+pub fn describe(document: &mut Value) {
+    let credit_limit = json!({
+        "description": "Credits per period, exact: a number or a decimal string, more than 0, at most 1,000,000,000, at most 9 decimal places; null for none",
+        "anyOf": [
+            {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_LIMIT_CREDITS, "multipleOf": 1e-9},
+            {"type": "string", "pattern": *CREDIT_STRING_PATTERN},
+            {"type": "null"}
+        ]
+    });
+    let schemas = &mut document["components"]["schemas"];
+    let create = &mut schemas["CreateToken"];
+    create["properties"]["credit_limit"] = credit_limit.clone();
+    create["if"] =
+        json!({"required": ["limit_reset"], "properties": {"limit_reset": {"type": "string"}}});
+    create["then"] = json!({"required": ["credit_limit"], "properties": {"credit_limit": {"not": {"type": "null"}}}});
+    let change = &mut schemas["ChangeLimits"];
+    change["properties"]["credit_limit"] = credit_limit;
+    change["properties"]["limit_reset"] = json!({"$ref": "#/components/schemas/ResetName"});
+    change["additionalProperties"] = json!(false);
+    change["minProperties"] = json!(1);
 }
 
 /// `limit_reset` as sent: one of the period names.
@@ -166,7 +220,7 @@ pub async fn spend_of<'a>(
         (status = 400, description = "Malformed body", body = ErrorBody),
         (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
         (status = 404, description = "Unknown, revoked, or in another workspace", body = ErrorBody),
-        (status = 409, description = "The token has expired", body = ErrorBody),
+        (status = 409, description = "The token has expired; or limit_reset without a credit_limit for a token that has no limit", body = ErrorBody),
         (status = 422, description = "A field that cannot change, or a value out of bounds (the message names it)", body = ErrorBody),
         (status = 429, body = ErrorBody)))]
 pub async fn update(
@@ -210,4 +264,61 @@ pub async fn update(
         None,
         spend.get(&id),
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(json: &str) -> Result<Option<Credits>> {
+        credit_limit(&RawValue::from_string(json.to_string()).unwrap())
+    }
+
+    #[test]
+    fn a_limit_is_a_number_or_a_decimal_string_from_a_nano_credit_to_a_billion() {
+        for (json, nanos) in [
+            ("25", 25_000_000_000),
+            ("\"2.25\"", 2_250_000_000),
+            ("0.000000001", 1),
+            ("\"0.000000001\"", 1),
+            ("1e-9", 1),
+            ("\"1000000000.000\"", 1_000_000_000_000_000_000),
+        ] {
+            assert_eq!(
+                read(json).unwrap(),
+                Some(Credits::from_nanos(nanos)),
+                "{json}"
+            );
+        }
+        assert_eq!(read("null").unwrap(), None);
+        for json in [
+            "0",
+            "\"0\"",
+            "\"0.0\"",
+            "-1",
+            "\"01\"",
+            "\" 1\"",
+            "\"1e3\"",
+            "1.0000000001",
+            "1000000000.5",
+            "\"1000000001\"",
+            "true",
+            "{}",
+        ] {
+            assert!(read(json).is_err(), "{json}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Every string the document's pattern allows is a limit the server takes.
+        #[test]
+        fn the_documented_string_pattern_is_what_is_read(
+            text in proptest::string::string_regex(
+                CREDIT_STRING_PATTERN.trim_start_matches('^').trim_end_matches('$')
+            ).unwrap()
+        ) {
+            let json = serde_json::to_string(&text).unwrap();
+            proptest::prop_assert!(read(&json).is_ok(), "{}", text);
+        }
+    }
 }

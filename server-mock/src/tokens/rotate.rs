@@ -1,11 +1,12 @@
 //! `POST /v1/tokens/:id/rotate`: a new secret, and (opt-in) an overlap during which the secret
 //! it replaces still works. The rules are docs/api.md's "Tokens".
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use axum::Json;
 use axum::extract::State;
+use regex::Regex;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use utoipa::ToSchema;
@@ -23,15 +24,37 @@ use crate::webhooks::Hub;
 /// The longest overlap a rotation may ask for.
 pub const MAX_OVERLAP: Duration = Duration::from_secs(24 * 3600);
 
-/// Body of a rotation (optional).
+/// An overlap as the document writes it and the server reads it: `0`, or whole hours, minutes
+/// and seconds in that order, each with its unit (`90s`, `10m`, `2h`, `1h30m`).
+pub const OVERLAP_PATTERN: &str = concat!(
+    r"^(?:0|(?P<h>[0-9]{1,5})h(?:(?P<hm>[0-9]{1,7})m)?(?:(?P<hms>[0-9]{1,9})s)?",
+    r"|(?P<m>[0-9]{1,7})m(?:(?P<ms>[0-9]{1,9})s)?|(?P<s>[0-9]{1,9})s)$"
+);
+
+static OVERLAP: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(OVERLAP_PATTERN).ok());
+
+/// Body of a rotation (optional; JSON `null` is none).
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[schema(example = json!({"previous_secret_expires_in": "10m"}))]
 pub struct RotateToken {
     /// How long the replaced secret keeps working: a duration such as `90s`, `10m`, `2h` or
     /// `1h30m`, at most 24 hours. Absent, null, `0` or `"0"`: it stops at once.
     #[serde(default)]
-    #[schema(value_type = Option<String>, example = "10m")]
+    #[schema(schema_with = overlap_schema)]
     pub previous_secret_expires_in: Option<Value>,
+}
+
+/// The schema of `previous_secret_expires_in`: a string of [`OVERLAP_PATTERN`], the number 0,
+/// or null (at most 24 hours is said in words: a pattern cannot add the parts up).
+fn overlap_schema() -> utoipa::openapi::Schema {
+    use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, Type};
+    let schema = OneOfBuilder::new()
+        .item(ObjectBuilder::new().schema_type(Type::String).pattern(Some(OVERLAP_PATTERN)))
+        .item(ObjectBuilder::new().schema_type(Type::Integer).enum_values(Some([0])))
+        .item(ObjectBuilder::new().schema_type(Type::Null))
+        .description(Some("How long the replaced secret keeps working, at most 24 hours: `90s`, `10m`, `2h`, `1h30m`; `0`, `\"0\"` or null: it stops at once"))
+        .build();
+    Schema::OneOf(schema)
 }
 
 /// The overlap asked for: `None` for none.
@@ -42,16 +65,34 @@ pub fn overlap(raw: Option<&Value>) -> Result<Option<Duration>> {
                 .into(),
         )
     };
-    let length = match raw {
+    let text = match raw {
         None | Some(Value::Null) => return Ok(None),
-        Some(Value::Number(n)) if n.as_u64() == Some(0) => return Ok(None),
-        Some(Value::String(text)) if text.trim() == "0" => return Ok(None),
-        Some(Value::String(text)) => {
-            humantime::parse_duration(text.trim()).map_err(|_| invalid())?
-        }
+        Some(Value::Number(n)) if n.as_f64() == Some(0.0) => return Ok(None),
+        Some(Value::String(text)) => text,
         Some(_) => return Err(invalid()),
     };
-    match length {
+    let parts = OVERLAP
+        .as_ref()
+        .and_then(|grammar| grammar.captures(text))
+        .ok_or_else(invalid)?;
+    let part = |name: &str, unit: u64| {
+        parts
+            .name(name)
+            .and_then(|digits| digits.as_str().parse::<u64>().ok())
+            .map_or(0, |n| n * unit)
+    };
+    let seconds = [
+        ("h", 3600),
+        ("hm", 60),
+        ("hms", 1),
+        ("m", 60),
+        ("ms", 1),
+        ("s", 1),
+    ]
+    .into_iter()
+    .map(|(name, unit)| part(name, unit))
+    .sum::<u64>();
+    match Duration::from_secs(seconds) {
         zero if zero.is_zero() => Ok(None),
         length if length <= MAX_OVERLAP => Ok(Some(length)),
         _ => Err(invalid()),
@@ -134,9 +175,27 @@ mod tests {
             json!(600),
             json!(true),
             json!("-5m"),
+            json!(" 10m"),
+            json!("10 minutes"),
+            json!("30m1h"),
         ] {
             assert!(of(bad.clone()).is_err(), "{bad}");
         }
+        assert_eq!(of(json!(0.0)).unwrap(), None);
         assert_eq!(overlap(None).unwrap(), None);
+    }
+
+    proptest::proptest! {
+        /// Every string the document's pattern allows is read, refused only past 24 hours.
+        #[test]
+        fn the_documented_pattern_is_what_is_read(
+            text in proptest::string::string_regex(OVERLAP_PATTERN.trim_start_matches('^').trim_end_matches('$')).unwrap()
+        ) {
+            let read = overlap(Some(&json!(text)));
+            let parts: Vec<u64> = text.split(|c: char| c.is_ascii_alphabetic()).filter_map(|n| n.parse().ok()).collect();
+            let units: Vec<char> = text.chars().filter(char::is_ascii_alphabetic).collect();
+            let seconds: u64 = parts.iter().zip(units.iter()).map(|(n, unit)| n * match unit { 'h' => 3600, 'm' => 60, _ => 1 }).sum();
+            proptest::prop_assert_eq!(read.is_ok(), seconds <= 24 * 3600, "{}", text);
+        }
     }
 }

@@ -179,12 +179,16 @@ fn v1_network(name: &str) -> String {
     }
 }
 
-/// The payment header and its name: v2's `PAYMENT-SIGNATURE`, or v1's `X-PAYMENT`.
+/// The payment header and its name: v2's `PAYMENT-SIGNATURE`, or v1's `X-PAYMENT`. An empty one
+/// counts as absent (the answer is then the offer), as x402's own servers treat it.
 pub(super) fn payment_header(headers: &HeaderMap) -> Option<(&'static str, &str)> {
     [
         ("PAYMENT-SIGNATURE", wire::PAYMENT_SIGNATURE),
         ("X-PAYMENT", wire::X_PAYMENT),
     ]
     .into_iter()
-    .find_map(|(shown, name)| Some((shown, headers.get(name)?.to_str().ok()?)))
+    .find_map(|(shown, name)| {
+        let value = headers.get(name)?.to_str().ok()?.trim();
+        Some((shown, value)).filter(|_| !value.is_empty())
+    })
 }

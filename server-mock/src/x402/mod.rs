@@ -57,21 +57,46 @@ pub struct SetX402 {
     /// The token contract (EIP-3009 for `exact`; any ERC-20 with a Permit2 allowance for `upto`).
     #[schema(pattern = "^0x[0-9a-fA-F]{40}$")]
     pub asset: String,
-    /// The token's EIP-712 domain name, as the contract has it (`USDC`, `USD Coin`).
-    #[schema(min_length = 1, max_length = 100)]
+    /// The token's EIP-712 domain name, as the contract has it (`USDC`, `USD Coin`): 1 to 100
+    /// characters, no control characters.
+    #[schema(schema_with = validate::text_schema)]
     pub asset_name: String,
-    /// The token's EIP-712 domain version (`2` for USDC).
-    #[schema(min_length = 1, max_length = 100)]
+    /// The token's EIP-712 domain version (`2` for USDC), as `asset_name`.
+    #[schema(schema_with = validate::text_schema)]
     pub asset_version: String,
-    /// The token's decimals (6 for USDC), for showing amounts.
-    #[schema(maximum = 36)]
+    /// The token's decimals (6 for USDC), for showing amounts: a whole number from 0 to 36
+    /// (`6.0` is 6).
+    #[serde(deserialize_with = "whole_number")]
+    #[schema(minimum = 0, maximum = 36)]
     pub asset_decimals: u8,
     /// What one credit costs, in the token's atomic units (a whole number, as a string):
     /// `"10000"` with 6 decimals is 0.01 token a credit. Amounts are rounded up to a whole unit.
     #[schema(pattern = "^[1-9][0-9]{0,59}$")]
     pub credit_price: String,
-    /// The facilitator that verifies and settles (its `/verify`, `/settle` and `/supported`).
+    /// The facilitator that verifies and settles (its `/verify`, `/settle` and `/supported`):
+    /// http or https, a DNS name or IPv4 address, an optional port and path.
+    #[schema(schema_with = validate::facilitator_url_schema)]
     pub facilitator_url: String,
+}
+
+/// A JSON number that is a whole number from 0 to 255, written as an integer or not (`6.0`: JSON
+/// Schema's `integer` is any number without a fraction).
+fn whole_number<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> std::result::Result<u8, D::Error> {
+    let number = serde_json::Number::deserialize(deserializer)?;
+    number
+        .as_u64()
+        .or_else(|| {
+            number
+                .as_f64()
+                .filter(|n| n.fract() == 0.0 && *n >= 0.0 && *n <= 255.0)
+                .map(|n| n as u64)
+        })
+        .and_then(|n| u8::try_from(n).ok())
+        .ok_or_else(|| {
+            serde::de::Error::custom("asset_decimals must be a whole number from 0 to 36")
+        })
 }
 
 /// The workspace's x402 terms as the API shows them.
@@ -203,41 +228,36 @@ pub async fn disable(
 
 /// `body`'s terms, each field checked (422 naming the first that is not right).
 fn check(body: SetX402) -> Result<X402Settings> {
-    let pay_to = validate::address("pay_to", body.pay_to.trim())?;
-    validate::network(body.network.trim())?;
-    let asset = validate::address("asset", body.asset.trim())?;
-    for (field, value) in [
-        ("asset_name", &body.asset_name),
-        ("asset_version", &body.asset_version),
-    ] {
-        if value.is_empty() || value.chars().count() > 100 || value.chars().any(char::is_control) {
-            return Err(ApiError::Unprocessable(format!(
-                "{field} must be 1 to 100 characters without control characters: the token's \
-                 EIP-712 domain {}",
-                field.trim_start_matches("asset_")
-            )));
-        }
-    }
+    // Each value as the document's pattern has it: no trimming.
+    let pay_to = validate::address("pay_to", &body.pay_to)?;
+    validate::network(&body.network)?;
+    let asset = validate::address("asset", &body.asset)?;
+    validate::text(
+        "asset_name",
+        &body.asset_name,
+        "the token's EIP-712 domain name",
+    )?;
+    validate::text(
+        "asset_version",
+        &body.asset_version,
+        "the token's EIP-712 domain version",
+    )?;
     if body.asset_decimals > 36 {
         return Err(ApiError::Unprocessable(
             "asset_decimals must be 0 to 36".into(),
         ));
     }
-    validate::atomic("credit_price", body.credit_price.trim())?;
-    validate::facilitator_url(body.facilitator_url.trim())?;
+    validate::atomic("credit_price", &body.credit_price)?;
+    validate::facilitator_url(&body.facilitator_url)?;
     Ok(X402Settings {
         pay_to,
-        network: body.network.trim().to_string(),
+        network: body.network,
         asset,
         asset_name: body.asset_name,
         asset_version: body.asset_version,
         asset_decimals: body.asset_decimals,
-        credit_price: body.credit_price.trim().to_string(),
-        facilitator_url: body
-            .facilitator_url
-            .trim()
-            .trim_end_matches('/')
-            .to_string(),
+        credit_price: body.credit_price,
+        facilitator_url: body.facilitator_url.trim_end_matches('/').to_string(),
         updated_at: store::now(),
     })
 }
