@@ -178,6 +178,38 @@ instances! {
 }
 
 instances! {
+    #[tokio::test]
+    async fn a_first_limit_set_on_one_instance_holds_the_other_from_its_answer_on() {
+        // After the PATCH's answer through A, no request of the token is admitted by B without
+        // a reservation: neither the next one nor one B authenticated (with the credential
+        // cached as unlimited) before the PATCH and admits after it. A nano-credit fits no
+        // request's worst case, so a reservation shows as 402.
+        let a = Server::start_with(limited(1_000_000));
+        let b = a.another(limited(1_000_000));
+        let token = a.create_token("agent", &["chat:write"]).await;
+        let path = format!("/v1/tokens/{}", id(&token));
+        let ask = json!({"model": "auto", "max_tokens": 5,
+                         "messages": [{"role": "user", "content": "hello"}]});
+        let change = |limit: Value| {
+            a.request(reqwest::Method::PATCH, &path, &a.admin_key)
+                .json(&json!({"credit_limit": limit}))
+                .send()
+        };
+        for round in 0..10 {
+            let before = b.post("/v1/chat/completions", &secret(&token), &ask).await;
+            assert_eq!(before.status(), StatusCode::OK, "round {round}");
+            let held = common::inflight::Held::send(&b, &secret(&token), &ask).await;
+            assert_eq!(change(json!("0.000000001")).await.unwrap().status(), StatusCode::OK);
+            let (status, answer) = held.finish().await;
+            assert_eq!(status, StatusCode::PAYMENT_REQUIRED, "round {round}, in flight: {answer}");
+            let after = b.post("/v1/chat/completions", &secret(&token), &ask).await;
+            assert_eq!(after.status(), StatusCode::PAYMENT_REQUIRED, "round {round}, next");
+            assert_eq!(change(Value::Null).await.unwrap().status(), StatusCode::OK);
+        }
+    }
+}
+
+instances! {
     #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
     async fn a_name_is_unique_across_instances() {
         let a = Server::start_with(limited(1_000_000));

@@ -451,3 +451,20 @@ both! {
         assert!(plain.get("limits").is_none(), "{plain}");
     }
 }
+
+both! {
+    #[tokio::test]
+    async fn a_request_authenticated_before_the_first_limit_is_held_by_it_when_admitted_after() {
+        // The request is counted (and its credential read, unlimited) before the PATCH and
+        // admitted after its answer: it must reserve, and a nano-credit fits no worst case.
+        let (_tmp, server) = gateway();
+        let token = server.create_token("agent", &["chat:write"]).await;
+        assert_eq!(chat(&server, &secret(&token), 5).await.status(), StatusCode::OK);
+        let held = common::inflight::Held::send(&server, &secret(&token), &ask(5)).await;
+        let set = patch(&server, &id(&token), json!({"credit_limit": "0.000000001"})).await;
+        assert_eq!(set.status(), StatusCode::OK);
+        let (status, answer) = held.finish().await;
+        assert_eq!(status, StatusCode::PAYMENT_REQUIRED, "{answer}");
+        assert!(answer.contains("credit_limit_reached"), "{answer}");
+    }
+}

@@ -30,8 +30,6 @@ pub struct Principal {
     pub credential_id: String,
     pub workspace_id: String,
     pub scopes: Vec<Scope>,
-    /// A token with a spending limit: its chat requests reserve their worst case.
-    pub limited: bool,
 }
 
 /// Why a request is not authenticated. `workspace_id` is known when the credential exists but
@@ -170,7 +168,6 @@ fn principal(credential: Credential) -> Principal {
         credential_id: credential.id,
         workspace_id: credential.workspace_id,
         scopes: credential.scopes,
-        limited: credential.limited,
     }
 }
 

@@ -27,14 +27,16 @@ pub struct Reservation {
     done: AtomicBool,
 }
 
-/// Reserves `worst` for a request made with a limited token: `None` when the credential has no
-/// limit, the refusal (402 `credit_limit_reached`) when it does not fit.
+/// Reserves `worst` for a request made with a token that has a limit: `None` for an API key, a
+/// session or a token without one, the refusal (402 `credit_limit_reached`) when it does not fit.
+/// The store is asked at admission, not what authentication read: a limit set after this request
+/// was authenticated, and answered before it is admitted, holds it.
 pub async fn admit(
     store: &Arc<dyn Store>,
     principal: &Principal,
     worst: Credits,
 ) -> Result<Option<Reservation>, Response> {
-    if !principal.limited {
+    if !crate::secrets::is_token_id(&principal.credential_id) {
         return Ok(None);
     }
     let hold = Hold::new(&principal.credential_id, worst);

@@ -25,8 +25,6 @@ pub struct Credential {
     pub expires_at: Option<DateTime<Utc>>,
     pub revoked: bool,
     pub last_used_at: Option<DateTime<Utc>>,
-    /// A token with a credit limit (its chat requests reserve their worst case).
-    pub limited: bool,
     /// When the presented secret stops working: set when it is the secret a rotation replaced
     /// with an overlap (refused from that instant on).
     pub secret_expires_at: Option<DateTime<Utc>>,

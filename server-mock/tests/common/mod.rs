@@ -6,6 +6,7 @@ pub mod backend;
 pub mod cluster;
 pub mod facilitator;
 pub mod hooks;
+pub mod inflight;
 pub mod pgbouncer;
 pub mod proxy;
 pub mod upstream;

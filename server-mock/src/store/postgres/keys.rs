@@ -175,7 +175,6 @@ async fn find_session(
                     expires_at: row.get(3),
                     revoked: row.get(4),
                     last_used_at: row.get(5),
-                    limited: false,
                     secret_expires_at: None,
                 },
                 key_name: row.get(6),

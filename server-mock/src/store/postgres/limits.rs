@@ -175,6 +175,11 @@ impl SpendLimits for PostgresStore {
     }
 
     async fn reserve(&self, workspace_id: &str, hold: Hold) -> StoreResult<Reserved> {
+        // The limit as of now, in one read (a token without one needs no transaction); a change
+        // answered before this read is seen by it, on whichever instance it was made.
+        if with_client!(self, |c| load(&c, &hold.token_id, false).await)?.is_none() {
+            return Ok(Reserved::Unlimited);
+        }
         in_transaction!(self, |tx| {
             match load(&tx, &hold.token_id, true).await? {
                 None => Reserved::Unlimited,

@@ -59,21 +59,17 @@ pub(super) async fn find_credential(
     let sql = match kind {
         // The current secret, or the one the last rotation replaced (until its overlap ends).
         CredentialKind::Token => {
-            "SELECT t.id, t.workspace_id, t.scopes, t.expires_at, t.revoked_at IS NOT NULL,
-                    t.last_used_at, t.secret_digest, l.token_id IS NOT NULL,
-                    NULL::timestamptz
-             FROM tokens t LEFT JOIN token_limits l ON l.token_id = t.id
-             WHERE t.secret_digest = $1
+            "SELECT id, workspace_id, scopes, expires_at, revoked_at IS NOT NULL, last_used_at,
+                    secret_digest, NULL::timestamptz
+             FROM tokens WHERE secret_digest = $1
              UNION ALL
-             SELECT t.id, t.workspace_id, t.scopes, t.expires_at, t.revoked_at IS NOT NULL,
-                    t.last_used_at, t.previous_digest, l.token_id IS NOT NULL,
-                    t.previous_expires_at
-             FROM tokens t LEFT JOIN token_limits l ON l.token_id = t.id
-             WHERE t.previous_digest = $1"
+             SELECT id, workspace_id, scopes, expires_at, revoked_at IS NOT NULL, last_used_at,
+                    previous_digest, previous_expires_at
+             FROM tokens WHERE previous_digest = $1"
         }
         CredentialKind::ApiKey => {
             "SELECT id, workspace_id, scopes, expires_at, revoked_at IS NOT NULL, last_used_at,
-                    secret_digest, false, NULL::timestamptz
+                    secret_digest, NULL::timestamptz
              FROM api_keys WHERE secret_digest = $1"
         }
     };
@@ -90,8 +86,7 @@ pub(super) async fn find_credential(
             expires_at: row.get(3),
             revoked: row.get(4),
             last_used_at: row.get(5),
-            limited: row.get(7),
-            secret_expires_at: row.get(8),
+            secret_expires_at: row.get(7),
         }))
 }
 

@@ -138,7 +138,6 @@ fn find_session(
                         expires_at: row.get::<_, Option<i64>>(3)?.map(from_micros),
                         revoked: row.get::<_, Option<i64>>(4)?.is_some(),
                         last_used_at: row.get::<_, Option<i64>>(5)?.map(from_micros),
-                        limited: false,
                         secret_expires_at: None,
                     },
                     key_name: row.get(6)?,

@@ -256,19 +256,17 @@ pub(super) fn find_credential(
     let sql = match kind {
         // The current secret, or the one the last rotation replaced (until its overlap ends).
         CredentialKind::Token => {
-            "SELECT t.id, t.workspace_id, t.scopes, t.expires_at, t.revoked_at, t.last_used_at,
-                    t.secret_digest, l.token_id IS NOT NULL, NULL
-             FROM tokens t LEFT JOIN token_limits l ON l.token_id = t.id
-             WHERE t.secret_digest = ?1
+            "SELECT id, workspace_id, scopes, expires_at, revoked_at, last_used_at,
+                    secret_digest, NULL
+             FROM tokens WHERE secret_digest = ?1
              UNION ALL
-             SELECT t.id, t.workspace_id, t.scopes, t.expires_at, t.revoked_at, t.last_used_at,
-                    t.previous_digest, l.token_id IS NOT NULL, t.previous_expires_at
-             FROM tokens t LEFT JOIN token_limits l ON l.token_id = t.id
-             WHERE t.previous_digest = ?1"
+             SELECT id, workspace_id, scopes, expires_at, revoked_at, last_used_at,
+                    previous_digest, previous_expires_at
+             FROM tokens WHERE previous_digest = ?1"
         }
         CredentialKind::ApiKey => {
             "SELECT id, workspace_id, scopes, expires_at, revoked_at, last_used_at, secret_digest,
-                    0, NULL
+                    NULL
              FROM api_keys WHERE secret_digest = ?1"
         }
     };
@@ -285,8 +283,7 @@ pub(super) fn find_credential(
                     expires_at: row.get::<_, Option<i64>>(3)?.map(from_micros),
                     revoked: row.get::<_, Option<i64>>(4)?.is_some(),
                     last_used_at: row.get::<_, Option<i64>>(5)?.map(from_micros),
-                    limited: row.get(7)?,
-                    secret_expires_at: row.get::<_, Option<i64>>(8)?.map(from_micros),
+                    secret_expires_at: row.get::<_, Option<i64>>(7)?.map(from_micros),
                 },
                 stored,
             ))
