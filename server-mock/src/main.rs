@@ -169,8 +169,8 @@ struct DatabaseArgs {
     #[arg(long, env = "TOKCTL_DATABASE_POOL_SIZE", global = true,
           value_parser = clap::value_parser!(u16).range(1..=1000))]
     database_pool_size: Option<u16>,
-    /// How long a request waits for a free connection when all are busy before it is answered
-    /// 503 (at most --database-timeout) [default: --database-timeout].
+    /// How long a request waits for a free connection, or for its rate-limit count to be sent,
+    /// before it is answered 503 (at most --database-timeout) [default: --database-timeout].
     #[arg(long, value_parser = parse_timeout, global = true)]
     database_acquire_timeout: Option<std::time::Duration>,
 }

@@ -367,3 +367,52 @@ postgres! {
         resumed(&server).await;
     }
 }
+
+postgres! {
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_request_whose_count_cannot_be_sent_is_a_503_at_the_acquire_timeout_and_not_counted() {
+        let proxy = Proxy::start(postgres_addr()).await;
+        // A request's count waits 1 s to be sent; an operation may take 60 s.
+        let server = Server::start_with(Options {
+            database: Some(through(&proxy, &common::backend::new_database())),
+            args: ["--database-timeout", "60s", "--database-acquire-timeout", "1s"]
+                .into_iter()
+                .map(String::from)
+                .collect(),
+            rate_limit: Some(1_000),
+            ..Default::default()
+        });
+        let left = |response: &reqwest::Response| -> u64 {
+            response.headers()["x-ratelimit-remaining"].to_str().unwrap().parse().unwrap()
+        };
+        let before = left(&server.get("/v1/scopes", &server.admin_key).await);
+
+        // While PostgreSQL answers nothing, one request's count is sent and waits on it (up to
+        // 60 s); the next one's cannot be sent meanwhile and is answered 503 at 1 s, never sent.
+        proxy.stall();
+        let held = proxy.held();
+        let first = server.get("/v1/scopes", &server.admin_key);
+        tokio::pin!(first);
+        tokio::select! {
+            answer = &mut first => panic!("answered while PostgreSQL stalls: {}", answer.status()),
+            () = eventually("the first count to reach PostgreSQL", || async {
+                (proxy.held() > held).then_some(())
+            }) => {}
+        }
+        let started = std::time::Instant::now();
+        let second = ends("the request whose count waits", server.get("/v1/scopes", &server.admin_key)).await;
+        let waited = started.elapsed();
+        assert_eq!(second.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(second.headers()["retry-after"], "1");
+        assert!(waited >= Duration::from_secs(1) && waited < Duration::from_secs(10), "{waited:?}");
+
+        // Once PostgreSQL answers, the first is served, and the window holds exactly the
+        // requests let through: the refused one was never counted.
+        proxy.restore().await;
+        let first = ends("the request whose count was sent", first).await;
+        assert_eq!(first.status(), StatusCode::OK);
+        assert_eq!(left(&first), before - 1);
+        let next = server.get("/v1/scopes", &server.admin_key).await;
+        assert_eq!(left(&next), before - 2, "the 503 was counted");
+    }
+}

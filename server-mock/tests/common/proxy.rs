@@ -3,6 +3,7 @@
 //! passes: a network partition) and restore.
 
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -25,6 +26,8 @@ pub struct Proxy {
     target: SocketAddr,
     mode: watch::Sender<Mode>,
     tasks: Arc<Mutex<JoinSet<()>>>,
+    /// Bytes read while stalled (held until the restore), either way.
+    held: Arc<AtomicUsize>,
 }
 
 impl Proxy {
@@ -37,6 +40,7 @@ impl Proxy {
             target,
             mode,
             tasks: Arc::default(),
+            held: Arc::default(),
         };
         proxy.accept(listener);
         proxy
@@ -46,6 +50,12 @@ impl Proxy {
     pub fn cut(&self) {
         self.mode.send_replace(Mode::Cut);
         self.tasks.lock().unwrap().abort_all();
+    }
+
+    /// How many bytes have been read while stalled, held for the restore: a test sees from it
+    /// that something was sent to the database.
+    pub fn held(&self) -> usize {
+        self.held.load(Ordering::SeqCst)
     }
 
     /// Stops passing bytes, leaving connections open.
@@ -64,13 +74,14 @@ impl Proxy {
 
     fn accept(&self, listener: TcpListener) {
         let (target, mut mode, tasks) = (self.target, self.mode.subscribe(), self.tasks.clone());
-        let (pipes, pipe_mode) = (self.tasks.clone(), self.mode.subscribe());
+        let (pipes, pipe_mode, held) =
+            (self.tasks.clone(), self.mode.subscribe(), self.held.clone());
         tasks.lock().unwrap().spawn(async move {
             loop {
                 tokio::select! {
                     accepted = listener.accept() => {
                         let Ok((client, _)) = accepted else { continue };
-                        pipes.lock().unwrap().spawn(pipe(client, target, pipe_mode.clone()));
+                        pipes.lock().unwrap().spawn(pipe(client, target, pipe_mode.clone(), held.clone()));
                     }
                     _ = mode.wait_for(|m| *m == Mode::Cut) => return,
                 }
@@ -85,16 +96,22 @@ impl Drop for Proxy {
     }
 }
 
-/// Copies bytes both ways while the proxy is open; holds them while it is stalled.
-async fn pipe(client: TcpStream, target: SocketAddr, mode: watch::Receiver<Mode>) {
+/// Copies bytes both ways while the proxy is open; holds them while it is stalled (what a cut
+/// finds held is lost with its connection).
+async fn pipe(
+    client: TcpStream,
+    target: SocketAddr,
+    mode: watch::Receiver<Mode>,
+    held: Arc<AtomicUsize>,
+) {
     let Ok(server) = TcpStream::connect(target).await else {
         return;
     };
     let (client_read, client_write) = client.into_split();
     let (server_read, server_write) = server.into_split();
     tokio::select! {
-        _ = copy(client_read, server_write, mode.clone()) => {}
-        _ = copy(server_read, client_write, mode) => {}
+        _ = copy(client_read, server_write, mode.clone(), held.clone()) => {}
+        _ = copy(server_read, client_write, mode, held) => {}
     }
 }
 
@@ -102,17 +119,18 @@ async fn copy(
     mut from: impl AsyncReadExt + Unpin,
     mut to: impl AsyncWriteExt + Unpin,
     mut mode: watch::Receiver<Mode>,
+    held: Arc<AtomicUsize>,
 ) {
     let mut buffer = vec![0u8; 16 * 1024];
     loop {
-        if mode.wait_for(|m| *m == Mode::Open).await.is_err() {
-            return;
-        }
+        // Read even while stalled (what arrives is held, and counted), pass on only when open.
         let n = match from.read(&mut buffer).await {
             Ok(0) | Err(_) => return,
             Ok(n) => n,
         };
-        // Bytes read just before a stall wait for the restore too.
+        if *mode.borrow() != Mode::Open {
+            held.fetch_add(n, Ordering::SeqCst);
+        }
         if mode.wait_for(|m| *m == Mode::Open).await.is_err() {
             return;
         }

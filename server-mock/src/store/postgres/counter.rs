@@ -9,6 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::time::Duration;
 
 use async_trait::async_trait;
 use deadpool_postgres::GenericClient;
@@ -25,12 +26,17 @@ type Key = (String, i64);
 /// [`WindowCounter`] over `rate_windows`.
 pub struct Counter {
     pub(super) batcher: Arc<Batcher<Key, u64>>,
+    /// How long a request waits for its count to be sent (the acquire timeout): past it, while
+    /// PostgreSQL is still busy with the round trip before, the request is answered 503 and
+    /// its count is never sent, so the window counts exactly the requests it let through or
+    /// refused for the limit.
+    pub(super) patience: Duration,
 }
 
 #[async_trait]
 impl WindowCounter for Counter {
     async fn add(&self, bucket: String, window: i64) -> StoreResult<u64> {
-        self.batcher.call((bucket, window)).await
+        self.batcher.call((bucket, window), self.patience).await
     }
 }
 

@@ -94,6 +94,7 @@ impl PostgresStore {
         let changes = Arc::new(Changes::new(cache.clone(), seen));
         let counter = Arc::new(Counter {
             batcher: Arc::new(Batcher::default()),
+            patience: limits.acquire_timeout.min(limits.timeout),
         });
         let tasks = vec![
             tokio::spawn(counter::run(db.clone(), counter.batcher.clone(), changes)),
