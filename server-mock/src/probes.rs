@@ -16,7 +16,7 @@ use axum::response::{IntoResponse, Response};
 
 use crate::http::error::{ApiError, ErrorBody, Refused};
 use crate::http::routes::Routes;
-use crate::store::Store;
+use crate::store::{Store, StoreError};
 
 /// Routes of the probes.
 pub fn routes<S>() -> Routes<S>
@@ -36,7 +36,8 @@ pub struct Health {
     /// `ok`, or (`/healthz` only) `unavailable` while the database cannot be reached.
     #[schema(example = "ok")]
     pub status: &'static str,
-    /// `ok` or `unreachable` (absent from `/livez`, which does not ask the database).
+    /// `ok`, `unreachable`, or `newer_schema` (a newer server migrated it); absent from
+    /// `/livez`, which does not ask the database.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(example = "ok")]
     pub database: Option<&'static str>,
@@ -76,7 +77,7 @@ pub async fn livez() -> Json<Health> {
 /// rotation by itself when its database answers again.
 #[utoipa::path(get, path = "/readyz", tag = "health", security(()),
     responses((status = 200, description = "The server and its database answer", body = Health),
-        (status = 503, description = "The database cannot be reached; the message says why",
+        (status = 503, description = "The database cannot be reached, or a newer server migrated it past this one's schema; the message says why",
             body = ErrorBody,
             headers(("Retry-After" = u64, description = "Seconds to wait before asking again")))))]
 pub async fn readyz(State(store): State<Arc<dyn Store>>) -> Response {
@@ -102,9 +103,13 @@ pub async fn healthz(State(store): State<Arc<dyn Store>>) -> Response {
         Err(err) => {
             // Asked every few seconds: the outage itself is logged where it is noticed.
             tracing::debug!(error = %err, "health check: database unavailable");
+            let database = match err {
+                StoreError::NewerSchema { .. } => "newer_schema",
+                _ => "unreachable",
+            };
             let unavailable = Health {
                 status: "unavailable",
-                database: Some("unreachable"),
+                database: Some(database),
                 database_tls: None,
             };
             let mut response = (StatusCode::SERVICE_UNAVAILABLE, Json(unavailable)).into_response();

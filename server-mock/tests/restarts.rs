@@ -208,3 +208,48 @@ both! {
         assert!(server.wait(), "the server then exits cleanly");
     }
 }
+
+both! {
+    #[tokio::test]
+    async fn readyz_is_503_naming_a_database_that_a_newer_server_migrated() {
+        let server = Server::start();
+        let ready = || async { reqwest::get(server.url("/readyz")).await.unwrap() };
+        assert_eq!(ready().await.status(), StatusCode::OK);
+
+        // A newer server, beside this one, migrates the database past what this one knows.
+        let known: i64 = common::backend::one(
+            &server.dir,
+            ("PRAGMA user_version", &[]),
+            ("SELECT MAX(version)::bigint FROM schema_migrations", &[]),
+        );
+        let changed = |sqlite: &str, postgres: &str| {
+            common::backend::execute(&server.dir, (sqlite, &[]), (postgres, &[]));
+        };
+        changed(
+            "PRAGMA user_version = 1000",
+            "INSERT INTO schema_migrations (version) VALUES (1000)",
+        );
+        let refused = ready().await;
+        assert_eq!(refused.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(refused.headers()["retry-after"], "1");
+        let body: Value = refused.json().await.unwrap();
+        assert_eq!(body["error"], "service_unavailable", "{body}");
+        let message = body["message"].as_str().unwrap();
+        assert!(
+            message.contains(&format!("migrated by a newer tokctl-server (schema version 1000; this one knows {known})"))
+                && message.ends_with("upgrade this server"),
+            "{message}"
+        );
+        let health = reqwest::get(server.url("/healthz")).await.unwrap();
+        assert_eq!(health.status(), StatusCode::SERVICE_UNAVAILABLE);
+        let health: Value = health.json().await.unwrap();
+        assert_eq!(health, json!({"status": "unavailable", "database": "newer_schema"}));
+
+        // Back to the schema it knows (the newer server rolled back): ready again.
+        changed(
+            &format!("PRAGMA user_version = {known}"),
+            "DELETE FROM schema_migrations WHERE version = 1000",
+        );
+        assert_eq!(ready().await.status(), StatusCode::OK);
+    }
+}

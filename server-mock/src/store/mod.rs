@@ -80,6 +80,12 @@ pub enum StoreError {
     /// this instance has more work than connections (503 all the same).
     #[error("database busy: {0}")]
     Busy(String),
+    /// The database was migrated by a newer server than this one, to a schema it does not know.
+    #[error(
+        "the database was migrated by a newer tokctl-server (schema version {found}; this one \
+         knows {known}): upgrade this server"
+    )]
+    NewerSchema { found: i64, known: usize },
 }
 
 impl StoreError {
@@ -118,7 +124,7 @@ pub trait Store:
     + Sync
     + 'static
 {
-    /// Whether the database answers now (`GET /healthz`).
+    /// Whether the database answers now, with a schema this server knows (`GET /readyz`).
     async fn health(&self) -> StoreResult<()> {
         Ok(())
     }

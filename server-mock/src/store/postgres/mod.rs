@@ -146,8 +146,8 @@ async fn housekeeping(db: Arc<Db>) {
 impl Store for PostgresStore {
     async fn health(&self) -> StoreResult<()> {
         with_client!(self, |c| {
-            c.query_one("SELECT 1", &[]).await?;
-            Ok(())
+            let version = c.prepare_cached(schema::VERSION_SQL).await?;
+            schema::check(c.query_one(&version, &[]).await?.get(0))
         })
     }
 

@@ -298,19 +298,8 @@ async fn apply(client: &mut Client) -> StoreResult<()> {
             )
             .await?;
     }
-    let current: i32 = client
-        .query_one(
-            "SELECT COALESCE(MAX(version), 0) FROM schema_migrations",
-            &[],
-        )
-        .await?
-        .get(0);
-    if current as usize > MIGRATIONS.len() {
-        return Err(crate::store::StoreError::Backend(format!(
-            "the database's schema (version {current}) is newer than this server's ({}); upgrade the server",
-            MIGRATIONS.len()
-        )));
-    }
+    let current: i32 = client.query_one(VERSION_SQL, &[]).await?.get(0);
+    check(current)?;
     for (index, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
         let version = index as i32 + 1;
         let tx = client.transaction().await?;
@@ -324,6 +313,20 @@ async fn apply(client: &mut Client) -> StoreResult<()> {
         tracing::info!(version, "applied PostgreSQL migration");
     }
     Ok(())
+}
+
+/// The version of the schema PostgreSQL holds now.
+pub const VERSION_SQL: &str = "SELECT COALESCE(MAX(version), 0) FROM schema_migrations";
+
+/// Refuses a schema `found` newer than this server's (a newer server migrated it).
+pub fn check(found: i32) -> StoreResult<()> {
+    match found as usize > MIGRATIONS.len() {
+        true => Err(crate::store::StoreError::NewerSchema {
+            found: i64::from(found),
+            known: MIGRATIONS.len(),
+        }),
+        false => Ok(()),
+    }
 }
 
 /// A connection of its own to `url` through `tls`, once the schema is up to date; its

@@ -67,4 +67,8 @@ impl Store for SqliteStore {
     async fn close(&self) {
         self.engine.close().await;
     }
+
+    async fn health(&self) -> StoreResult<()> {
+        self.engine.read(schema::check).await
+    }
 }

@@ -2,6 +2,8 @@
 
 use rusqlite::Connection;
 
+use crate::store::{StoreError, StoreResult};
+
 /// Migrations in order; never edit one that has shipped, append a new one.
 const MIGRATIONS: &[&str] = &[
     r#"
@@ -278,8 +280,10 @@ ALTER TABLE api_keys ADD COLUMN previous_expires_at INTEGER;
 ];
 
 /// Brings the database up to the newest schema, one transaction per migration. Safe to run from
-/// two processes at once: the version is read inside each write transaction.
-pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
+/// two processes at once: the version is read inside each write transaction. A database a newer
+/// server migrated past what this one knows is refused.
+pub fn migrate(conn: &mut Connection) -> StoreResult<()> {
+    check(conn)?;
     loop {
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let current: i64 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
@@ -289,6 +293,18 @@ pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
         tx.execute_batch(sql)?;
         tx.pragma_update(None, "user_version", current + 1)?;
         tx.commit()?;
+    }
+}
+
+/// Refuses a schema newer than this server's (another process of a newer version migrated it).
+pub fn check(conn: &Connection) -> StoreResult<()> {
+    let found: i64 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+    match found as usize > MIGRATIONS.len() {
+        true => Err(StoreError::NewerSchema {
+            found,
+            known: MIGRATIONS.len(),
+        }),
+        false => Ok(()),
     }
 }
 
