@@ -3,6 +3,8 @@
 //! on the UTC calendar (crossed with the test clock, no waiting). The notices at 80, 95 and
 //! 100 % are in `limits/notices.rs`.
 
+#[path = "limits/auto.rs"]
+mod auto;
 mod common;
 #[path = "limits/notices.rs"]
 mod notices;

@@ -2,6 +2,8 @@
 //! with `exact` and `upto` payments signed as the official clients sign them, verified and
 //! settled by a facilitator that checks the signatures itself (`common/facilitator.rs`).
 
+#[path = "x402/auto.rs"]
+mod auto;
 mod common;
 
 use alloy_primitives::U256;

@@ -1,5 +1,6 @@
 //! What became of the candidates that did not answer, and the route reason and error they
-//! make: skipped for an open circuit, or failed before answering.
+//! make: skipped (an open circuit, a worst case the token's limit or the payment does not
+//! cover), or failed before answering.
 
 use axum::response::{IntoResponse, Response};
 
@@ -9,12 +10,12 @@ use super::health::Skipped;
 use super::{Gateway, Timing};
 use crate::http::openai::GatewayError;
 
-/// Candidates that did not answer, in order: skipped for an open circuit, or failed before
-/// answering.
+/// Candidates that did not answer, in order: skipped (why, and for an open circuit when it may
+/// be tried again), or failed before answering.
 #[derive(Default)]
 pub(crate) struct Failures {
     failed: Vec<(String, answer::Failure)>,
-    skipped: Vec<(String, Skipped)>,
+    skipped: Vec<(String, String, Option<u64>)>,
 }
 
 impl Failures {
@@ -26,7 +27,14 @@ impl Failures {
 
     /// Notes that `model` was not tried: its circuit is open.
     pub fn skip(&mut self, model: &Model, skipped: Skipped) {
-        self.skipped.push((model.id.clone(), skipped));
+        let retry_after = Some(skipped.retry_after());
+        self.skipped
+            .push((model.id.clone(), skipped.describe(), retry_after));
+    }
+
+    /// Notes that `model` was not tried, for `why` (its worst case is not covered).
+    pub fn pass(&mut self, model: &Model, why: String) {
+        self.skipped.push((model.id.clone(), why, None));
     }
 
     fn failed(&self) -> String {
@@ -42,7 +50,7 @@ impl Failures {
         let each: Vec<String> = self
             .skipped
             .iter()
-            .map(|(model, skipped)| format!("{model} skipped: {}", skipped.describe()))
+            .map(|(model, why, _)| format!("{model} skipped: {why}"))
             .collect();
         each.join("; ")
     }
@@ -78,7 +86,7 @@ impl Failures {
     /// until the first may be tried again), 504 when each tried one timed out, else 502.
     pub fn into_error(self) -> GatewayError {
         if self.failed.is_empty() {
-            let retry_after = self.skipped.iter().map(|(_, s)| s.retry_after()).min();
+            let retry_after = self.skipped.iter().filter_map(|(_, _, at)| *at).min();
             let message = format!("no upstream can take the request now: {}", self.skipped());
             return GatewayError::unavailable(message, retry_after.unwrap_or(1));
         }

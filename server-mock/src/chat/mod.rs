@@ -6,6 +6,7 @@ pub mod breaker;
 pub mod catalogue;
 mod decode;
 mod failures;
+mod funds;
 #[cfg(test)]
 mod fuzz;
 pub mod health;
@@ -32,6 +33,7 @@ use axum::{Extension, Json};
 use serde::Serialize;
 
 use self::failures::Failures;
+use self::funds::{Funds, Reserved};
 use self::health::Health;
 use self::request::{ChatRequest, Checked, prompt_tokens};
 use self::routing::{Ask, route};
@@ -46,7 +48,7 @@ use crate::telemetry::{Arrival, Metrics};
 use crate::usage::{Ledger, Recorded};
 use crate::x402::facilitator::Facilitator;
 use crate::x402::gate;
-use crate::x402::payment::{Charged, Payment, Settlement};
+use crate::x402::payment::{Charged, Settlement};
 
 /// What the gateway needs: the catalogue (with each model's way to its upstream), each
 /// model's health, the ledger.
@@ -136,7 +138,7 @@ pub(crate) struct Accounting {
     /// The most it is charged: `budget_limit`, or a limited token's reservation.
     pub budget: Option<Credits>,
     /// A limited token's reservation, charged with the ledger record.
-    pub reservation: Option<Arc<limit::Reservation>>,
+    pub reservation: Reserved,
     pub model: Arc<Model>,
     pub reason: String,
     /// When the request arrived (while metrics are on).
@@ -221,16 +223,21 @@ pub async fn create(
         Err(err) => return err.into_response(),
     };
     let request_id = request_id.map(|Extension(RequestId(id))| id);
-    // The dearest candidate's worst case; routing kept only candidates within budget_limit.
-    let worst = route
+    // Each candidate's worst case (routing kept only those within budget_limit).
+    let worst: Vec<Credits> = route
         .candidates
         .iter()
         .map(|(model, cap)| model.cost(prompt, u64::from(*cap)))
-        .max()
-        .unwrap_or_default();
-    let reservation = match limit::admit(&store, &auth.principal, worst).await {
-        Ok(reservation) => reservation.map(Arc::new),
+        .collect();
+    let allowance = match limit::admit(&store, &auth.principal, worst.clone()).await {
+        Ok(allowance) => allowance,
         Err(refused) => return refused,
+    };
+    // A payment is offered for the candidates the request could be routed to.
+    let routable = || {
+        (0..worst.len())
+            .filter(|i| allowance.fits(*i))
+            .map(|i| worst[i])
     };
     let ask = gate::Ask {
         store: &store,
@@ -238,16 +245,18 @@ pub async fn create(
         workspace_id: &auth.principal.workspace_id,
         request_id: request_id.as_deref(),
         wallet: checked.request.agent_wallet.as_deref(),
-        worst,
+        worst: routable().max().unwrap_or_default(),
+        first: routable().next().unwrap_or_default(),
         headers: &headers,
     };
     let payment = match gate::admit(&ask).await {
         Ok(payment) => payment,
         Err(refused) => return refused,
     };
+    let funds = Funds { allowance, payment };
     let id = format!("chatcmpl-{}", crate::secrets::new_id(""));
     let arrived = timing.arrived;
-    let accounting = |model: &Arc<Model>, reason: String| Accounting {
+    let accounting = |model: &Arc<Model>, reason: String, reservation: Reserved| Accounting {
         gateway: gateway.clone(),
         workspace_id: auth.principal.workspace_id.clone(),
         request_id: request_id.clone(),
@@ -259,7 +268,7 @@ pub async fn create(
             Some(reservation) => Some(reservation.worst),
             None => checked.request.budget_limit,
         },
-        reservation: reservation.clone(),
+        reservation,
         model: model.clone(),
         reason,
         arrived,
@@ -273,7 +282,7 @@ pub async fn create(
                 id,
                 prompt,
                 accounting,
-                payment,
+                funds,
                 &mut timing,
             )
             .await
@@ -286,7 +295,7 @@ pub async fn create(
                 id,
                 prompt,
                 accounting,
-                payment,
+                funds,
                 &mut timing,
             )
             .await
@@ -322,18 +331,16 @@ async fn complete(
     checked: &Checked,
     id: String,
     estimated_prompt: u64,
-    accounting: impl Fn(&Arc<Model>, String) -> Accounting,
-    mut payment: Option<Payment>,
+    accounting: impl Fn(&Arc<Model>, String, Reserved) -> Accounting,
+    mut funds: Funds,
     timing: &mut Timing,
 ) -> Response {
     let mut failures = Failures::default();
-    for (model, cap) in route.candidates {
-        let mut attempt = match gateway.health.admit(model) {
-            Ok(attempt) => attempt,
-            Err(skipped) => {
-                failures.skip(model, skipped);
-                continue;
-            }
+    for (i, (model, cap)) in route.candidates.into_iter().enumerate() {
+        let Some((reservation, mut attempt)) =
+            funds.turn(i, model, &gateway.health, &mut failures).await
+        else {
+            continue;
         };
         let started = Instant::now();
         let answer = provider::complete(model, cap, &checked.request).await;
@@ -343,7 +350,7 @@ async fn complete(
                 attempt.succeeded();
                 // `exact` is settled now, before the answer is sent: not at all when no
                 // upstream answers, and no answer is sent unpaid.
-                if let Some(payment) = payment.as_mut()
+                if let Some(payment) = funds.payment.as_mut()
                     && let Err(refused) = payment.charge().await
                 {
                     return refused;
@@ -351,9 +358,9 @@ async fn complete(
                 let reason = failures.reason(&route.reason, model);
                 let prompt = answer.prompt_tokens.unwrap_or(estimated_prompt);
                 let (mut platform, recorded) =
-                    accounting(model, reason).settle(prompt, answer.completion_tokens);
+                    accounting(model, reason, reservation).settle(prompt, answer.completion_tokens);
                 recorded.written().await;
-                let settlement = match payment {
+                let settlement = match funds.payment {
                     Some(payment) => Some(payment.finish(platform.charged()).await),
                     None => None,
                 };

@@ -17,6 +17,7 @@ use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 
 use super::answer::{Failure, Item, ItemStream};
+use super::funds::{Funds, Reserved};
 use super::health::Attempt;
 use super::provider;
 use super::request::Checked;
@@ -41,18 +42,16 @@ pub async fn respond(
     checked: &Checked,
     id: String,
     estimated_prompt: u64,
-    accounting: impl Fn(&Arc<Model>, String) -> Accounting,
-    mut payment: Option<Payment>,
+    accounting: impl Fn(&Arc<Model>, String, Reserved) -> Accounting,
+    mut funds: Funds,
     timing: &mut Timing,
 ) -> Response {
     let mut failures = Failures::default();
-    for (model, cap) in route.candidates {
-        let mut attempt = match gateway.health.admit(model) {
-            Ok(attempt) => attempt,
-            Err(skipped) => {
-                failures.skip(model, skipped);
-                continue;
-            }
+    for (i, (model, cap)) in route.candidates.into_iter().enumerate() {
+        let Some((reservation, mut attempt)) =
+            funds.turn(i, model, &gateway.health, &mut failures).await
+        else {
+            continue;
         };
         let started = std::time::Instant::now();
         let opened = provider::stream(gateway.sim_token_delay, model, cap, &checked.request).await;
@@ -70,7 +69,7 @@ pub async fn respond(
         match first {
             Ok((item, upstream)) => {
                 let mut paid = None;
-                if let Some(payment) = payment.as_mut() {
+                if let Some(payment) = funds.payment.as_mut() {
                     if let Err(refused) = payment.charge().await {
                         return refused;
                     }
@@ -84,7 +83,11 @@ pub async fn respond(
                     created: chrono::Utc::now().timestamp(),
                     include_usage: checked.include_usage,
                     estimated_prompt,
-                    accounting: accounting(model, failures.reason(&route.reason, model)),
+                    accounting: accounting(
+                        model,
+                        failures.reason(&route.reason, model),
+                        reservation,
+                    ),
                     upstream: Some(upstream),
                     attempt,
                     started: false,
@@ -94,7 +97,7 @@ pub async fn respond(
                     tail: VecDeque::new(),
                     settled: false,
                     recorded: None,
-                    payment,
+                    payment: funds.payment,
                     closing: None,
                     charged: None,
                 };

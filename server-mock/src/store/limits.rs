@@ -183,27 +183,44 @@ impl Spend {
     }
 }
 
-/// A reservation to make: `amount` held for `token_id` until charged, released or `expires_at`.
+/// A reservation to make: the first of `amounts` that fits held for `token_id` until charged,
+/// released or `expires_at`; the hold `replaces` (of the same request) dropped in the same
+/// transaction, so what it held counts for the new one.
 #[derive(Debug, Clone)]
 pub struct Hold {
     pub id: String,
     pub token_id: String,
-    pub amount: Credits,
+    /// What the request may cost, in order of preference (one per candidate model).
+    pub amounts: Vec<Credits>,
+    pub replaces: Option<String>,
     pub created_at: DateTime<Utc>,
     pub expires_at: DateTime<Utc>,
 }
 
 impl Hold {
-    /// A reservation of `amount` for `token_id`, made now.
-    pub fn new(token_id: &str, amount: Credits) -> Hold {
+    /// A reservation of the first of `amounts` that fits, for `token_id`, made now.
+    pub fn new(token_id: &str, amounts: Vec<Credits>) -> Hold {
         let created_at = super::now();
         Hold {
             id: crate::secrets::new_id("hld_"),
             token_id: token_id.to_string(),
-            amount,
+            amounts,
+            replaces: None,
             created_at,
             expires_at: created_at + HOLD_LIFE,
         }
+    }
+
+    /// The same, taking the place of the request's hold `id`.
+    pub fn replacing(mut self, id: &str) -> Hold {
+        self.replaces = Some(id.to_string());
+        self
+    }
+
+    /// What `spend` leaves room for: the first amount that fits, and its place, or `None`.
+    pub fn pick(&self, spend: &Spend) -> Option<(usize, Credits)> {
+        let at = self.amounts.iter().position(|amount| spend.fits(*amount))?;
+        Some((at, self.amounts[at]))
     }
 }
 
@@ -212,9 +229,9 @@ impl Hold {
 pub enum Reserved {
     /// The token has no limit (now): nothing is held.
     Unlimited,
-    /// Held.
-    Held,
-    /// The amount does not fit what the period leaves.
+    /// `amounts[choice]` is held; `left` is what the period left before it.
+    Held { choice: usize, left: Credits },
+    /// None of the amounts fits what the period leaves.
     Refused(Spend),
 }
 
@@ -283,9 +300,9 @@ pub trait SpendLimits: Send + Sync + 'static {
         audit: AuditEntry,
     ) -> StoreResult<TokenRecord>;
 
-    /// Holds `hold.amount` of the token's period if it fits, atomically with every other
-    /// reservation and charge of the token on every instance. A refusal queues
-    /// `token.limit_reached` once per period.
+    /// Holds the first of `hold.amounts` that fits the token's period (once `hold.replaces` is
+    /// dropped), atomically with every other reservation and charge of the token on every
+    /// instance. A refusal queues `token.limit_reached` once per period.
     async fn reserve(&self, workspace_id: &str, hold: Hold) -> StoreResult<Reserved>;
 
     /// Writes `record` to the ledger and drops the reservation `hold_id` in one transaction,

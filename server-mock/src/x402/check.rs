@@ -127,7 +127,7 @@ pub(super) fn check(
     }
     if authorized < required {
         return Err(format!(
-            "the payment authorizes {authorized} atomic units; this request needs {required} (its worst case)"
+            "the payment authorizes {authorized} atomic units; {scheme} for this request needs {required}"
         ));
     }
     let mut requirements = wanted.clone();

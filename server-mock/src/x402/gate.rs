@@ -1,11 +1,16 @@
 //! Whether a chat request is paid. A request naming an `agent_wallet` on a workspace with x402
 //! terms is answered 402 with an offer (`upto` first when the facilitator settles it, then
-//! `exact`) for its worst-case cost, until it carries a payment (`PAYMENT-SIGNATURE`, or v1's
+//! `exact`) for its worst case, until it carries a payment (`PAYMENT-SIGNATURE`, or v1's
 //! `X-PAYMENT`). A payment is checked here (scheme, network, asset, amount, payee, validity
 //! window, that `agent_wallet` signed it, that its nonce was never used), then by the
 //! facilitator's `/verify`. `exact` is settled before the answer; `upto` after it, for what the
 //! answer cost ([`Payment::finish`]); an `upto` settlement the facilitator could not make is
 //! retried from the outbox (`outbox.rs`).
+//!
+//! `upto` is offered for the dearest worst case among the candidates the request could be
+//! routed to, since it settles what the answer cost; `exact`, paid in full whatever answers, for
+//! the first candidate's. A paid request is routed only among the candidates its payment covers
+//! ([`Payment::covers`]): an `exact` payment of more than the offer covers dearer fallbacks.
 
 use std::sync::Arc;
 
@@ -28,8 +33,11 @@ pub struct Ask<'a> {
     pub workspace_id: &'a str,
     pub request_id: Option<&'a str>,
     pub wallet: Option<&'a str>,
-    /// The most the request can cost (the worst case `budget_limit` uses).
+    /// The most the request can cost: the dearest worst case (as `budget_limit` reckons it)
+    /// among the candidates it could be routed to, offered for `upto`.
     pub worst: Credits,
+    /// The worst case of the candidate routing tries first, offered for `exact`.
+    pub first: Credits,
     pub headers: &'a HeaderMap,
 }
 
@@ -45,7 +53,10 @@ pub async fn admit(ask: &Ask<'_>) -> Result<Option<Payment>, Response> {
         Ok(None) => return Ok(None),
         Err(err) => return Err(refused_by_store(err)),
     };
-    let Some(worst) = price::atomic(ask.worst, &settings.credit_price) else {
+    let (Some(worst), Some(first)) = (
+        price::atomic(ask.worst, &settings.credit_price),
+        price::atomic(ask.first, &settings.credit_price),
+    ) else {
         return Err(unavailable(
             "the workspace's credit_price cannot price this request",
         ));
@@ -65,7 +76,12 @@ pub async fn admit(ask: &Ask<'_>) -> Result<Option<Payment>, Response> {
             None
         }
     };
-    let offer = Offer::new(&settings, worst, settler.as_deref(), resource(ask.headers));
+    let offer = Offer::new(
+        &settings,
+        (worst, first),
+        settler.as_deref(),
+        resource(ask.headers),
+    );
     let Some((version, payment)) = payment_header(ask.headers) else {
         return Err(offer.refuse("payment_required", "Payment required: this workspace takes x402 payments for requests naming an agent_wallet; pay with the PAYMENT-SIGNATURE header"));
     };

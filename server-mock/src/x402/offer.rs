@@ -1,5 +1,5 @@
 //! What the workspace offers for one request (`upto` first, when the facilitator settles it,
-//! then `exact`, for the request's worst case), and the answers a payment check sends: 402
+//! for the request's worst case, then `exact`, for its first candidate's), and the answers a payment check sends: 402
 //! with the offer, 400 for a payment header that cannot be read, 503 when the facilitator
 //! cannot be reached.
 
@@ -24,16 +24,18 @@ pub(super) struct Offer {
 }
 
 impl Offer {
+    /// The offer of `upto` for `worst` (when the facilitator has a `settler` address) and of
+    /// `exact` for `first`, in atomic units.
     pub(super) fn new(
         settings: &X402Settings,
-        worst: U256,
+        (worst, first): (U256, U256),
         settler: Option<&str>,
         resource: ResourceInfo,
     ) -> Self {
-        let base = |scheme: &str, timeout: u64, extra: serde_json::Value| Requirements {
+        let base = |scheme: &str, amount: U256, timeout: u64, extra| Requirements {
             scheme: scheme.into(),
             network: settings.network.clone(),
-            amount: worst.to_string(),
+            amount: amount.to_string(),
             asset: settings.asset.clone(),
             pay_to: settings.pay_to.clone(),
             max_timeout_seconds: timeout,
@@ -45,9 +47,9 @@ impl Offer {
             let mut extra = domain.clone();
             extra["assetTransferMethod"] = json!("permit2");
             extra["facilitatorAddress"] = json!(settler);
-            accepts.push(base("upto", UPTO_TIMEOUT_SECONDS, extra));
+            accepts.push(base("upto", worst, UPTO_TIMEOUT_SECONDS, extra));
         }
-        accepts.push(base("exact", EXACT_TIMEOUT_SECONDS, domain));
+        accepts.push(base("exact", first, EXACT_TIMEOUT_SECONDS, domain));
         Offer {
             required: PaymentRequired {
                 x402_version: 2,

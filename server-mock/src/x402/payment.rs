@@ -135,6 +135,20 @@ impl Payment {
         }
     }
 
+    /// Whether it authorizes at least `worst`: a candidate whose worst case it does not cover
+    /// is not tried.
+    pub fn covers(&self, worst: Credits) -> bool {
+        price::atomic(worst, &self.credit_price).is_some_and(|needed| needed <= self.authorized)
+    }
+
+    /// Why a candidate of worst case `worst` is not tried (see [`Payment::covers`]).
+    pub fn short_of(&self, worst: Credits) -> String {
+        format!(
+            "its worst case {worst} exceeds what this {} payment authorizes ({} atomic units)",
+            self.requirements.scheme, self.authorized
+        )
+    }
+
     /// Whether it is `upto` (settled after the answer, for what it cost).
     pub fn is_upto(&self) -> bool {
         self.requirements.scheme == "upto"

@@ -190,8 +190,12 @@ impl SpendLimits for PostgresStore {
                         &[&hold.token_id, &hold.created_at],
                     )
                     .await?;
+                    if let Some(old) = &hold.replaces {
+                        let sql = "DELETE FROM spend_holds WHERE id = $1";
+                        tx.execute(&tx.prepare_cached(sql).await?, &[old]).await?;
+                    }
                     let spend = spend_of(&tx, &hold.token_id, limit, hold.created_at).await?;
-                    if spend.fits(hold.amount) {
+                    if let Some((choice, amount)) = hold.pick(&spend) {
                         let sql = "INSERT INTO spend_holds
                                        (id, token_id, nanocredits, created_at, expires_at)
                                    VALUES ($1, $2, $3, $4, $5)";
@@ -200,13 +204,16 @@ impl SpendLimits for PostgresStore {
                             &[
                                 &hold.id,
                                 &hold.token_id,
-                                &hold.amount.to_column(),
+                                &amount.to_column(),
                                 &hold.created_at,
                                 &hold.expires_at,
                             ],
                         )
                         .await?;
-                        Reserved::Held
+                        Reserved::Held {
+                            choice,
+                            left: spend.remaining(),
+                        }
                     } else {
                         queue_notices(&tx, workspace_id, &hold.token_id, &spend, true).await?;
                         Reserved::Refused(spend)

@@ -178,11 +178,15 @@ impl SpendLimits for SqliteStore {
                     "DELETE FROM spend_holds WHERE token_id = ?1 AND expires_at <= ?2",
                 )?
                 .execute(params![hold.token_id, micros(hold.created_at)])?;
+                if let Some(old) = &hold.replaces {
+                    conn.prepare_cached("DELETE FROM spend_holds WHERE id = ?1")?
+                        .execute(params![old])?;
+                }
                 let spend = spend_of(conn, &hold.token_id, limit, hold.created_at)?;
-                if !spend.fits(hold.amount) {
+                let Some((choice, amount)) = hold.pick(&spend) else {
                     queue_notices(conn, &workspace_id, &hold.token_id, &spend, true)?;
                     return Ok(Reserved::Refused(spend));
-                }
+                };
                 conn.prepare_cached(
                     "INSERT INTO spend_holds (id, token_id, nanocredits, created_at, expires_at)
                      VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -190,11 +194,14 @@ impl SpendLimits for SqliteStore {
                 .execute(params![
                     hold.id,
                     hold.token_id,
-                    hold.amount.to_column(),
+                    amount.to_column(),
                     micros(hold.created_at),
                     micros(hold.expires_at)
                 ])?;
-                Ok(Reserved::Held)
+                Ok(Reserved::Held {
+                    choice,
+                    left: spend.remaining(),
+                })
             })
             .await
     }
