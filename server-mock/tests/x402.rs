@@ -5,6 +5,8 @@
 #[path = "x402/auto.rs"]
 mod auto;
 mod common;
+#[path = "x402/outbox.rs"]
+mod outbox;
 
 use alloy_primitives::U256;
 use base64::Engine;
@@ -76,7 +78,25 @@ async fn paid(server: &Server, body: &Value, payment: &str) -> reqwest::Response
         .unwrap()
 }
 
-/// The 402 offer for `body`.
+/// Takes `facilitator` down as soon as it has verified one more payment, so the settlement
+/// after that answer fails.
+fn down_once_verified(facilitator: &Facilitator) -> tokio::task::JoinHandle<()> {
+    let verified = facilitator.calls("verify").len();
+    let ledger = facilitator.ledger.clone();
+    tokio::spawn(async move {
+        loop {
+            {
+                let mut ledger = ledger.lock().unwrap();
+                if ledger.calls.iter().filter(|(op, _)| op == "verify").count() > verified {
+                    ledger.down = true;
+                    return;
+                }
+            }
+            tokio::task::yield_now().await;
+        }
+    })
+}
+
 /// A facilitator, a server whose workspace takes x402 payments through it, and a wallet funded
 /// with 1,000 units there.
 async fn paying() -> (Facilitator, Server, Wallet) {
@@ -88,6 +108,7 @@ async fn paying() -> (Facilitator, Server, Wallet) {
     (facilitator, server, wallet)
 }
 
+/// The 402 offer for `body`.
 async fn offered(server: &Server, body: &Value) -> Value {
     let response = server
         .post("/v1/chat/completions", &server.admin_key, body)
@@ -366,23 +387,9 @@ both! {
         // upto: verified, answered, then the facilitator goes away before settling: the answer
         // stands, the settlement waits in the outbox and is made once it is back.
         let upto = wallet.pay(accepts(&offer, "upto"), None, None);
-        let verified = facilitator.calls("verify").len();
         let server_url = server.url("/v1/chat/completions");
         let key = server.admin_key.clone();
-        let ledger = facilitator.ledger.clone();
-        // Down as soon as the payment is verified: the settle after the answer fails.
-        let watcher = tokio::spawn(async move {
-            loop {
-                {
-                    let mut ledger = ledger.lock().unwrap();
-                    if ledger.calls.iter().filter(|(op, _)| op == "verify").count() > verified {
-                        ledger.down = true;
-                        return;
-                    }
-                }
-                tokio::task::yield_now().await;
-            }
-        });
+        let watcher = down_once_verified(&facilitator);
         let answer = reqwest::Client::new()
             .post(server_url)
             .bearer_auth(key)
