@@ -6,6 +6,8 @@
 #[path = "limits/auto.rs"]
 mod auto;
 mod common;
+#[path = "limits/long.rs"]
+mod long;
 #[path = "limits/notices.rs"]
 mod notices;
 

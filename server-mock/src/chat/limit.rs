@@ -20,13 +20,16 @@ use crate::format::timestamp;
 use crate::store::{self, Hold, Reserved, Reset, Spend, Store, UsageRecord};
 use crate::usage::{Ledger, Recorded};
 
-/// A request's reservation, charged once or released.
+/// A request's reservation, charged once or released; extended while it lives.
 pub struct Reservation {
     store: Arc<dyn Store>,
     id: String,
     /// What is held: the most the request is charged.
     pub worst: Credits,
     done: AtomicBool,
+    /// The task extending it every quarter of its life, so that an answer longer than that
+    /// (a long stream) stays counted; stopped when it is charged or released.
+    keeper: tokio::task::AbortHandle,
 }
 
 /// What a request may reserve, candidate by candidate (in routing order).
@@ -169,12 +172,7 @@ impl Allowance {
         match token.store.reserve(&token.workspace_id, hold).await {
             Ok(Reserved::Unlimited) => self.state = State::Unlimited,
             Ok(Reserved::Held { choice, left }) => {
-                let reservation = Reservation {
-                    store: token.store.clone(),
-                    id,
-                    worst: self.worst[from + choice],
-                    done: AtomicBool::new(false),
-                };
+                let reservation = Reservation::new(&token.store, id, self.worst[from + choice]);
                 self.state = State::Held {
                     reservation: Arc::new(reservation),
                     left,
@@ -193,12 +191,35 @@ fn too_dear(worst: Credits, left: Credits) -> String {
 }
 
 impl Reservation {
+    /// The reservation `id` of `worst`, just made, extended from now on.
+    fn new(store: &Arc<dyn Store>, id: String, worst: Credits) -> Reservation {
+        let life = store::hold_life();
+        let every = (life / 4).to_std().unwrap_or_default();
+        let (to_extend, hold) = (store.clone(), id.clone());
+        let keeper = tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(every).await;
+                if let Err(err) = to_extend.extend(&hold, store::now() + life).await {
+                    err.log("could not extend a reservation (it counts until it expires)");
+                }
+            }
+        });
+        Reservation {
+            store: store.clone(),
+            id,
+            worst,
+            done: AtomicBool::new(false),
+            keeper: keeper.abort_handle(),
+        }
+    }
+
     /// Writes `record` to the ledger and drops the reservation, in one transaction; resolves once
     /// written (the answer waits for it, so a later request sees the spend). When the store
     /// refuses, the record goes to `ledger`'s queue instead (never lost), and the reservation
     /// stays counted until it expires, so the limit is not passed meanwhile.
     pub fn charge(&self, ledger: &Arc<Ledger>, record: UsageRecord) -> Recorded {
         self.done.store(true, Ordering::SeqCst);
+        self.keeper.abort();
         let (tx, rx) = oneshot::channel();
         let (store, id, ledger) = (self.store.clone(), self.id.clone(), ledger.clone());
         tokio::spawn(async move {
@@ -214,6 +235,7 @@ impl Reservation {
 
 impl Drop for Reservation {
     fn drop(&mut self) {
+        self.keeper.abort();
         if self.done.swap(true, Ordering::SeqCst) {
             return;
         }

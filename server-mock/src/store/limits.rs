@@ -12,9 +12,14 @@ use super::{AuditEntry, NewEvent, StoreResult, TokenRecord, UsageRecord};
 use crate::credits::Credits;
 use crate::format::timestamp;
 
-/// How long a reservation is counted. One whose instance died is released then (an answer
-/// lasting longer than this is still charged, and only then may spend pass the limit).
+/// How long a reservation is counted unless extended: its request extends it every quarter of
+/// this while it lives, so one whose instance died is released within it.
 pub const HOLD_LIFE: Duration = Duration::hours(1);
+
+/// [`HOLD_LIFE`], or what a test set (`clock::TEST_HOLD_LIFE`).
+pub fn hold_life() -> Duration {
+    crate::clock::hold_life().unwrap_or(HOLD_LIFE)
+}
 
 /// The marks that send an event, in percent of the limit.
 pub const THRESHOLDS: [u8; 3] = [80, 95, 100];
@@ -207,7 +212,7 @@ impl Hold {
             amounts,
             replaces: None,
             created_at,
-            expires_at: created_at + HOLD_LIFE,
+            expires_at: created_at + hold_life(),
         }
     }
 
@@ -304,6 +309,10 @@ pub trait SpendLimits: Send + Sync + 'static {
     /// dropped), atomically with every other reservation and charge of the token on every
     /// instance. A refusal queues `token.limit_reached` once per period.
     async fn reserve(&self, workspace_id: &str, hold: Hold) -> StoreResult<Reserved>;
+
+    /// Counts the reservation `hold_id` until `expires_at` (its request still lives); nothing
+    /// when it was charged or released.
+    async fn extend(&self, hold_id: &str, expires_at: DateTime<Utc>) -> StoreResult<()>;
 
     /// Writes `record` to the ledger and drops the reservation `hold_id` in one transaction,
     /// queueing the notices the new spend reaches (once per token and period).

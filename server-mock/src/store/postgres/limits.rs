@@ -238,6 +238,15 @@ impl SpendLimits for PostgresStore {
         })
     }
 
+    async fn extend(&self, hold_id: &str, expires_at: DateTime<Utc>) -> StoreResult<()> {
+        with_client!(self, |c| {
+            let sql = "UPDATE spend_holds SET expires_at = $2 WHERE id = $1";
+            c.execute(&c.prepare_cached(sql).await?, &[&hold_id, &expires_at])
+                .await?;
+            Ok(())
+        })
+    }
+
     async fn release(&self, hold_id: &str) -> StoreResult<()> {
         with_client!(self, |c| {
             let sql = "DELETE FROM spend_holds WHERE id = $1";

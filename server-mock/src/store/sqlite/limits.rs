@@ -225,6 +225,17 @@ impl SpendLimits for SqliteStore {
             .await
     }
 
+    async fn extend(&self, hold_id: &str, expires_at: DateTime<Utc>) -> StoreResult<()> {
+        let hold_id = hold_id.to_string();
+        self.engine
+            .write(Vec::new(), move |conn| {
+                conn.prepare_cached("UPDATE spend_holds SET expires_at = ?2 WHERE id = ?1")?
+                    .execute(params![hold_id, micros(expires_at)])?;
+                Ok(())
+            })
+            .await
+    }
+
     async fn release(&self, hold_id: &str) -> StoreResult<()> {
         let hold_id = hold_id.to_string();
         self.engine
