@@ -147,3 +147,31 @@ async fn tool_messages_serialise_as_openai_expects() {
         ])
     );
 }
+
+#[tokio::test]
+async fn cached_and_reasoning_token_counts_are_read_when_present() {
+    let server = mock_server().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "id": "c1", "object": "chat.completion", "created": 1, "model": "m",
+            "choices": [{"index": 0, "finish_reason": "stop",
+                "message": {"role": "assistant", "content": "hi"}}],
+            "usage": {"prompt_tokens": 2000, "completion_tokens": 100, "total_tokens": 2100,
+                "prompt_tokens_details": {"cached_tokens": 1500},
+                "completion_tokens_details": {"reasoning_tokens": 40}}})))
+        .mount(&server)
+        .await;
+    let answer = client(&server)
+        .chat()
+        .create(&ChatRequest::new("auto").message(ChatMessage::user("again")))
+        .await
+        .unwrap();
+    let usage = answer.usage;
+    let prompt = usage.prompt_tokens_details.expect("the cached count");
+    assert_eq!((prompt.cached_tokens, prompt.cache_write_tokens), (1500, 0));
+    let completion = usage
+        .completion_tokens_details
+        .expect("the reasoning count");
+    assert_eq!(completion.reasoning_tokens, 40);
+}

@@ -5,7 +5,7 @@ mod common;
 
 use common::both;
 
-use common::upstream::{catalogue_with, chat, delta, gateway, gateway_for, sse};
+use common::upstream::{answering, catalogue_with, chat, gateway, gateway_for};
 use futures::StreamExt;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -128,28 +128,7 @@ both! {
     async fn credits_never_exceed_the_budget_even_when_the_upstream_reports_more() {
         let upstream = MockServer::start().await;
         let usage = json!({"prompt_tokens": 11, "completion_tokens": 100_000, "total_tokens": 100_011});
-        let mut last = delta("");
-        last["choices"][0]["finish_reason"] = json!("stop");
-        let mut usage_chunk = json!({"id": "up", "object": "chat.completion.chunk", "choices": []});
-        usage_chunk["usage"] = usage.clone();
-        Mock::given(method("POST"))
-            .and(wiremock::matchers::body_partial_json(
-                json!({"stream": true}),
-            ))
-            .respond_with(ResponseTemplate::new(200).set_body_raw(
-                sse(&[delta("far too long"), last, usage_chunk]),
-                "text/event-stream",
-            ))
-            .mount(&upstream)
-            .await;
-        Mock::given(method("POST"))
-            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-                "id": "up", "object": "chat.completion", "created": 1, "model": "m",
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": "far too long"}, "finish_reason": "stop"}],
-                "usage": usage,
-            })))
-            .mount(&upstream)
-            .await;
+        answering(&upstream, "far too long", usage).await;
         let (_tmp, server) = gateway_for(&upstream);
         // Worst case for 10 completion tokens is well under 0.05 credits; the upstream then claims
         // 100,000 tokens (200 credits at this price).

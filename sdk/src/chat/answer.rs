@@ -67,6 +67,37 @@ pub struct Usage {
     pub completion_tokens: u64,
     /// Both.
     pub total_tokens: u64,
+    /// Of the prompt's tokens, those the provider read from (or wrote to) its cache; present
+    /// only when it reported any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_tokens_details: Option<PromptTokensDetails>,
+    /// Of the answer's tokens, those spent reasoning; present only when reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completion_tokens_details: Option<CompletionTokensDetails>,
+}
+
+/// `usage.prompt_tokens_details`: cached prompt tokens, charged at the model's cache prices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct PromptTokensDetails {
+    /// Read from the provider's cache.
+    #[serde(default)]
+    pub cached_tokens: u64,
+    /// Written to the provider's cache (a 5-minute cache).
+    #[serde(default)]
+    pub cache_write_tokens: u64,
+    /// Written to a 1-hour cache.
+    #[serde(default)]
+    pub cache_write_1h_tokens: u64,
+}
+
+/// `usage.completion_tokens_details`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct CompletionTokensDetails {
+    /// Spent reasoning.
+    #[serde(default)]
+    pub reasoning_tokens: u64,
 }
 
 /// One choice of a whole completion.

@@ -11,7 +11,8 @@ use serde_json::value::RawValue;
 mod answer;
 
 pub use answer::{
-    ChatChunk, ChatCompletion, Choice, ChunkChoice, Delta, Platform, Settlement, Usage,
+    ChatChunk, ChatCompletion, Choice, ChunkChoice, CompletionTokensDetails, Delta, Platform,
+    PromptTokensDetails, Settlement, Usage,
 };
 
 use crate::client::Client;

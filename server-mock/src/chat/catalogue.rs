@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde::{Deserialize, Deserializer, Serialize};
 use utoipa::ToSchema;
 
+use super::answer::Tokens;
 use super::breaker::Policy;
 use super::upstream::Target;
 use crate::credits::{Credits, Price};
@@ -68,6 +69,17 @@ pub struct Model {
     pub prompt_price: Price,
     /// Credits per 1,000 completion tokens (kept per token, in nano-credits).
     pub completion_price: Price,
+    /// Credits per 1,000 prompt tokens read from the provider's prompt cache (default:
+    /// `prompt_price`).
+    #[serde(default)]
+    pub cache_read_price: Option<Price>,
+    /// Credits per 1,000 prompt tokens written to the provider's prompt cache (Anthropic's
+    /// 5-minute cache; default: `prompt_price`).
+    #[serde(default)]
+    pub cache_write_price: Option<Price>,
+    /// Credits per 1,000 prompt tokens written to a 1-hour cache (default: `prompt_price`).
+    #[serde(default)]
+    pub cache_write_1h_price: Option<Price>,
     /// Quality score, 0 to 1.
     pub quality: f64,
     /// Typical latency to the first token, in milliseconds.
@@ -142,11 +154,55 @@ fn duration<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Duratio
 }
 
 impl Model {
-    /// Credits for `prompt` and `completion` tokens, exact.
+    /// Credits for `prompt` and `completion` tokens none of which touched a cache, exact.
     pub fn cost(&self, prompt: u64, completion: u64) -> Credits {
-        let prompt = self.prompt_price.times(prompt).nanos();
-        let completion = self.completion_price.times(completion).nanos();
-        Credits::from_nanos(prompt.saturating_add(completion))
+        self.charge(&Tokens::new(prompt, completion))
+    }
+
+    /// Credits for an answer's `tokens`, exact: its prompt tokens read from or written to a
+    /// cache at those prices, the rest at `prompt_price`.
+    pub fn charge(&self, tokens: &Tokens) -> Credits {
+        let [read, write, write_1h] = self.prompt_prices();
+        let cached = tokens
+            .cache_read
+            .saturating_add(tokens.cache_write)
+            .saturating_add(tokens.cache_write_1h);
+        let fresh = tokens.prompt.saturating_sub(cached);
+        let total = self
+            .prompt_price
+            .times(fresh)
+            .nanos()
+            .saturating_add(read.times(tokens.cache_read).nanos())
+            .saturating_add(write.times(tokens.cache_write).nanos())
+            .saturating_add(write_1h.times(tokens.cache_write_1h).nanos())
+            .saturating_add(self.completion_price.times(tokens.completion).nanos());
+        Credits::from_nanos(total)
+    }
+
+    /// The most a request of `prompt` tokens and at most `cap` completion tokens can cost: its
+    /// prompt at the dearest prompt price (a cache write may cost more than a fresh token),
+    /// its completion in full.
+    pub fn worst(&self, prompt: u64, cap: u64) -> Credits {
+        let dearest = self
+            .prompt_prices()
+            .iter()
+            .map(|price| price.nanos_per_token())
+            .fold(self.prompt_price.nanos_per_token(), u64::max);
+        let total = Price::per_token(dearest)
+            .times(prompt)
+            .nanos()
+            .saturating_add(self.completion_price.times(cap).nanos());
+        Credits::from_nanos(total)
+    }
+
+    /// Cache read, cache write and 1-hour cache write prices, each `prompt_price` when unset.
+    fn prompt_prices(&self) -> [Price; 3] {
+        let or_prompt = |price: Option<Price>| price.unwrap_or(self.prompt_price);
+        [
+            or_prompt(self.cache_read_price),
+            or_prompt(self.cache_write_price),
+            or_prompt(self.cache_write_1h_price),
+        ]
     }
 
     /// Credits per 1k tokens, prompt and completion weighted equally (for ranking by price).
@@ -261,5 +317,66 @@ impl Catalogue {
         self.models
             .iter()
             .max_by(|a, b| a.quality.total_cmp(&b.quality))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(extra: &str) -> Arc<Model> {
+        let text = format!(
+            "[[models]]\nid = \"m\"\nprovider = \"simulated\"\nprompt_price = 3\n\
+             completion_price = 15\nquality = 0.9\nlatency_ms = 1\n{extra}"
+        );
+        Catalogue::parse(&text).unwrap().models()[0].clone()
+    }
+
+    #[test]
+    fn cached_prompt_tokens_are_charged_at_their_own_prices() {
+        // Anthropic's prices for a Sonnet: 3 per 1k fresh, 0.3 read, 3.75 written (5 minutes),
+        // 6 written (1 hour), 15 per 1k completion tokens.
+        let m =
+            model("cache_read_price = 0.3\ncache_write_price = 3.75\ncache_write_1h_price = 6\n");
+        let tokens = Tokens {
+            prompt: 10_000,
+            completion: 200,
+            cache_read: 6_000,
+            cache_write: 2_000,
+            cache_write_1h: 1_000,
+            reasoning: 50,
+        };
+        // 1,000 fresh x 3 + 6,000 x 0.3 + 2,000 x 3.75 + 1,000 x 6 + 200 x 15, per 1k.
+        let expected = 3_000 + 1_800 + 7_500 + 6_000 + 3_000;
+        assert_eq!(m.charge(&tokens), Credits::from_nanos(expected * 1_000_000));
+        // Unset prices are the prompt's.
+        let plain = model("");
+        assert_eq!(plain.charge(&tokens), plain.cost(10_000, 200));
+        // The worst case takes the dearest prompt price: a write costs more than a fresh token.
+        assert_eq!(
+            m.worst(1_000, 100),
+            Credits::from_nanos((6_000 + 1_500) * 1_000_000)
+        );
+        assert_eq!(plain.worst(1_000, 100), plain.cost(1_000, 100));
+        // Counts a provider got wrong (more cached than prompt) never underflow.
+        let odd = Tokens {
+            prompt: 10,
+            cache_read: 20,
+            ..Tokens::default()
+        };
+        assert_eq!(m.charge(&odd), Credits::from_nanos(20 * 300_000));
+    }
+
+    #[test]
+    fn the_readme_s_worked_example_holds() {
+        let text = "[[models]]\nid = \"m\"\nprovider = \"simulated\"\nprompt_price = 0.15\n\
+                    completion_price = 0.6\ncache_read_price = 0.075\nquality = 0.9\nlatency_ms = 1\n";
+        let m = Catalogue::parse(text).unwrap().models()[0].clone();
+        assert_eq!(m.cost(20, 12).to_string(), "0.0102");
+        let cached = Tokens {
+            cache_read: 16,
+            ..Tokens::new(20, 12)
+        };
+        assert_eq!(m.charge(&cached).to_string(), "0.009");
     }
 }

@@ -32,6 +32,7 @@ use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use serde::Serialize;
 
+use self::answer::Tokens;
 use self::failures::Failures;
 use self::funds::{Funds, Reserved};
 use self::health::Health;
@@ -148,14 +149,15 @@ pub(crate) struct Accounting {
 impl Accounting {
     /// Records the completion in the ledger and returns its `platform` object, and what
     /// resolves once the record is written. Credits never exceed the budget.
-    pub fn settle(&self, prompt: u64, completion: u64) -> (Platform, Recorded) {
-        let cost = self.model.cost(prompt, completion);
+    pub fn settle(&self, tokens: &Tokens) -> (Platform, Recorded) {
+        let (prompt, completion) = (tokens.prompt, tokens.completion);
+        let cost = self.model.charge(tokens);
         let consumed = self.budget.map_or(cost, |budget| cost.min(budget));
         let reference = self
             .gateway
             .catalogue
             .best()
-            .map_or(cost, |best| best.cost(prompt, completion));
+            .map_or(cost, |best| best.charge(tokens));
         let usage_id = crate::secrets::new_id("use_");
         let record = UsageRecord {
             id: usage_id.clone(),
@@ -227,7 +229,7 @@ pub async fn create(
     let worst: Vec<Credits> = route
         .candidates
         .iter()
-        .map(|(model, cap)| model.cost(prompt, u64::from(*cap)))
+        .map(|(model, cap)| model.worst(prompt, u64::from(*cap)))
         .collect();
     let allowance = match limit::admit(&store, &auth.principal, worst.clone()).await {
         Ok(allowance) => allowance,
@@ -357,8 +359,9 @@ async fn complete(
                 }
                 let reason = failures.reason(&route.reason, model);
                 let prompt = answer.prompt_tokens.unwrap_or(estimated_prompt);
+                let tokens = Tokens::with(prompt, answer.completion_tokens, answer.detail);
                 let (mut platform, recorded) =
-                    accounting(model, reason, reservation).settle(prompt, answer.completion_tokens);
+                    accounting(model, reason, reservation).settle(&tokens);
                 recorded.written().await;
                 let settlement = match funds.payment {
                     Some(payment) => Some(payment.finish(platform.charged()).await),
@@ -376,7 +379,7 @@ async fn complete(
                         message: &answer.message,
                         finish_reason: &answer.finish_reason,
                     }],
-                    usage: wire::Usage::new(prompt, answer.completion_tokens),
+                    usage: wire::Usage::new(&tokens),
                     platform: &platform,
                 })
                 .into_response();

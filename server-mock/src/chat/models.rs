@@ -12,7 +12,7 @@ use super::breaker;
 use super::catalogue::ProviderKind;
 use super::health::View;
 use crate::auth::{Authenticated, require};
-use crate::credits::Credits;
+use crate::credits::{Credits, Price};
 use crate::http::routes::Routes;
 use crate::store::Store;
 
@@ -41,6 +41,19 @@ pub struct ModelView {
     /// Credits per 1,000 completion tokens (exact decimal).
     #[schema(value_type = f64)]
     pub completion_price: Credits,
+    /// Credits per 1,000 prompt tokens read from the provider's cache, when the catalogue sets
+    /// a price of its own for them (else `prompt_price`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<f64>)]
+    pub cache_read_price: Option<Credits>,
+    /// Credits per 1,000 prompt tokens written to the provider's cache (5-minute), when set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<f64>)]
+    pub cache_write_price: Option<Credits>,
+    /// Credits per 1,000 prompt tokens written to a 1-hour cache, when set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<f64>)]
+    pub cache_write_1h_price: Option<Credits>,
     pub quality: f64,
     pub latency_ms: u64,
     pub max_output_tokens: u32,
@@ -152,6 +165,9 @@ pub async fn list(
             provider: m.provider,
             prompt_price: m.prompt_price.per_1k(),
             completion_price: m.completion_price.per_1k(),
+            cache_read_price: m.cache_read_price.map(Price::per_1k),
+            cache_write_price: m.cache_write_price.map(Price::per_1k),
+            cache_write_1h_price: m.cache_write_1h_price.map(Price::per_1k),
             quality: m.quality,
             latency_ms: m.latency_ms,
             max_output_tokens: m.max_output_tokens,

@@ -12,7 +12,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use sse_core::{SseEvent, SseStream, SseStreamError};
 
-use super::answer::{Completion, Failure, Item, ItemStream};
+use super::answer::{Completion, Detail, Failure, Item, ItemStream};
 use super::request::{ChatRequest, Message};
 use super::upstream::Reply;
 use super::wire;
@@ -160,11 +160,42 @@ enum UpstreamError {
 struct UpstreamUsage {
     prompt_tokens: Option<u64>,
     completion_tokens: Option<u64>,
+    /// `cached_tokens`: prompt tokens read from the upstream's cache.
+    prompt_tokens_details: Option<PromptDetails>,
+    /// `reasoning_tokens`: completion tokens spent reasoning.
+    completion_tokens_details: Option<CompletionDetails>,
+}
+
+#[derive(Deserialize)]
+struct PromptDetails {
+    cached_tokens: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct CompletionDetails {
+    reasoning_tokens: Option<u64>,
 }
 
 impl UpstreamUsage {
     fn read(raw: Option<&RawValue>) -> Option<Self> {
         raw.and_then(|raw| serde_json::from_str(raw.get()).ok())
+    }
+
+    /// What it says of the cache and reasoning (OpenAI has no cache writes).
+    fn detail(&self) -> Detail {
+        Detail {
+            cache_read: self
+                .prompt_tokens_details
+                .as_ref()
+                .and_then(|d| d.cached_tokens)
+                .unwrap_or(0),
+            reasoning: self
+                .completion_tokens_details
+                .as_ref()
+                .and_then(|d| d.reasoning_tokens)
+                .unwrap_or(0),
+            ..Detail::default()
+        }
     }
 }
 
@@ -207,6 +238,7 @@ pub async fn complete(
         message,
         prompt_tokens: usage.and_then(|u| u.prompt_tokens),
         completion_tokens,
+        detail: usage.map(UpstreamUsage::detail).unwrap_or_default(),
     })
 }
 
@@ -288,6 +320,7 @@ fn chunk_items(data: &str) -> Items {
         Ok(Item::Usage {
             prompt: usage.prompt_tokens,
             completion: usage.completion_tokens.unwrap_or(0),
+            detail: usage.detail(),
         })
     });
     [delta, finish, usage]

@@ -42,7 +42,7 @@ pub fn route<'a>(
     };
     let fits = |m: &Model| {
         ask.budget
-            .is_none_or(|budget| m.cost(ask.prompt_tokens, u64::from(cap(m))) <= budget)
+            .is_none_or(|budget| m.worst(ask.prompt_tokens, u64::from(cap(m))) <= budget)
     };
     let mode = ask.model;
     if !matches!(mode, "auto" | "auto-fast" | "auto-cheap") {
@@ -54,7 +54,7 @@ pub fn route<'a>(
                 "{} could cost up to {} for this request (prompt plus {} completion tokens), over budget_limit {}",
                 model.id,
                 model
-                    .cost(ask.prompt_tokens, u64::from(cap(model)))
+                    .worst(ask.prompt_tokens, u64::from(cap(model)))
                     .in_words(),
                 cap(model),
                 ask.budget.unwrap_or_default()

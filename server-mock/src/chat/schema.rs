@@ -169,7 +169,23 @@ pub fn describe(document: &mut Value) {
         "properties": {
             "prompt_tokens": {"type": "integer", "minimum": 0},
             "completion_tokens": {"type": "integer", "minimum": 0},
-            "total_tokens": {"type": "integer", "minimum": 0}
+            "total_tokens": {"type": "integer", "minimum": 0},
+            "prompt_tokens_details": {
+                "description": "Present when the provider reported prompt tokens read from (or written to) its cache, which are charged at the model's cache prices",
+                "type": "object",
+                "required": ["cached_tokens"],
+                "properties": {
+                    "cached_tokens": {"type": "integer", "minimum": 0},
+                    "cache_write_tokens": {"type": "integer", "minimum": 0},
+                    "cache_write_1h_tokens": {"type": "integer", "minimum": 0}
+                }
+            },
+            "completion_tokens_details": {
+                "description": "Present when the provider reported reasoning tokens",
+                "type": "object",
+                "required": ["reasoning_tokens"],
+                "properties": {"reasoning_tokens": {"type": "integer", "minimum": 0}}
+            }
         }
     });
     schemas["ChatCompletion"] = json!({

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use futures::StreamExt;
 
-use super::answer::{Completion, Item, ItemStream};
+use super::answer::{Completion, Detail, Item, ItemStream};
 use super::request::{ChatRequest, content_text};
 use super::wire;
 use crate::chat::catalogue::Model;
@@ -63,6 +63,7 @@ pub fn complete(model: &Model, cap: u32, request: &ChatRequest) -> Completion {
         finish_reason: finish.into(),
         prompt_tokens: None,
         completion_tokens: pieces.len() as u64,
+        detail: Detail::default(),
     }
 }
 
@@ -81,6 +82,7 @@ pub fn stream(model: &Model, cap: u32, request: &ChatRequest, delay: Duration) -
         Ok(Item::Usage {
             prompt: None,
             completion,
+            detail: Detail::default(),
         }),
     ]);
     Box::pin(deltas.chain(end))

@@ -16,7 +16,7 @@ use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 
-use super::answer::{Failure, Item, ItemStream};
+use super::answer::{Detail, Failure, Item, ItemStream, Tokens};
 use super::funds::{Funds, Reserved};
 use super::health::Attempt;
 use super::provider;
@@ -149,8 +149,8 @@ struct Relay {
     /// Deltas sent so far.
     pieces: u64,
     finish: Option<String>,
-    /// Prompt and completion tokens the upstream reported.
-    reported: Option<(Option<u64>, u64)>,
+    /// Prompt and completion tokens the upstream reported, and what it said of them.
+    reported: Option<(Option<u64>, u64, Detail)>,
     /// What is left to send after the upstream ended: final chunk, usage, `[DONE]`.
     tail: VecDeque<String>,
     settled: bool,
@@ -208,8 +208,12 @@ impl Relay {
                     return Some(self.delta(Delta::Raw(&delta)));
                 }
                 Some(Ok(Item::Finish(reason))) => self.finish = Some(reason),
-                Some(Ok(Item::Usage { prompt, completion })) => {
-                    self.reported = Some((prompt, completion));
+                Some(Ok(Item::Usage {
+                    prompt,
+                    completion,
+                    detail,
+                })) => {
+                    self.reported = Some((prompt, completion, detail));
                 }
                 Some(Err(err)) => self.fail(err),
                 None if self.finish.is_none() => {
@@ -240,30 +244,32 @@ impl Relay {
         self.tail.pop_front()
     }
 
-    /// Token counts to bill: the upstream's own when it finished, else what was sent.
-    fn counts(&self, complete: bool) -> (u64, u64) {
+    /// Token counts to bill: the upstream's own when it finished, else what was sent (and the
+    /// prompt's as the upstream reported them, when it did).
+    fn counts(&self, complete: bool) -> Tokens {
         let prompt = self
             .reported
-            .and_then(|(p, _)| p)
+            .and_then(|(p, _, _)| p)
             .unwrap_or(self.estimated_prompt);
+        let detail = self.reported.map(|(_, _, d)| d).unwrap_or_default();
         let completion = match self.reported {
-            Some((_, completion)) if complete => completion,
+            Some((_, completion, _)) if complete => completion,
             _ => self.pieces,
         };
-        (prompt, completion)
+        Tokens::with(prompt, completion, detail)
     }
 
     /// The upstream finished: final chunk with `platform`, usage if asked for, `[DONE]`.
     fn finish(&mut self) {
         self.upstream = None;
-        let (prompt, completion) = self.counts(true);
-        self.attempt.finished(completion);
-        let platform = self.settle(prompt, completion);
+        let tokens = self.counts(true);
+        self.attempt.finished(tokens.completion);
+        let platform = self.settle(&tokens);
         let reason = self.finish.take().unwrap_or_else(|| "stop".into());
         // The final chunk goes first, once the payment is finished (`next_event`).
         self.closing = Some((platform, reason));
         if self.include_usage {
-            let usage = Usage::new(prompt, completion);
+            let usage = Usage::new(&tokens);
             self.tail.push_back(self.chunk(&[], Some(usage), None));
         }
         self.tail.push_back("[DONE]".into());
@@ -273,16 +279,16 @@ impl Relay {
     fn fail(&mut self, err: Failure) {
         self.upstream = None;
         self.attempt.failed(&err);
-        let (prompt, completion) = self.counts(false);
-        self.settle(prompt, completion);
+        let tokens = self.counts(false);
+        self.settle(&tokens);
         let error = GatewayError::upstream(format!("the upstream failed mid-stream: {err}"));
         self.tail.push_back(error.body().to_string());
         self.tail.push_back("[DONE]".into());
     }
 
-    fn settle(&mut self, prompt: u64, completion: u64) -> Platform {
+    fn settle(&mut self, tokens: &Tokens) -> Platform {
         self.settled = true;
-        let (platform, recorded) = self.accounting.settle(prompt, completion);
+        let (platform, recorded) = self.accounting.settle(tokens);
         self.recorded = Some(recorded);
         self.charged = Some(platform.charged());
         platform
@@ -294,8 +300,8 @@ impl Drop for Relay {
         if !self.settled {
             // The client went away: the upstream (dropped with `self`) stops, and only what
             // was sent is billed.
-            let (prompt, completion) = self.counts(false);
-            self.settle(prompt, completion);
+            let tokens = self.counts(false);
+            self.settle(&tokens);
         }
         // A payment not finished yet is settled for what was sent, off this task.
         if let (Some(payment), Some(charged)) = (self.payment.take(), self.charged.take()) {

@@ -7,22 +7,58 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::value::RawValue;
 
 use super::Platform;
+use super::answer::Tokens;
 
-/// OpenAI's `usage` object.
+/// OpenAI's `usage` object; the details only when the provider reported cached or reasoning
+/// tokens.
 #[derive(Debug, Clone, Copy, serde::Serialize)]
 pub struct Usage {
     prompt_tokens: u64,
     completion_tokens: u64,
     total_tokens: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prompt_tokens_details: Option<PromptDetails>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    completion_tokens_details: Option<CompletionDetails>,
+}
+
+/// `usage.prompt_tokens_details`: prompt tokens read from the cache, and (beyond OpenAI's
+/// fields, for providers that bill them) written to it.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+struct PromptDetails {
+    cached_tokens: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    cache_write_tokens: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    cache_write_1h_tokens: u64,
+}
+
+/// `usage.completion_tokens_details`.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+struct CompletionDetails {
+    reasoning_tokens: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Usage {
-    /// Counts for `prompt` and `completion` tokens.
-    pub fn new(prompt: u64, completion: u64) -> Self {
+    /// The counts of `tokens`.
+    pub fn new(tokens: &Tokens) -> Self {
+        let cached = tokens.cache_read + tokens.cache_write + tokens.cache_write_1h;
         Usage {
-            prompt_tokens: prompt,
-            completion_tokens: completion,
-            total_tokens: prompt + completion,
+            prompt_tokens: tokens.prompt,
+            completion_tokens: tokens.completion,
+            total_tokens: tokens.prompt + tokens.completion,
+            prompt_tokens_details: (cached > 0).then_some(PromptDetails {
+                cached_tokens: tokens.cache_read,
+                cache_write_tokens: tokens.cache_write,
+                cache_write_1h_tokens: tokens.cache_write_1h,
+            }),
+            completion_tokens_details: (tokens.reasoning > 0).then_some(CompletionDetails {
+                reasoning_tokens: tokens.reasoning,
+            }),
         }
     }
 }

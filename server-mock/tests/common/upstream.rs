@@ -80,6 +80,34 @@ pub fn delta(content: &str) -> Value {
     json!({"id": "up", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": content}, "finish_reason": null}]})
 }
 
+/// Mounts on `upstream` an OpenAI-compatible answer of `content` reporting `usage`: streamed
+/// (the text, a finish chunk, a usage chunk) when the request streams, whole otherwise.
+pub async fn answering(upstream: &wiremock::MockServer, content: &str, usage: Value) {
+    let mut last = delta("");
+    last["choices"][0]["finish_reason"] = json!("stop");
+    let usage_chunk =
+        json!({"id": "up", "object": "chat.completion.chunk", "choices": [], "usage": usage});
+    wiremock::Mock::given(wiremock::matchers::method("POST"))
+        .and(wiremock::matchers::body_partial_json(
+            json!({"stream": true}),
+        ))
+        .respond_with(wiremock::ResponseTemplate::new(200).set_body_raw(
+            sse(&[delta(content), last, usage_chunk]),
+            "text/event-stream",
+        ))
+        .mount(upstream)
+        .await;
+    wiremock::Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(wiremock::ResponseTemplate::new(200).set_body_json(json!({
+            "id": "up", "object": "chat.completion", "created": 1, "model": "m",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                         "finish_reason": "stop"}],
+            "usage": usage,
+        })))
+        .mount(upstream)
+        .await;
+}
+
 /// The `data:` payloads of an SSE body, in order (`[DONE]` included).
 pub fn events(text: &str) -> Vec<&str> {
     text.split("\n\n")
