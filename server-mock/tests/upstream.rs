@@ -283,3 +283,40 @@ both! {
         );
     }
 }
+
+both! {
+    #[tokio::test]
+    async fn an_alias_reaches_its_model_under_the_upstream_s_own_name() {
+        let upstream = MockServer::start().await;
+        Mock::given(method("POST"))
+            .and(wiremock::matchers::body_partial_json(json!({"model": "m"})))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "id": "up", "object": "chat.completion", "created": 1, "model": "m",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": "hi"},
+                             "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4}
+            })))
+            .expect(1)
+            .mount(&upstream)
+            .await;
+        let tmp = tempfile::tempdir().unwrap();
+        let models = common::upstream::catalogue_with(
+            tmp.path(),
+            &format!("{}/v1", upstream.uri()),
+            "m",
+            "aliases = [\"gpt-4o-mini-2024-07-18\"]",
+        );
+        let server = gateway(&models, "k");
+        let response = chat(&server, json!({"model": "gpt-4o-mini-2024-07-18",
+            "messages": [{"role": "user", "content": "hi"}]})).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        let answer: Value = response.json().await.unwrap();
+        assert_eq!(answer["platform"]["routed_model"], "upstream");
+        assert_eq!(answer["model"], "upstream");
+        assert_eq!(answer["platform"]["route_reason"],
+            "requested model upstream (named by its alias gpt-4o-mini-2024-07-18)");
+        let listed: Value = server.get("/v1/models", &server.admin_key).await.json().await.unwrap();
+        let shown = listed["data"].as_array().unwrap().iter().find(|m| m["id"] == "upstream").unwrap();
+        assert_eq!(shown["aliases"], json!(["gpt-4o-mini-2024-07-18"]));
+    }
+}

@@ -64,6 +64,10 @@ pub enum ProviderKind {
 pub struct Model {
     /// The id clients ask for.
     pub id: String,
+    /// Other names that route to this model (for any provider): a request naming one is
+    /// answered by this model, and `platform.routed_model` gives its id.
+    #[serde(default)]
+    pub aliases: Vec<String>,
     pub provider: ProviderKind,
     /// Credits per 1,000 prompt tokens (kept per token, in nano-credits).
     pub prompt_price: Price,
@@ -154,6 +158,11 @@ fn duration<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Duratio
 }
 
 impl Model {
+    /// Whether a request naming `name` is for this model: its id or one of its aliases.
+    pub fn answers(&self, name: &str) -> bool {
+        self.id == name || self.aliases.iter().any(|alias| alias == name)
+    }
+
     /// Credits for `prompt` and `completion` tokens none of which touched a cache, exact.
     pub fn cost(&self, prompt: u64, completion: u64) -> Credits {
         self.charge(&Tokens::new(prompt, completion))
@@ -265,8 +274,19 @@ impl Catalogue {
             if read.iter().any(|m| m.id == model.id) {
                 anyhow::bail!("model {name} is listed twice");
             }
-            if matches!(model.id.as_str(), "auto" | "auto-fast" | "auto-cheap") {
-                anyhow::bail!("{name} is reserved for routing");
+            for alias in &model.aliases {
+                if alias.is_empty() || *alias == model.id || read.iter().any(|m| m.answers(alias)) {
+                    anyhow::bail!("model {name}: alias {alias:?} names a model already");
+                }
+            }
+            if let Some(taken) = read.iter().find(|m| m.aliases.contains(&model.id)) {
+                anyhow::bail!("model {name} is an alias of {:?}", taken.id);
+            }
+            if let Some(reserved) = std::iter::once(&model.id)
+                .chain(&model.aliases)
+                .find(|name| matches!(name.as_str(), "auto" | "auto-fast" | "auto-cheap"))
+            {
+                anyhow::bail!("model {name}: {reserved:?} is reserved for routing");
             }
             if model.provider == ProviderKind::Simulated
                 && (model.base_url.is_some() || model.ca_file.is_some())
@@ -307,9 +327,9 @@ impl Catalogue {
         &self.models
     }
 
-    /// The model with this id.
-    pub fn get(&self, id: &str) -> Option<&Arc<Model>> {
-        self.models.iter().find(|m| m.id == id)
+    /// The model with this id or alias.
+    pub fn get(&self, name: &str) -> Option<&Arc<Model>> {
+        self.models.iter().find(|m| m.answers(name))
     }
 
     /// The highest-quality model (the reference for `cost_saved_credits`).
@@ -365,6 +385,45 @@ mod tests {
             ..Tokens::default()
         };
         assert_eq!(m.charge(&odd), Credits::from_nanos(20 * 300_000));
+    }
+
+    #[test]
+    fn aliases_name_their_model_and_never_another() {
+        let two = "[[models]]\nid = \"a\"\naliases = [\"claude-haiku-4-5\", \"small\"]\n\
+                   provider = \"simulated\"\nprompt_price = 1\ncompletion_price = 1\nquality = 0.5\n\
+                   latency_ms = 1\n\n[[models]]\nid = \"b\"\nprovider = \"simulated\"\n\
+                   prompt_price = 1\ncompletion_price = 1\nquality = 0.5\nlatency_ms = 1\n";
+        let catalogue = Catalogue::parse(two).unwrap();
+        let id = |name| catalogue.get(name).map(|m| m.id.clone());
+        assert_eq!(
+            (id("small"), id("claude-haiku-4-5"), id("a"), id("b")),
+            (
+                Some("a".into()),
+                Some("a".into()),
+                Some("a".into()),
+                Some("b".into())
+            )
+        );
+        assert_eq!(id("c"), None);
+        for (change, why) in [
+            (
+                two.replace("\"small\"", "\"b\""),
+                "model \"b\" is an alias of \"a\"",
+            ),
+            (two.replace("\"small\"", "\"a\""), "names a model already"),
+            (
+                two.replace("id = \"b\"", "id = \"small\""),
+                "is an alias of \"a\"",
+            ),
+            (
+                two.replace("\"small\"", "\"auto-cheap\""),
+                "reserved for routing",
+            ),
+            (two.replace("\"small\"", "\"\""), "names a model already"),
+        ] {
+            let err = Catalogue::parse(&change).unwrap_err().to_string();
+            assert!(err.contains(why), "{err}");
+        }
     }
 
     #[test]

@@ -187,7 +187,9 @@ impl Accounting {
             && let Some(metrics) = self.gateway.health.metrics(&self.model)
         {
             let credits = (consumed.nanos(), platform.cost_saved_credits.nanos());
-            metrics.answered(arrived.elapsed(), (prompt, completion), credits);
+            let written = tokens.cache_write.saturating_add(tokens.cache_write_1h);
+            let counts = (prompt, completion, tokens.cache_read, written);
+            metrics.answered(arrived.elapsed(), counts, credits);
         }
         (platform, recorded)
     }

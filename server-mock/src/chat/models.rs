@@ -34,6 +34,9 @@ pub struct ModelView {
     pub object: &'static str,
     pub created: i64,
     pub owned_by: String,
+    /// Other names a request may give for this model.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub aliases: Vec<String>,
     pub provider: ProviderKind,
     /// Credits per 1,000 prompt tokens (exact decimal).
     #[schema(value_type = f64)]
@@ -162,6 +165,7 @@ pub async fn list(
                 ProviderKind::Simulated => "tokctl-simulated".into(),
                 ProviderKind::Openai => "openai-compatible".into(),
             },
+            aliases: m.aliases.clone(),
             provider: m.provider,
             prompt_price: m.prompt_price.per_1k(),
             completion_price: m.completion_price.per_1k(),

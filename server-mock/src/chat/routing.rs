@@ -62,7 +62,10 @@ pub fn route<'a>(
         }
         return Ok(Route {
             candidates: vec![(model, cap(model))],
-            reason: format!("requested model {}", model.id),
+            reason: match model.id == mode {
+                true => format!("requested model {}", model.id),
+                false => format!("requested model {} (named by its alias {mode})", model.id),
+            },
         });
     }
 

@@ -73,6 +73,9 @@ pub struct ModelMetrics {
     duration: Histogram,
     input: Histogram,
     output: Histogram,
+    /// Of the input: tokens read from the provider's cache, and written to it.
+    cache_read: Histogram,
+    cache_creation: Histogram,
     consumed: Counter,
     saved: Counter,
     circuit: [Gauge; 3],
@@ -103,6 +106,8 @@ impl Metrics {
             duration: answered(registry::CHAT_DURATION, None),
             input: answered(registry::TOKENS, Some("input")),
             output: answered(registry::TOKENS, Some("output")),
+            cache_read: answered(registry::TOKENS, Some("cache_read")),
+            cache_creation: answered(registry::TOKENS, Some("cache_creation")),
             consumed: self.counter(registry::CREDITS_CONSUMED, &[("model", id)]),
             saved: self.counter(registry::CREDITS_SAVED, &[("model", id)]),
             circuit: CIRCUIT_STATES
@@ -149,16 +154,23 @@ impl ModelMetrics {
     }
 
     /// It answered a chat request that took `took` from arrival to the end of the answer, with
-    /// these token counts and charges (nano-credits).
+    /// these token counts (input, output, and of the input those read from the provider's
+    /// cache and written to it, recorded when there are any) and charges (nano-credits).
     pub fn answered(
         &self,
         took: Duration,
-        (input, output): (u64, u64),
+        (input, output, cache_read, cache_creation): (u64, u64, u64, u64),
         (consumed, saved): (u64, u64),
     ) {
         self.duration.record(took.as_secs_f64());
         self.input.record(input as f64);
         self.output.record(output as f64);
+        if cache_read > 0 {
+            self.cache_read.record(cache_read as f64);
+        }
+        if cache_creation > 0 {
+            self.cache_creation.record(cache_creation as f64);
+        }
         self.consumed.increment(consumed);
         self.saved.increment(saved);
     }

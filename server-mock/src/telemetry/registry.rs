@@ -104,7 +104,7 @@ const DESCRIBED: &[(&str, &str, Option<&[f64]>)] = &[
     ),
     (
         TOKENS,
-        "Tokens per chat completion, by gen_ai_token_type (input or output).",
+        "Tokens per chat completion, by gen_ai_token_type: input or output, and of the input cache_read and cache_creation (the prompt tokens a provider read from or wrote to its cache, when it reported any).",
         Some(TOKEN_BUCKETS),
     ),
     (
