@@ -97,6 +97,26 @@ fn down_once_verified(facilitator: &Facilitator) -> tokio::task::JoinHandle<()> 
     })
 }
 
+/// `body` paid with `payment` through `server`, the facilitator going down as soon as it has
+/// verified the payment: answered, its settlement pending. The answer.
+async fn answered_unsettled(
+    server: &Server,
+    facilitator: &Facilitator,
+    body: &Value,
+    payment: &str,
+) -> Value {
+    let watcher = down_once_verified(facilitator);
+    let answer = paid(server, body, payment).await;
+    watcher.await.unwrap();
+    assert_eq!(answer.status(), StatusCode::OK);
+    let json: Value = answer.json().await.unwrap();
+    assert_eq!(
+        json["platform"]["settlement"]["status"], "pending",
+        "{json}"
+    );
+    json
+}
+
 /// A facilitator, a server whose workspace takes x402 payments through it, and a wallet funded
 /// with 1,000 units there.
 async fn paying() -> (Facilitator, Server, Wallet) {
@@ -387,21 +407,7 @@ both! {
         // upto: verified, answered, then the facilitator goes away before settling: the answer
         // stands, the settlement waits in the outbox and is made once it is back.
         let upto = wallet.pay(accepts(&offer, "upto"), None, None);
-        let server_url = server.url("/v1/chat/completions");
-        let key = server.admin_key.clone();
-        let watcher = down_once_verified(&facilitator);
-        let answer = reqwest::Client::new()
-            .post(server_url)
-            .bearer_auth(key)
-            .header("payment-signature", &upto)
-            .json(&body)
-            .send()
-            .await
-            .unwrap();
-        watcher.await.unwrap();
-        assert_eq!(answer.status(), StatusCode::OK);
-        let json: Value = answer.json().await.unwrap();
-        assert_eq!(json["platform"]["settlement"]["status"], "pending", "{json}");
+        let json = answered_unsettled(&server, &facilitator, &body, &upto).await;
         assert!(json["choices"][0]["message"]["content"].is_string());
         assert_eq!(facilitator.balance(PAY_TO), U256::ZERO);
 

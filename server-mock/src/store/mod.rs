@@ -27,7 +27,7 @@ pub use tokens::TokenStore;
 pub use usage::{UsageLedger, with_settled};
 pub use webhooks::WebhookOutbox;
 pub use workspaces::Workspaces;
-pub use x402::X402Store;
+pub use x402::{PaymentNonce, PaymentRecord, PaymentStatus, X402Settings, X402Store};
 
 use std::sync::Arc;
 

@@ -5,7 +5,7 @@ use alloy_primitives::U256;
 use reqwest::StatusCode;
 use serde_json::Value;
 
-use super::{ask, down_once_verified, enable, offered};
+use super::{answered_unsettled, ask, enable, offered};
 use crate::common::Server;
 use crate::common::facilitator::{Facilitator, PAY_TO, accepts};
 use crate::common::hooks::eventually;
@@ -25,18 +25,8 @@ postgres! {
         let offer = offered(&a, &body).await;
 
         // Through a: answered, and the facilitator is gone before a can settle.
-        let watcher = down_once_verified(&facilitator);
-        let answer = a
-            .request(reqwest::Method::POST, "/v1/chat/completions", &a.admin_key)
-            .header("payment-signature", wallet.pay(accepts(&offer, "upto"), None, None))
-            .json(&body)
-            .send()
-            .await
-            .unwrap();
-        watcher.await.unwrap();
-        assert_eq!(answer.status(), StatusCode::OK);
-        let json: Value = answer.json().await.unwrap();
-        assert_eq!(json["platform"]["settlement"]["status"], "pending", "{json}");
+        let upto = wallet.pay(accepts(&offer, "upto"), None, None);
+        let json = answered_unsettled(&a, &facilitator, &body, &upto).await;
         let units: u64 = json["platform"]["settlement"]["amount"].as_str().unwrap().parse().unwrap();
         let settles = facilitator.calls("settle").len();
 
