@@ -79,6 +79,48 @@ run() {
 print("%.3f %.3f %.0f %.4f" % (p["p50"]*1000, p["p99"]*1000, s["requestsPerSec"], s["successRate"]))'
 }
 
+# The same load to an Anthropic model (the mock's /v1/messages, the request and the answer
+# translated through the internal form), this build only (an older one may not know the
+# provider): added p50 over calling the mock's /v1/messages directly at 2,000 req/s, and the
+# ceiling at 32 connections, whole and streamed, the median of ROUNDS.
+anthropic_beside() {
+  { cat "$work/models.toml"; cat <<TOML
+
+[[models]]
+id = "claude-mock"
+provider = "anthropic"
+base_url = "http://$upstream"
+upstream_model = "claude-mock"
+prompt_price = 0.5
+completion_price = 1.5
+quality = 0.8
+latency_ms = 1
+TOML
+  } >"$work/models-anthropic.toml"
+  ./target/release/tokctl-server serve --listen 127.0.0.1:0 --data-dir "$work/anthropic-data" \
+    --rate-limit 1000000000 --models "$work/models-anthropic.toml" --sim-token-delay-ms 0 \
+    >"$work/anthropic.out" 2>"$work/anthropic.log" & pids+=($!)
+  local addr k mode body dp50 gp50 ok rps rows
+  addr=$(wait_addr "$work/anthropic.log"); k=$(cat "$work/anthropic-data/admin.key")
+  for mode in whole streamed; do
+    # The same body is a chat request to the gateway and a Messages request to the mock.
+    body='{"model":"claude-mock","messages":[{"role":"user","content":"hello"}],"max_tokens":16}'
+    [ "$mode" = streamed ] && body=${body%\}}',"stream":true}'
+    key=$k run "http://$addr/v1/chat/completions" "$body" -c 32 -q 500 >/dev/null   # warm-up
+    rows=()
+    for round in $(seq 1 "$rounds"); do
+      read -r dp50 _ _ _ < <(run "http://$upstream/v1/messages" "$body" -c 32 -q 2000 --latency-correction)
+      read -r gp50 _ _ ok < <(key=$k run "http://$addr/v1/chat/completions" "$body" -c 32 -q 2000 --latency-correction)
+      [ "$ok" = 1.0000 ] || { echo "failed requests to the Anthropic model ($ok)" >&2; exit 1; }
+      read -r _ _ rps ok < <(key=$k run "http://$addr/v1/chat/completions" "$body" -c 32)
+      [ "$ok" = 1.0000 ] || { echo "failed requests at the Anthropic model's ceiling ($ok)" >&2; exit 1; }
+      rows+=("$(awk -v a="$gp50" -v b="$dp50" 'BEGIN{printf "%.3f", a-b}') $rps")
+      printf '%-9s %5s  %-12s %10s %11s\n' "$mode" "$round" anthropic "${rows[-1]% *}" "$rps"
+    done
+    echo "$mode to an Anthropic model (this build), medians of $rounds rounds: added p50 $(median 1 "${rows[@]}") ms, ceiling $(median 2 "${rows[@]}") req/s"
+  done
+}
+
 # median COLUMN "a b" "a b" ... -> the median of that column
 median() {
   local col=$1; shift
@@ -179,6 +221,7 @@ if [ -n "${BASELINE:-}" ] || [ "${AB:-}" = metrics ]; then
     done
     echo "$line"
   done
+  anthropic_beside
   exit 0
 fi
 # Low load: closed loop (each connection sends its next request when the last is answered) at 1

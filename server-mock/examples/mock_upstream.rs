@@ -1,5 +1,7 @@
-//! A canned OpenAI-compatible upstream for `bench/gateway.sh`: `POST /v1/chat/completions`
-//! answers at once with a fixed completion, or a fixed SSE stream when `"stream": true`.
+//! A canned upstream for `bench/gateway.sh`: `POST /v1/chat/completions` (OpenAI-compatible)
+//! and `POST /v1/messages` (Anthropic's Messages API, its shapes as in
+//! `server-mock/tests/common/anthropic.rs`) answer at once with a fixed completion, or a fixed
+//! SSE stream when `"stream": true`, the same five pieces of text either way.
 //! Usage: `mock_upstream ADDR`.
 
 use axum::Json;
@@ -36,12 +38,46 @@ async fn complete(Json(body): Json<Value>) -> Response {
     .into_response()
 }
 
+async fn messages(Json(body): Json<Value>) -> Response {
+    let model = body["model"].as_str().unwrap_or("mock").to_string();
+    let usage = json!({"input_tokens": 12, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 5});
+    if body["stream"].as_bool().unwrap_or(false) {
+        let mut start_usage = usage.clone();
+        start_usage["output_tokens"] = json!(1);
+        let mut events = vec![
+            json!({"type": "message_start", "message": {"id": "msg_mock", "type": "message", "role": "assistant",
+                "content": [], "model": model, "stop_reason": null, "stop_sequence": null, "usage": start_usage}}),
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+            json!({"type": "ping"}),
+        ];
+        for piece in ["Hello", " from", " the", " mock", " upstream."] {
+            events.push(json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": piece}}));
+        }
+        events.push(json!({"type": "content_block_stop", "index": 0}));
+        events.push(json!({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": null}, "usage": {"output_tokens": 5}}));
+        events.push(json!({"type": "message_stop"}));
+        let sse: String = events
+            .iter()
+            .map(|e| format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap_or("")))
+            .collect();
+        return ([(header::CONTENT_TYPE, "text/event-stream")], sse).into_response();
+    }
+    Json(json!({
+        "id": "msg_mock", "type": "message", "role": "assistant", "model": model,
+        "content": [{"type": "text", "text": "Hello from the mock upstream."}],
+        "stop_reason": "end_turn", "stop_sequence": null, "usage": usage
+    }))
+    .into_response()
+}
+
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     let addr = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "127.0.0.1:0".into());
-    let app = axum::Router::new().route("/v1/chat/completions", post(complete));
+    let app = axum::Router::new()
+        .route("/v1/chat/completions", post(complete))
+        .route("/v1/messages", post(messages));
     let listener = tokio::net::TcpListener::bind(addr).await?;
     println!("listening on http://{}", listener.local_addr()?);
     axum::serve(listener, app).await

@@ -2,6 +2,8 @@
 //! clients saw; the exposition passes `promtool check metrics`; the public listener never
 //! serves it.
 
+#[path = "metrics/anthropic.rs"]
+mod anthropic;
 #[path = "metrics/cached.rs"]
 mod cached;
 mod common;

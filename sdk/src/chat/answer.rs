@@ -28,6 +28,10 @@ pub struct Platform {
         serialize_with = "credits::serialize"
     )]
     pub cost_saved_credits: Decimal,
+    /// The provider's own reason the answer ended, when chat completions has no word for it
+    /// (`finish_reason` is then `stop`): an Anthropic `stop_reason` newer than the gateway.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upstream_finish_reason: Option<String>,
     /// For a request paid with x402 (`agent_wallet` on a workspace with x402 terms): what was
     /// settled.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -7,15 +7,29 @@ use std::time::Duration;
 use futures::Stream;
 use serde_json::value::RawValue;
 
+use super::form::{Finish, Said};
 use crate::telemetry::Outcome;
 
-/// One item of an upstream stream.
+/// One event of an answer's stream, in the internal form: typed pieces, or a chat completions
+/// delta as an OpenAI-compatible upstream wrote it (passed through, not rebuilt).
 #[derive(Debug, Clone)]
 pub enum Item {
     /// A `delta` object as raw JSON, forwarded as is (text in `content`, or tool calls).
     Delta(Box<RawValue>),
-    /// The upstream's `finish_reason`.
-    Finish(String),
+    /// A piece of the answer's text.
+    Text(String),
+    /// A piece of the model's thinking, kept apart from the text.
+    Reasoning(String),
+    /// A tool call begins: its place among the answer's calls, its id and the tool's name.
+    ToolCall {
+        index: u32,
+        id: String,
+        name: String,
+    },
+    /// A piece of the JSON text of tool call `index`'s arguments.
+    ToolArguments { index: u32, piece: String },
+    /// Why the answer ended.
+    Finish(Finish),
     /// Token counts the upstream reported (the prompt's when it did).
     Usage {
         prompt: Option<u64>,
@@ -170,12 +184,20 @@ impl std::fmt::Display for Failure {
     }
 }
 
+/// A whole answer's message.
+#[derive(Debug, Clone)]
+pub enum Message {
+    /// A chat completions `message` object as an OpenAI-compatible upstream wrote it.
+    Raw(Box<RawValue>),
+    /// What the provider said, in the internal form.
+    Said(Said),
+}
+
 /// A whole answer.
 #[derive(Debug, Clone)]
 pub struct Completion {
-    /// The `message` object as raw JSON (role, content, maybe tool calls).
-    pub message: Box<RawValue>,
-    pub finish_reason: String,
+    pub message: Message,
+    pub finish: Finish,
     /// Reported by the upstream, when it did.
     pub prompt_tokens: Option<u64>,
     pub completion_tokens: u64,

@@ -9,8 +9,9 @@ use utoipa::ToSchema;
 
 use super::answer::Tokens;
 use super::breaker::Policy;
-use super::upstream::Target;
+use super::upstream::{KeyHeader, Target};
 use crate::credits::{Credits, Price};
+use hyper::header::{HeaderName, HeaderValue};
 
 /// The catalogue used when no `--models` file is given: four simulated models spread over
 /// price, quality and latency, so everything runs offline.
@@ -56,6 +57,8 @@ pub enum ProviderKind {
     Simulated,
     /// Any OpenAI-compatible upstream.
     Openai,
+    /// Anthropic's Messages API.
+    Anthropic,
 }
 
 /// One model of the catalogue.
@@ -91,16 +94,32 @@ pub struct Model {
     /// Most completion tokens one request may produce (the default when a request sets none).
     #[serde(default = "default_max_output")]
     pub max_output_tokens: u32,
-    /// `openai`: the upstream base URL, e.g. `https://api.openai.com/v1`.
+    /// `openai`: the upstream base URL, e.g. `https://api.openai.com/v1` (`/chat/completions`
+    /// is added); `anthropic`: default `https://api.anthropic.com` (`/v1/messages` is added).
     #[serde(default)]
     pub base_url: Option<String>,
-    /// `openai`: the environment variable holding the upstream key.
+    /// `openai`, `anthropic`: the environment variable holding the upstream key (sent as
+    /// `Authorization: Bearer`, or Anthropic's `x-api-key`).
     #[serde(default)]
     pub api_key_env: Option<String>,
-    /// `openai`: the model name upstream (default: `id`).
+    /// `openai`, `anthropic`: the model name upstream (default: `id`).
     #[serde(default)]
     pub upstream_model: Option<String>,
-    /// `openai`: how long the upstream may take to start a stream or to give a whole answer,
+    /// `anthropic`: the `anthropic-version` header (default `2023-06-01`).
+    #[serde(default)]
+    pub anthropic_version: Option<String>,
+    /// `anthropic`: `anthropic-beta` features, sent as one comma-separated header.
+    #[serde(default)]
+    pub anthropic_beta: Vec<String>,
+    /// `anthropic`: the model takes structured outputs (`output_config.format`), so a
+    /// `json_schema` response format is sent to it rather than refused.
+    #[serde(default)]
+    pub structured_outputs: bool,
+    /// `anthropic`: the model takes `temperature`, `top_p` and `top_k` (default true; current
+    /// Claude models refuse them, and a request setting one is then refused before it is sent).
+    #[serde(default = "yes")]
+    pub sampling_parameters: bool,
+    /// `openai`, `anthropic`: how long the upstream may take to start a stream or to give a whole answer,
     /// in milliseconds (default 60,000); past it the next candidate is tried.
     #[serde(default)]
     pub timeout_ms: Option<u64>,
@@ -118,6 +137,52 @@ pub struct Model {
 
 fn default_max_output() -> u32 {
     1024
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// Where `model`'s requests go (`None` for a simulated model); a `ca_file` is relative to
+/// `dir`, the catalogue file's.
+fn target(model: &Model, dir: &Path) -> anyhow::Result<Option<Target>> {
+    let ca_file = model.ca_file.as_ref().map(|file| dir.join(file));
+    let key = model.api_key_env.as_deref();
+    let target = match (model.provider, &model.base_url) {
+        (ProviderKind::Simulated, _) | (ProviderKind::Openai, None) => return Ok(None),
+        (ProviderKind::Openai, Some(base_url)) => Target::new(
+            base_url,
+            "/chat/completions",
+            (KeyHeader::Bearer, key),
+            Vec::new(),
+            ca_file.as_deref(),
+        )?,
+        (ProviderKind::Anthropic, base_url) => {
+            let base_url = base_url.as_deref().unwrap_or("https://api.anthropic.com");
+            let version = model.anthropic_version.as_deref().unwrap_or("2023-06-01");
+            let mut headers = vec![(
+                HeaderName::from_static("anthropic-version"),
+                HeaderValue::from_str(version).map_err(|_| {
+                    anyhow::anyhow!("anthropic_version {version:?} is not a header value")
+                })?,
+            )];
+            if !model.anthropic_beta.is_empty() {
+                let beta = model.anthropic_beta.join(",");
+                let value = HeaderValue::from_str(&beta).map_err(|_| {
+                    anyhow::anyhow!("anthropic_beta {beta:?} is not a header value")
+                })?;
+                headers.push((HeaderName::from_static("anthropic-beta"), value));
+            }
+            Target::new(
+                base_url,
+                "/v1/messages",
+                (KeyHeader::ApiKey, key),
+                headers,
+                ca_file.as_deref(),
+            )?
+        }
+    };
+    Ok(Some(target))
 }
 
 /// A model's own circuit-breaker settings (`[models.breaker]`); what it leaves out follows the
@@ -291,22 +356,30 @@ impl Catalogue {
             if model.provider == ProviderKind::Simulated
                 && (model.base_url.is_some() || model.ca_file.is_some())
             {
-                anyhow::bail!("model {name}: base_url and ca_file are for the openai provider");
+                anyhow::bail!(
+                    "model {name}: base_url and ca_file are for the openai and anthropic providers"
+                );
             }
             if model.provider == ProviderKind::Openai && model.base_url.is_none() {
                 anyhow::bail!("model {name}: the openai provider needs base_url");
+            }
+            if model.provider != ProviderKind::Anthropic
+                && (model.anthropic_version.is_some()
+                    || !model.anthropic_beta.is_empty()
+                    || model.structured_outputs
+                    || !model.sampling_parameters)
+            {
+                anyhow::bail!(
+                    "model {name}: anthropic_version, anthropic_beta, structured_outputs and sampling_parameters are for the anthropic provider"
+                );
             }
             read.push(model);
         }
         let mut models = Vec::with_capacity(read.len());
         for mut model in read {
-            if let (ProviderKind::Openai, Some(base_url)) = (model.provider, &model.base_url) {
-                let ca_file = model.ca_file.as_ref().map(|file| dir.join(file));
-                let target =
-                    Target::new(base_url, model.api_key_env.as_deref(), ca_file.as_deref())
-                        .map_err(|err| anyhow::anyhow!("model {:?}: {err}", model.id))?;
-                model.target = Some(Arc::new(target));
-            }
+            model.target = target(&model, dir)
+                .map_err(|err| anyhow::anyhow!("model {:?}: {err}", model.id))?
+                .map(Arc::new);
             models.push(Arc::new(model));
         }
         Ok(Catalogue { models })
@@ -341,101 +414,4 @@ impl Catalogue {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn model(extra: &str) -> Arc<Model> {
-        let text = format!(
-            "[[models]]\nid = \"m\"\nprovider = \"simulated\"\nprompt_price = 3\n\
-             completion_price = 15\nquality = 0.9\nlatency_ms = 1\n{extra}"
-        );
-        Catalogue::parse(&text).unwrap().models()[0].clone()
-    }
-
-    #[test]
-    fn cached_prompt_tokens_are_charged_at_their_own_prices() {
-        // Anthropic's prices for a Sonnet: 3 per 1k fresh, 0.3 read, 3.75 written (5 minutes),
-        // 6 written (1 hour), 15 per 1k completion tokens.
-        let m =
-            model("cache_read_price = 0.3\ncache_write_price = 3.75\ncache_write_1h_price = 6\n");
-        let tokens = Tokens {
-            prompt: 10_000,
-            completion: 200,
-            cache_read: 6_000,
-            cache_write: 2_000,
-            cache_write_1h: 1_000,
-            reasoning: 50,
-        };
-        // 1,000 fresh x 3 + 6,000 x 0.3 + 2,000 x 3.75 + 1,000 x 6 + 200 x 15, per 1k.
-        let expected = 3_000 + 1_800 + 7_500 + 6_000 + 3_000;
-        assert_eq!(m.charge(&tokens), Credits::from_nanos(expected * 1_000_000));
-        // Unset prices are the prompt's.
-        let plain = model("");
-        assert_eq!(plain.charge(&tokens), plain.cost(10_000, 200));
-        // The worst case takes the dearest prompt price: a write costs more than a fresh token.
-        assert_eq!(
-            m.worst(1_000, 100),
-            Credits::from_nanos((6_000 + 1_500) * 1_000_000)
-        );
-        assert_eq!(plain.worst(1_000, 100), plain.cost(1_000, 100));
-        // Counts a provider got wrong (more cached than prompt) never underflow.
-        let odd = Tokens {
-            prompt: 10,
-            cache_read: 20,
-            ..Tokens::default()
-        };
-        assert_eq!(m.charge(&odd), Credits::from_nanos(20 * 300_000));
-    }
-
-    #[test]
-    fn aliases_name_their_model_and_never_another() {
-        let two = "[[models]]\nid = \"a\"\naliases = [\"claude-haiku-4-5\", \"small\"]\n\
-                   provider = \"simulated\"\nprompt_price = 1\ncompletion_price = 1\nquality = 0.5\n\
-                   latency_ms = 1\n\n[[models]]\nid = \"b\"\nprovider = \"simulated\"\n\
-                   prompt_price = 1\ncompletion_price = 1\nquality = 0.5\nlatency_ms = 1\n";
-        let catalogue = Catalogue::parse(two).unwrap();
-        let id = |name| catalogue.get(name).map(|m| m.id.clone());
-        assert_eq!(
-            (id("small"), id("claude-haiku-4-5"), id("a"), id("b")),
-            (
-                Some("a".into()),
-                Some("a".into()),
-                Some("a".into()),
-                Some("b".into())
-            )
-        );
-        assert_eq!(id("c"), None);
-        for (change, why) in [
-            (
-                two.replace("\"small\"", "\"b\""),
-                "model \"b\" is an alias of \"a\"",
-            ),
-            (two.replace("\"small\"", "\"a\""), "names a model already"),
-            (
-                two.replace("id = \"b\"", "id = \"small\""),
-                "is an alias of \"a\"",
-            ),
-            (
-                two.replace("\"small\"", "\"auto-cheap\""),
-                "reserved for routing",
-            ),
-            (two.replace("\"small\"", "\"\""), "names a model already"),
-        ] {
-            let err = Catalogue::parse(&change).unwrap_err().to_string();
-            assert!(err.contains(why), "{err}");
-        }
-    }
-
-    #[test]
-    fn the_readme_s_worked_example_holds() {
-        let text = "[[models]]\nid = \"m\"\nprovider = \"simulated\"\nprompt_price = 0.15\n\
-                    completion_price = 0.6\ncache_read_price = 0.075\nquality = 0.9\nlatency_ms = 1\n";
-        let m = Catalogue::parse(text).unwrap().models()[0].clone();
-        assert_eq!(m.cost(20, 12).to_string(), "0.0102");
-        let cached = Tokens {
-            cache_read: 16,
-            ..Tokens::new(20, 12)
-        };
-        assert_eq!(m.charge(&cached).to_string(), "0.009");
-    }
-}
+mod tests;

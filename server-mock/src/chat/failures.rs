@@ -1,11 +1,12 @@
 //! What became of the candidates that did not answer, and the route reason and error they
-//! make: skipped (an open circuit, a worst case the token's limit or the payment does not
-//! cover), or failed before answering.
+//! make: refused (the model's provider cannot take the request), skipped (an open circuit, a
+//! worst case the token's limit or the payment does not cover), or failed before answering.
 
 use axum::response::{IntoResponse, Response};
 
 use super::answer;
 use super::catalogue::Model;
+use super::form::Refusal;
 use super::health::Skipped;
 use super::{Gateway, Timing};
 use crate::http::openai::GatewayError;
@@ -16,6 +17,9 @@ use crate::http::openai::GatewayError;
 pub(crate) struct Failures {
     failed: Vec<(String, answer::Failure)>,
     skipped: Vec<(String, String, Option<u64>)>,
+    /// The first refusal, for the 400 when no candidate could take the request, and how many.
+    refused: Option<Refusal>,
+    refusals: usize,
 }
 
 impl Failures {
@@ -30,6 +34,14 @@ impl Failures {
         let retry_after = Some(skipped.retry_after());
         self.skipped
             .push((model.id.clone(), skipped.describe(), retry_after));
+    }
+
+    /// Notes that `model` was not tried: its provider cannot take the request.
+    pub fn refuse(&mut self, model: &Model, refusal: Refusal) {
+        self.skipped
+            .push((model.id.clone(), refusal.message.clone(), None));
+        self.refused.get_or_insert(refusal);
+        self.refusals += 1;
     }
 
     /// Notes that `model` was not tried, for `why` (its worst case is not covered).
@@ -82,9 +94,16 @@ impl Failures {
         error.into_response()
     }
 
-    /// No candidate answered: 503 when none could be tried (each circuit open, `Retry-After`
-    /// until the first may be tried again), 504 when each tried one timed out, else 502.
+    /// No candidate answered: 400 when every one was refused (the first refusal), 503 when
+    /// none could be tried (each circuit open, `Retry-After` until the first may be tried
+    /// again), 504 when each tried one timed out, else 502.
     pub fn into_error(self) -> GatewayError {
+        if let Some(refusal) = &self.refused
+            && self.failed.is_empty()
+            && self.skipped.len() == self.refusals
+        {
+            return GatewayError::unsupported(refusal.param, refusal.message.clone());
+        }
         if self.failed.is_empty() {
             let retry_after = self.skipped.iter().filter_map(|(_, _, at)| *at).min();
             let message = format!("no upstream can take the request now: {}", self.skipped());

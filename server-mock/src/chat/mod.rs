@@ -2,10 +2,12 @@
 //! budgets, credit accounting and SSE streaming.
 
 mod answer;
+mod anthropic;
 pub mod breaker;
 pub mod catalogue;
 mod decode;
 mod failures;
+pub mod form;
 mod funds;
 #[cfg(test)]
 mod fuzz;
@@ -110,6 +112,9 @@ pub struct Platform {
     pub route_reason: String,
     pub credits_consumed: Credits,
     pub cost_saved_credits: Credits,
+    /// The provider's own finish reason, when chat completions has no word for it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub upstream_finish_reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub settlement: Option<Settlement>,
     /// The ledger entry's id (not shown).
@@ -180,6 +185,7 @@ impl Accounting {
             route_reason: self.reason.clone(),
             credits_consumed: consumed,
             cost_saved_credits: reference.saturating_sub(consumed),
+            upstream_finish_reason: None,
             settlement: None,
             usage_id,
         };
@@ -341,13 +347,20 @@ async fn complete(
 ) -> Response {
     let mut failures = Failures::default();
     for (i, (model, cap)) in route.candidates.into_iter().enumerate() {
+        let outgoing = match provider::prepare(model, cap, &checked.request, false) {
+            Ok(outgoing) => outgoing,
+            Err(refusal) => {
+                failures.refuse(model, refusal);
+                continue;
+            }
+        };
         let Some((reservation, mut attempt)) =
             funds.turn(i, model, &gateway.health, &mut failures).await
         else {
             continue;
         };
         let started = Instant::now();
-        let answer = provider::complete(model, cap, &checked.request).await;
+        let answer = provider::complete(model, cap, &checked.request, outgoing).await;
         timing.waited_since(started);
         match answer {
             Ok(answer) => {
@@ -371,6 +384,7 @@ async fn complete(
                 };
                 let paid = settlement.as_ref().map(Settlement::header);
                 platform.settlement = settlement;
+                platform.upstream_finish_reason = answer.finish.provider_reason.clone();
                 let mut response = Json(wire::Answer {
                     id: &id,
                     object: "chat.completion",
@@ -379,7 +393,7 @@ async fn complete(
                     choices: [wire::AnswerChoice {
                         index: 0,
                         message: &answer.message,
-                        finish_reason: &answer.finish_reason,
+                        finish_reason: &answer.finish.reason,
                     }],
                     usage: wire::Usage::new(&tokens),
                     platform: &platform,

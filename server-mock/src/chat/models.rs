@@ -164,6 +164,7 @@ pub async fn list(
             owned_by: match m.provider {
                 ProviderKind::Simulated => "tokctl-simulated".into(),
                 ProviderKind::Openai => "openai-compatible".into(),
+                ProviderKind::Anthropic => "anthropic".into(),
             },
             aliases: m.aliases.clone(),
             provider: m.provider,

@@ -12,10 +12,10 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use sse_core::{SseEvent, SseStream, SseStreamError};
 
-use super::answer::{Completion, Detail, Failure, Item, ItemStream};
+use super::answer::{self, Completion, Detail, Failure, Item, ItemStream};
+use super::form::Finish;
 use super::request::{ChatRequest, Message};
 use super::upstream::Reply;
-use super::wire;
 use crate::chat::catalogue::Model;
 
 /// Longest upstream error text quoted in our messages.
@@ -24,7 +24,7 @@ const QUOTE: usize = 200;
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Runs `work` within `model`'s time limit.
-async fn in_time<T>(
+pub(super) async fn in_time<T>(
     model: &Model,
     work: impl Future<Output = Result<T, Failure>>,
 ) -> Result<T, Failure> {
@@ -66,6 +66,12 @@ struct IncludeUsage {
     include_usage: bool,
 }
 
+/// The request's body for `model`'s upstream, asking for at most `cap` tokens.
+pub fn encode(model: &Model, cap: u32, request: &ChatRequest, stream: bool) -> Vec<u8> {
+    // Strings, numbers and JSON values always serialise.
+    serde_json::to_vec(&body(model, cap, request, stream)).unwrap_or_default()
+}
+
 fn body<'a>(
     model: &'a Model,
     cap: u32,
@@ -92,13 +98,11 @@ fn body<'a>(
 
 /// Sends `body` to `model`'s upstream; an answer that is not a success is a failure quoting
 /// what the upstream said.
-async fn send(model: &Model, body: &UpstreamRequest<'_>) -> Result<Reply, Failure> {
+pub(super) async fn send(model: &Model, body: Vec<u8>) -> Result<Reply, Failure> {
     let target = model
         .target
         .as_ref()
         .ok_or_else(|| Failure::other("the model has no upstream"))?;
-    let body =
-        serde_json::to_vec(body).map_err(|_| Failure::other("could not encode the request"))?;
     let reply = target.post(body).await?;
     if !reply.status.is_success() {
         let (status, retry_after) = (reply.status.as_u16(), reply.retry_after);
@@ -204,38 +208,26 @@ fn first<'c, 'a>(choices: &'c [UpstreamChoice<'a>]) -> Option<&'c UpstreamChoice
     choices.iter().find(|choice| choice.index == 0)
 }
 
-/// A whole completion.
-pub async fn complete(
-    model: &Model,
-    cap: u32,
-    request: &ChatRequest,
-) -> Result<Completion, Failure> {
-    let bytes = in_time(model, async {
-        send(model, &body(model, cap, request, false))
-            .await?
-            .bytes()
-            .await
-    })
-    .await?;
+/// A whole completion, asked for with `body` ([`encode`]).
+pub async fn complete(model: &Model, body: Vec<u8>) -> Result<Completion, Failure> {
+    let bytes = in_time(model, async { send(model, body).await?.bytes().await }).await?;
     let answer: UpstreamAnswer = serde_json::from_slice(&bytes)
         .map_err(|err| Failure::invalid(format!("the upstream answer could not be read: {err}")))?;
     let choice = first(&answer.choices)
         .ok_or_else(|| Failure::invalid("the upstream answer has no choices"))?;
-    let message = choice
-        .message
-        .map_or_else(|| wire::assistant(""), RawValue::to_owned);
+    let message = match choice.message {
+        Some(message) => message.to_owned(),
+        None => RawValue::from_string(r#"{"role":"assistant","content":""}"#.into())
+            .map_err(|_| Failure::invalid("the upstream answer has no message"))?,
+    };
     let usage = UpstreamUsage::read(answer.usage);
     let usage = usage.as_ref();
     let completion_tokens = usage
         .and_then(|u| u.completion_tokens)
         .unwrap_or_else(|| estimate(&message));
     Ok(Completion {
-        finish_reason: choice
-            .finish_reason
-            .as_deref()
-            .unwrap_or("stop")
-            .to_string(),
-        message,
+        finish: Finish::plain(choice.finish_reason.as_deref().unwrap_or("stop")),
+        message: answer::Message::Raw(message),
         prompt_tokens: usage.and_then(|u| u.prompt_tokens),
         completion_tokens,
         detail: usage.map(UpstreamUsage::detail).unwrap_or_default(),
@@ -245,22 +237,26 @@ pub async fn complete(
 /// A stream of deltas; the connection closes when it is dropped. Its first item, like the
 /// answer's head, must come within the model's time limit: an upstream that sends its headers
 /// and then nothing (or only keep-alives) has timed out, and the next candidate is tried.
-pub async fn stream(model: &Model, cap: u32, request: &ChatRequest) -> Result<ItemStream, Failure> {
+pub async fn stream(model: &Model, body: Vec<u8>) -> Result<ItemStream, Failure> {
     in_time(model, async {
-        let reply = send(model, &body(model, cap, request, true)).await?;
-        let mut items = items(reply.stream());
-        match items.next().await {
-            Some(Ok(first)) => {
-                let first = futures::stream::once(async { Ok(first) });
-                Ok(Box::pin(first.chain(items)) as ItemStream)
-            }
-            Some(Err(failure)) => Err(failure),
-            None => Err(Failure::invalid(
-                "the upstream ended its stream before answering",
-            )),
-        }
+        let reply = send(model, body).await?;
+        first_item(items(reply.stream())).await
     })
     .await
+}
+
+/// `items` once its first item is there: a failure or an end before it is the stream's failure.
+pub(super) async fn first_item(mut items: ItemStream) -> Result<ItemStream, Failure> {
+    match items.next().await {
+        Some(Ok(first)) => {
+            let first = futures::stream::once(async { Ok(first) });
+            Ok(Box::pin(first.chain(items)) as ItemStream)
+        }
+        Some(Err(failure)) => Err(failure),
+        None => Err(Failure::invalid(
+            "the upstream ended its stream before answering",
+        )),
+    }
 }
 
 /// The deltas, finish reasons, usage and failures an upstream's SSE body holds, in order.
@@ -315,7 +311,7 @@ fn chunk_items(data: &str) -> Items {
         .map(|delta| Ok(Item::Delta(delta.to_owned())));
     let finish = choice
         .and_then(|c| c.finish_reason.as_deref())
-        .map(|reason| Ok(Item::Finish(reason.to_string())));
+        .map(|reason| Ok(Item::Finish(Finish::plain(reason))));
     let usage = UpstreamUsage::read(chunk.usage).map(|usage| {
         Ok(Item::Usage {
             prompt: usage.prompt_tokens,

@@ -1,11 +1,37 @@
-//! Asks the provider of a model: the simulated one built in, or an OpenAI-compatible upstream.
+//! Asks the provider of a model: the simulated one built in, an OpenAI-compatible upstream (the
+//! client's request as it came), or Anthropic (the request through the internal form). Each
+//! answers in the internal form's terms (`answer.rs`).
 
 use std::time::Duration;
 
 use super::answer::{Completion, Failure, ItemStream};
 use super::catalogue::{Model, ProviderKind};
+use super::form::Refusal;
 use super::request::ChatRequest;
-use super::{openai, simulated};
+use super::{anthropic, openai, simulated};
+
+/// What is sent to a model's provider, made before it is tried.
+pub enum Outgoing {
+    /// The simulated model reads the request itself.
+    Simulated,
+    /// The body of the upstream request.
+    Body(Vec<u8>),
+}
+
+/// What `request` becomes for `model`, asking for at most `cap` tokens; `Err` when `model`'s
+/// provider cannot take it (the model is then not tried).
+pub fn prepare(
+    model: &Model,
+    cap: u32,
+    request: &ChatRequest,
+    stream: bool,
+) -> Result<Outgoing, Refusal> {
+    Ok(match model.provider {
+        ProviderKind::Simulated => Outgoing::Simulated,
+        ProviderKind::Openai => Outgoing::Body(openai::encode(model, cap, request, stream)),
+        ProviderKind::Anthropic => Outgoing::Body(anthropic::encode(model, cap, request, stream)?),
+    })
+}
 
 /// Asks `model` for a whole completion of at most `cap` tokens. `Err` means it failed before
 /// producing anything, so another model may be tried.
@@ -13,10 +39,12 @@ pub async fn complete(
     model: &Model,
     cap: u32,
     request: &ChatRequest,
+    outgoing: Outgoing,
 ) -> Result<Completion, Failure> {
-    match model.provider {
-        ProviderKind::Simulated => Ok(simulated::complete(model, cap, request)),
-        ProviderKind::Openai => openai::complete(model, cap, request).await,
+    match (model.provider, outgoing) {
+        (_, Outgoing::Simulated) => Ok(simulated::complete(model, cap, request)),
+        (ProviderKind::Anthropic, Outgoing::Body(body)) => anthropic::complete(model, body).await,
+        (_, Outgoing::Body(body)) => openai::complete(model, body).await,
     }
 }
 
@@ -27,9 +55,11 @@ pub async fn stream(
     model: &Model,
     cap: u32,
     request: &ChatRequest,
+    outgoing: Outgoing,
 ) -> Result<ItemStream, Failure> {
-    match model.provider {
-        ProviderKind::Simulated => Ok(simulated::stream(model, cap, request, sim_token_delay)),
-        ProviderKind::Openai => openai::stream(model, cap, request).await,
+    match (model.provider, outgoing) {
+        (_, Outgoing::Simulated) => Ok(simulated::stream(model, cap, request, sim_token_delay)),
+        (ProviderKind::Anthropic, Outgoing::Body(body)) => anthropic::stream(model, body).await,
+        (_, Outgoing::Body(body)) => openai::stream(model, body).await,
     }
 }

@@ -147,6 +147,7 @@ pub fn describe(document: &mut Value) {
             "route_reason": {"type": "string", "description": "Why this model, in words, and which failed before it"},
             "credits_consumed": credits("Exact decimal, to the nano-credit"),
             "cost_saved_credits": credits("What the highest-quality model would have cost, minus credits_consumed; exact"),
+            "upstream_finish_reason": {"type": "string", "description": "The provider's own reason the answer ended, when it is one chat completions has no word for (finish_reason is then stop)"},
             "settlement": {
                 "type": "object",
                 "description": "For a request paid with x402: what was settled. `pending` is retried until settled or the authorization runs out.",

@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use futures::StreamExt;
 
-use super::answer::{Completion, Detail, Item, ItemStream};
+use super::answer::{Completion, Detail, Item, ItemStream, Message};
+use super::form::{Finish, Said};
 use super::request::{ChatRequest, content_text};
-use super::wire;
 use crate::chat::catalogue::Model;
 
 const WORDS: &[&str] = &[
@@ -59,8 +59,11 @@ fn pieces(model: &Model, cap: u32, request: &ChatRequest) -> (Vec<String>, &'sta
 pub fn complete(model: &Model, cap: u32, request: &ChatRequest) -> Completion {
     let (pieces, finish) = pieces(model, cap, request);
     Completion {
-        message: wire::assistant(&pieces.concat()),
-        finish_reason: finish.into(),
+        message: Message::Said(Said {
+            text: pieces.concat(),
+            ..Said::default()
+        }),
+        finish: Finish::plain(finish),
         prompt_tokens: None,
         completion_tokens: pieces.len() as u64,
         detail: Detail::default(),
@@ -75,10 +78,10 @@ pub fn stream(model: &Model, cap: u32, request: &ChatRequest, delay: Duration) -
         if !delay.is_zero() {
             tokio::time::sleep(delay).await;
         }
-        Ok(Item::Delta(wire::raw(&Text { content: &piece })))
+        Ok(Item::Text(piece))
     });
     let end = futures::stream::iter([
-        Ok(Item::Finish(finish.to_string())),
+        Ok(Item::Finish(Finish::plain(finish))),
         Ok(Item::Usage {
             prompt: None,
             completion,
@@ -86,12 +89,6 @@ pub fn stream(model: &Model, cap: u32, request: &ChatRequest, delay: Duration) -
         }),
     ]);
     Box::pin(deltas.chain(end))
-}
-
-/// A delta carrying text.
-#[derive(serde::Serialize)]
-struct Text<'a> {
-    content: &'a str,
 }
 
 fn fnv1a(bytes: &[u8]) -> u64 {

@@ -17,6 +17,7 @@ use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 
 use super::answer::{Detail, Failure, Item, ItemStream, Tokens};
+use super::form::Finish;
 use super::funds::{Funds, Reserved};
 use super::health::Attempt;
 use super::provider;
@@ -48,13 +49,22 @@ pub async fn respond(
 ) -> Response {
     let mut failures = Failures::default();
     for (i, (model, cap)) in route.candidates.into_iter().enumerate() {
+        let outgoing = match provider::prepare(model, cap, &checked.request, true) {
+            Ok(outgoing) => outgoing,
+            Err(refusal) => {
+                failures.refuse(model, refusal);
+                continue;
+            }
+        };
         let Some((reservation, mut attempt)) =
             funds.turn(i, model, &gateway.health, &mut failures).await
         else {
             continue;
         };
         let started = std::time::Instant::now();
-        let opened = provider::stream(gateway.sim_token_delay, model, cap, &checked.request).await;
+        let request = &checked.request;
+        let delay = gateway.sim_token_delay;
+        let opened = provider::stream(delay, model, cap, request, outgoing).await;
         let first = match opened {
             Ok(mut upstream) => match upstream.next().await {
                 Some(Ok(item)) => Ok((item, upstream)),
@@ -148,7 +158,7 @@ struct Relay {
     started: bool,
     /// Deltas sent so far.
     pieces: u64,
-    finish: Option<String>,
+    finish: Option<Finish>,
     /// Prompt and completion tokens the upstream reported, and what it said of them.
     reported: Option<(Option<u64>, u64, Detail)>,
     /// What is left to send after the upstream ended: final chunk, usage, `[DONE]`.
@@ -159,7 +169,7 @@ struct Relay {
     /// An x402 payment still to finish (settle `upto` for what the answer cost).
     payment: Option<Payment>,
     /// The final chunk's `platform` and finish reason, sent once the payment is finished.
-    closing: Option<(Platform, String)>,
+    closing: Option<(Platform, Finish)>,
     /// What the answer was billed, once it was.
     charged: Option<Charged>,
 }
@@ -207,6 +217,30 @@ impl Relay {
                     self.pieces += 1;
                     return Some(self.delta(Delta::Raw(&delta)));
                 }
+                Some(Ok(Item::Text(text))) => {
+                    self.pieces += 1;
+                    return Some(self.delta(Delta::Text(&text)));
+                }
+                Some(Ok(Item::Reasoning(text))) => {
+                    self.pieces += 1;
+                    return Some(self.delta(Delta::Reasoning(&text)));
+                }
+                Some(Ok(Item::ToolCall { index, id, name })) => {
+                    self.pieces += 1;
+                    let delta = Delta::ToolCall {
+                        index,
+                        id: &id,
+                        name: &name,
+                    };
+                    return Some(self.delta(delta));
+                }
+                Some(Ok(Item::ToolArguments { index, piece })) => {
+                    self.pieces += 1;
+                    return Some(self.delta(Delta::ToolArguments {
+                        index,
+                        piece: &piece,
+                    }));
+                }
                 Some(Ok(Item::Finish(reason))) => self.finish = Some(reason),
                 Some(Ok(Item::Usage {
                     prompt,
@@ -231,12 +265,13 @@ impl Relay {
             (Some(payment), Some(charged)) => Some(payment.finish(charged).await),
             _ => None,
         };
-        if let Some((mut platform, reason)) = self.closing.take() {
+        if let Some((mut platform, finish)) = self.closing.take() {
             platform.settlement = settlement;
+            platform.upstream_finish_reason = finish.provider_reason;
             let last = ChunkChoice {
                 index: 0,
                 delta: Delta::Empty,
-                finish_reason: Some(&reason),
+                finish_reason: Some(&finish.reason),
             };
             let chunk = self.chunk(&[last], None, Some(&platform));
             self.tail.push_front(chunk);
@@ -265,9 +300,9 @@ impl Relay {
         let tokens = self.counts(true);
         self.attempt.finished(tokens.completion);
         let platform = self.settle(&tokens);
-        let reason = self.finish.take().unwrap_or_else(|| "stop".into());
+        let finish = self.finish.take().unwrap_or_else(|| Finish::plain("stop"));
         // The final chunk goes first, once the payment is finished (`next_event`).
-        self.closing = Some((platform, reason));
+        self.closing = Some((platform, finish));
         if self.include_usage {
             let usage = Usage::new(&tokens);
             self.tail.push_back(self.chunk(&[], Some(usage), None));

@@ -7,7 +7,8 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::value::RawValue;
 
 use super::Platform;
-use super::answer::Tokens;
+use super::answer::{Message, Tokens};
+use super::form::Said;
 
 /// OpenAI's `usage` object; the details only when the provider reported cached or reasoning
 /// tokens.
@@ -79,7 +80,7 @@ pub struct Answer<'a> {
 #[derive(serde::Serialize)]
 pub struct AnswerChoice<'a> {
     pub index: u32,
-    pub message: &'a RawValue,
+    pub message: &'a Message,
     pub finish_reason: &'a str,
 }
 
@@ -109,8 +110,21 @@ pub struct ChunkChoice<'a> {
 pub enum Delta<'a> {
     /// The opening delta: `{"role": "assistant", "content": ""}`.
     Opening,
-    /// A delta as the provider gave it (text in `content`, or tool calls).
+    /// A delta as an OpenAI-compatible upstream gave it (text in `content`, or tool calls).
     Raw(&'a RawValue),
+    /// `{"content": ...}`.
+    Text(&'a str),
+    /// `{"reasoning_content": ...}`.
+    Reasoning(&'a str),
+    /// A tool call's first delta: its index, id, `"type": "function"`, the name and empty
+    /// arguments.
+    ToolCall {
+        index: u32,
+        id: &'a str,
+        name: &'a str,
+    },
+    /// A piece of tool call `index`'s arguments.
+    ToolArguments { index: u32, piece: &'a str },
     /// `{}`, in the final chunk.
     Empty,
 }
@@ -125,28 +139,120 @@ impl Serialize for Delta<'_> {
                 map.serialize_entry("content", "")?;
                 map.end()
             }
+            Delta::Text(text) => single(serializer, "content", text),
+            Delta::Reasoning(text) => single(serializer, "reasoning_content", text),
+            Delta::ToolCall { index, id, name } => {
+                let call = CallDelta {
+                    index: *index,
+                    id: Some(id),
+                    kind: Some("function"),
+                    function: FunctionDelta {
+                        name: Some(name),
+                        arguments: "",
+                    },
+                };
+                single(serializer, "tool_calls", &[call])
+            }
+            Delta::ToolArguments { index, piece } => {
+                let call = CallDelta {
+                    index: *index,
+                    id: None,
+                    kind: None,
+                    function: FunctionDelta {
+                        name: None,
+                        arguments: piece,
+                    },
+                };
+                single(serializer, "tool_calls", &[call])
+            }
             Delta::Empty => serializer.serialize_map(Some(0))?.end(),
         }
     }
 }
 
-/// An assistant message with `content`, as raw JSON.
-pub fn assistant(content: &str) -> Box<RawValue> {
-    #[derive(serde::Serialize)]
-    struct Message<'a> {
-        role: &'static str,
-        content: &'a str,
-    }
-    raw(&Message {
-        role: "assistant",
-        content,
-    })
+fn single<S: Serializer>(
+    serializer: S,
+    key: &str,
+    value: &(impl Serialize + ?Sized),
+) -> Result<S::Ok, S::Error> {
+    let mut map = serializer.serialize_map(Some(1))?;
+    map.serialize_entry(key, value)?;
+    map.end()
 }
 
-/// `value` as raw JSON text. Strings, numbers and maps of them always serialise, so the `null`
-/// fallback is never written.
-pub fn raw(value: &impl Serialize) -> Box<RawValue> {
-    serde_json::value::to_raw_value(value).unwrap_or_else(|_| RawValue::NULL.to_owned())
+/// One entry of a delta's `tool_calls`.
+#[derive(serde::Serialize)]
+struct CallDelta<'a> {
+    index: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<&'a str>,
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    kind: Option<&'static str>,
+    function: FunctionDelta<'a>,
+}
+
+#[derive(serde::Serialize)]
+struct FunctionDelta<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<&'a str>,
+    arguments: &'a str,
+}
+
+impl Serialize for Message {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Message::Raw(raw) => raw.serialize(serializer),
+            Message::Said(said) => SaidMessage::new(said).serialize(serializer),
+        }
+    }
+}
+
+/// What a provider said, as chat completions' assistant `message`: `content` is null only
+/// when there are tool calls and no text.
+#[derive(serde::Serialize)]
+struct SaidMessage<'a> {
+    role: &'static str,
+    content: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning_content: Option<&'a str>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tool_calls: Vec<ToolCallOut<'a>>,
+}
+
+impl<'a> SaidMessage<'a> {
+    fn new(said: &'a Said) -> Self {
+        let calls = &said.tool_calls;
+        SaidMessage {
+            role: "assistant",
+            content: (!said.text.is_empty() || calls.is_empty()).then_some(&said.text),
+            reasoning_content: said.reasoning.as_deref(),
+            tool_calls: calls
+                .iter()
+                .map(|call| ToolCallOut {
+                    id: &call.id,
+                    kind: "function",
+                    function: FunctionOut {
+                        name: &call.name,
+                        arguments: &call.arguments,
+                    },
+                })
+                .collect(),
+        }
+    }
+}
+
+#[derive(serde::Serialize)]
+struct ToolCallOut<'a> {
+    id: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: FunctionOut<'a>,
+}
+
+#[derive(serde::Serialize)]
+struct FunctionOut<'a> {
+    name: &'a str,
+    arguments: &'a str,
 }
 
 /// Server-sent events, one `data:` event per payload, as one body frame. A payload with line

@@ -34,6 +34,16 @@ impl GatewayError {
         }
     }
 
+    /// 400 `invalid_request_error`, code `unsupported_parameter`: the model routed to cannot
+    /// take `param` (named when it is one of the API's parameters, else empty).
+    pub fn unsupported(param: &'static str, message: impl Into<String>) -> Self {
+        GatewayError {
+            code: Some("unsupported_parameter"),
+            param: (!param.is_empty()).then_some(param),
+            ..GatewayError::invalid("", message)
+        }
+    }
+
     /// 404 `model_not_found`.
     pub fn model_not_found(model: &str) -> Self {
         GatewayError {

@@ -1,4 +1,4 @@
-//! How the `openai` provider reaches its upstreams: plain HTTP over our own pooled connections
+//! How the `openai` and `anthropic` providers reach their upstreams: plain HTTP over our own pooled connections
 //! (`plain`), HTTPS through reqwest with rustls, the platform's trust roots and, per model, a
 //! private CA (`https`). Either way the answer arrives as bytes, whole or as a stream, and a
 //! hung-up stream closes its connection. A failure says what failed ([`crate::outbound`]).
@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use futures::{Stream, StreamExt};
-use hyper::header::HeaderValue;
+use hyper::header::{AUTHORIZATION, HeaderName, HeaderValue};
 use hyper::{StatusCode, Uri};
 
 use super::answer::Failure;
@@ -24,11 +24,21 @@ const READ_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Where a model's requests go, worked out once when the catalogue is loaded.
 pub struct Target {
-    /// The full `.../chat/completions` URL.
+    /// The full URL (`.../chat/completions`, `.../v1/messages`).
     url: String,
     transport: Transport,
-    /// The `Authorization` value, or why there is none (its variable is unset).
-    auth: Option<Result<HeaderValue, String>>,
+    /// The headers every request carries (the key's among them, marked sensitive), or why
+    /// they cannot be made (the key's variable is unset).
+    headers: Result<Vec<(HeaderName, HeaderValue)>, String>,
+}
+
+/// How a provider presents its key.
+#[derive(Debug, Clone, Copy)]
+pub enum KeyHeader {
+    /// `Authorization: Bearer KEY`.
+    Bearer,
+    /// `x-api-key: KEY`.
+    ApiKey,
 }
 
 enum Transport {
@@ -43,15 +53,18 @@ impl std::fmt::Debug for Target {
 }
 
 impl Target {
-    /// The target for an upstream at `base_url` (e.g. `http://127.0.0.1:8000/v1`), keyed with
-    /// the variable `api_key_env` names, if any; an `https` upstream is also trusted when its
-    /// certificate chains to one in `ca_file` (PEM).
+    /// The target `path` under an upstream at `base_url` (e.g. `http://127.0.0.1:8000/v1`),
+    /// keyed as `key` says with the variable `api_key_env` names, if any, and carrying
+    /// `headers`; an `https` upstream is also trusted when its certificate chains to one in
+    /// `ca_file` (PEM).
     pub fn new(
         base_url: &str,
-        api_key_env: Option<&str>,
+        path: &str,
+        (key, api_key_env): (KeyHeader, Option<&str>),
+        headers: Vec<(HeaderName, HeaderValue)>,
         ca_file: Option<&Path>,
     ) -> anyhow::Result<Self> {
-        let url = format!("{}/chat/completions", base_url.trim_end_matches('/'));
+        let url = format!("{}{path}", base_url.trim_end_matches('/'));
         let uri: Uri = url
             .parse()
             .map_err(|_| anyhow::anyhow!("base_url {base_url:?} is not a URL"))?;
@@ -66,32 +79,41 @@ impl Target {
             }
             _ => anyhow::bail!("base_url {base_url:?} must be an http or https URL"),
         };
-        let auth = api_key_env.map(|var| match std::env::var(var) {
-            Ok(key) => HeaderValue::from_str(&format!("Bearer {key}"))
-                .map(|mut value| {
-                    value.set_sensitive(true);
-                    value
-                })
-                .map_err(|_| format!("{var} holds characters a header cannot carry")),
-            Err(_) => Err(format!("{var} is not set")),
-        });
+        let keyed = match api_key_env {
+            None => Ok(None),
+            Some(var) => match std::env::var(var) {
+                Ok(secret) => {
+                    let (name, value) = match key {
+                        KeyHeader::Bearer => (AUTHORIZATION, format!("Bearer {secret}")),
+                        KeyHeader::ApiKey => (HeaderName::from_static("x-api-key"), secret),
+                    };
+                    HeaderValue::from_str(&value)
+                        .map(|mut value| {
+                            value.set_sensitive(true);
+                            Some((name, value))
+                        })
+                        .map_err(|_| format!("{var} holds characters a header cannot carry"))
+                }
+                Err(_) => Err(format!("{var} is not set")),
+            },
+        };
+        let headers = keyed.map(|key| key.into_iter().chain(headers).collect());
         Ok(Target {
             url,
             transport,
-            auth,
+            headers,
         })
     }
 
     /// POSTs a JSON `body`; resolves once the answer's head has arrived.
     pub async fn post(&self, body: Vec<u8>) -> Result<Reply, Failure> {
-        let auth = match &self.auth {
-            None => None,
-            Some(Ok(value)) => Some(value),
-            Some(Err(why)) => return Err(Failure::other(why.clone())),
+        let headers = match &self.headers {
+            Ok(headers) => headers,
+            Err(why) => return Err(Failure::other(why.clone())),
         };
         match &self.transport {
-            Transport::Plain(plain) => plain.post(auth, body).await,
-            Transport::Https(client) => https::post(client, &self.url, auth, body).await,
+            Transport::Plain(plain) => plain.post(headers, body).await,
+            Transport::Https(client) => https::post(client, &self.url, headers, body).await,
         }
     }
 }

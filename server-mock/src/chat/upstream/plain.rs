@@ -13,7 +13,7 @@ use futures::Stream;
 use http_body_util::Full;
 use hyper::body::{Body as _, Incoming};
 use hyper::client::conn::http1;
-use hyper::header::{AUTHORIZATION, CONTENT_TYPE, HOST, HeaderValue, RETRY_AFTER};
+use hyper::header::{CONTENT_TYPE, HOST, HeaderName, HeaderValue, RETRY_AFTER};
 use hyper::{Request, Uri};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
@@ -57,7 +57,7 @@ impl Plain {
     /// POSTs a JSON `body`; resolves once the answer's head has arrived.
     pub async fn post(
         self: &Arc<Self>,
-        auth: Option<&HeaderValue>,
+        headers: &[(HeaderName, HeaderValue)],
         body: Vec<u8>,
     ) -> Result<Reply, Failure> {
         let body = Bytes::from(body);
@@ -70,8 +70,8 @@ impl Plain {
                 .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
                 .body(Full::new(body.clone()))
                 .map_err(|_| Failure::other("could not build the upstream request"))?;
-            if let Some(auth) = auth {
-                request.headers_mut().insert(AUTHORIZATION, auth.clone());
+            for (name, value) in headers {
+                request.headers_mut().insert(name.clone(), value.clone());
             }
             // Queueing the request must not wake this task: the connection sees a waker that
             // does nothing until `drive` polls it for real.

@@ -1,0 +1,46 @@
+"""Mutations of the Anthropic mapping (issue 37): each breaks one rule; `bench/mutate.py` shows
+that the named tests then fail. (name, file, text, replacement, cargo test arguments)
+"""
+
+S = "server-mock/src/chat/"
+T = "--test anthropic"
+M = [
+ ("developer message -> system", S+"form/chat.rs", '"system" | "developer" =>', '"system" =>', T),
+ ("empty text parts dropped", S+"form/chat.rs", 'Some("") => {}\n', 'Some("") => parts.push(Part::Text(String::new())),\n', T),
+ ("max_tokens always sent as the cap", S+"anthropic/request.rs", "max_tokens: cap,", "max_tokens: 1024,", T),
+ ("stop -> stop_sequences", S+"anthropic/request.rs", "    stop_sequences: &'a [String],", "    #[serde(rename = \"stop\")]\n    stop_sequences: &'a [String],", T),
+ ("user -> metadata.user_id", S+"anthropic/request.rs", "metadata: form.user.as_deref().map(|user_id| Metadata { user_id }),", "metadata: None::<Metadata>,", T),
+ ("temperature checked 0..1", S+"anthropic/request.rs", "!(0.0..=1.0).contains(&t)", "!(0.0..=2.0).contains(&t)", T),
+ ("unknown parameters refused", S+"anthropic/request.rs", "            _ => false,", "            _ => true,", T),
+ ("seed refused (not in the neutral list)", S+"anthropic/request.rs", '"n" => value.is_null() || value.as_u64() == Some(1),', '"n" | "seed" => value.is_null() || value.as_u64() == Some(1) || name == "seed",', T),
+ ("tools -> input_schema", S+"anthropic/request.rs", "    input_schema: &'a Value,", "    #[serde(rename = \"parameters\")]\n    input_schema: &'a Value,", T),
+ ("tool_choice required -> any", S+"anthropic/request.rs", 'Some(ToolChoice::Required) => ("any", None),', 'Some(ToolChoice::Required) => ("auto", None),', T),
+ ("tool_choice none -> none", S+"anthropic/request.rs", 'Some(ToolChoice::None) => ("none", None),', 'Some(ToolChoice::None) => ("auto", None),', T),
+ ("parallel_tool_calls false -> disable_parallel_tool_use", S+"anthropic/request.rs", "let single = form.parallel_tool_calls == Some(false);", "let single = false;", T),
+ ("tool_call arguments must be an object", S+"form/chat.rs", "Ok(Value::Object(input)) => input,", "Ok(Value::Object(input)) => input,\n        Ok(_) => Map::new(),", T),
+ ("consecutive turns merged (tool results one user turn)", S+"anthropic/request.rs", "Some(last) if last.role == role =>", "Some(last) if last.role == role && false =>", T),
+ ("data URI -> base64 source", S+"form/chat.rs", "media_type: media_type.to_string(),", "media_type: \"image/jpeg\".to_string(),", T),
+ ("http(s) URL -> url source", S+"anthropic/request.rs", "Source::Url { url }", "Source::Base64 { media_type: \"url\", data: url }", T),
+ ("json_schema -> output_config where supported", S+"anthropic/request.rs", "if model.structured_outputs =>", "if model.structured_outputs && false =>", T),
+ ("sampling_parameters = false refuses them", S+"anthropic/request.rs", "    if model.sampling_parameters {\n        return Ok((form.temperature, form.top_p));", "    if true {\n        return Ok((form.temperature, form.top_p));", T),
+ ("answer text blocks joined", S+"anthropic/reply.rs", "Block::Text { text } => said.text.push_str(text),", "Block::Text { text } => said.text = text.clone(),", T),
+ ("tool_use input -> JSON arguments", S+"anthropic/reply.rs", ".map_or_else(|| \"{}\".to_string(), Value::to_string),", ".map_or_else(|| \"{}\".to_string(), |_| \"{}\".to_string()),", T),
+ ("thinking kept apart", S+"anthropic/reply.rs", "said.reasoning.get_or_insert_default().push_str(thinking);", "said.text.push_str(thinking);", T),
+ ("max_tokens -> length", S+"anthropic/reply.rs", 'Some("max_tokens") => Finish::plain("length"),', 'Some("max_tokens") => Finish::plain("stop"),', T),
+ ("refusal -> content_filter", S+"anthropic/reply.rs", 'Some("refusal") => Finish::plain("content_filter"),', 'Some("refusal") => Finish::plain("stop"),', T),
+ ("tool_use -> tool_calls", S+"anthropic/reply.rs", 'Some("tool_use") => Finish::plain("tool_calls"),', 'Some("tool_use") => Finish::plain("stop"),', T),
+ ("new stop reason kept in platform", S+"anthropic/reply.rs", "provider_reason: Some(other.to_string()),", "provider_reason: None,", T),
+ ("prompt_tokens count the cache", S+"anthropic/reply.rs", "Some(input + cached)", "Some(input + cached * 0)", T),
+ ("cached_tokens = cache reads", S+"anthropic/reply.rs", "cache_read: self.cache_read_input_tokens.unwrap_or(0),", "cache_read: 0,", T),
+ ("a stream's tool index is its place among calls", S+"anthropic/reply.rs", "let index = self.tools.len() as u32;", "let index = event.index.unwrap_or(0) as u32;", T),
+ ("input_json_delta -> argument pieces", S+"anthropic/reply.rs", 'Some("input_json_delta") => {', 'Some("input_json_deltas") => {', T),
+ ("message_delta output count is cumulative", S+"anthropic/reply.rs", "output_tokens: later.output_tokens.or(self.output_tokens),", "output_tokens: self.output_tokens.or(later.output_tokens),", T),
+ ("ping ignored", S+"anthropic/reply.rs", '            "error" => {', '            "error" | "ping" => {', T),
+ ("an error event is a failure (before and after content)", S+"anthropic/reply.rs", '                [Some(Err(failure(&error))), None]', '                let _ = failure(&error);\n                [None, None]', T),
+ ("a 529 counts against the circuit", S+"answer.rs", "!matches!(self.status, Some(s @ 400..=499) if s != 408 && s != 429)", "!matches!(self.status, Some(s @ 400..=499) if s != 408 && s != 429) && self.status != Some(529)", T),
+ ("a 400 counts for nothing", S+"answer.rs", "!matches!(self.status, Some(s @ 400..=499) if s != 408 && s != 429)", "true", T),
+ ("x-api-key carries the key", S+"upstream/mod.rs", 'KeyHeader::ApiKey => (HeaderName::from_static("x-api-key"), secret),', 'KeyHeader::ApiKey => (HeaderName::from_static("x-key"), secret),', T),
+ ("anthropic-version sent", S+"catalogue.rs", 'HeaderName::from_static("anthropic-version")', 'HeaderName::from_static("anthropic-versions")', T),
+ ("anthropic-beta joined by commas", S+"catalogue.rs", 'model.anthropic_beta.join(",")', 'model.anthropic_beta.join(";")', T),
+ ("a stream's new finish reason kept in platform", S+"stream.rs", "            platform.upstream_finish_reason = finish.provider_reason;\n", "", T),
+]
