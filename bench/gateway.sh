@@ -11,8 +11,9 @@
 # over the upstream at 2,000 req/s, whole and streamed, and the ceiling at 32 connections; it
 # prints each round and the medians, with each build's difference from the first, then stops.
 # TAIL=only runs the low-load part alone (with BASELINE or AB, for each build in turn).
+# ANTHROPIC=only runs only the load to an Anthropic model (see anthropic_beside).
 #
-# Usage: [ROUNDS=3] [IDLE=poll] [BASELINE=BIN] [AB=metrics] [TAIL=only] bench/gateway.sh [SECONDS_PER_RUN]
+# Usage: [ROUNDS=3] [IDLE=poll] [BASELINE=BIN] [AB=metrics] [TAIL=only] [ANTHROPIC=only] bench/gateway.sh [SECONDS_PER_RUN]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
@@ -126,6 +127,11 @@ median() {
   local col=$1; shift
   printf '%s\n' "$@" | awk -v c="$col" '{print $c}' | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'
 }
+if [ "${ANTHROPIC:-}" = only ]; then
+  echo "machine: $(nproc) cores, $idle; oha -c 32, ${secs}s per run, $rounds rounds" >&2
+  anthropic_beside
+  exit 0
+fi
 # A/B: this build beside others, in ROUNDS of one run of each, the order rotating from round to
 # round. AB=metrics adds this build again with --metrics-listen (scraped every 5 s, as Prometheus
 # would); BASELINE adds an older build. Prints each round and the medians, then stops.

@@ -43,4 +43,6 @@ M = [
  ("anthropic-version sent", S+"catalogue.rs", 'HeaderName::from_static("anthropic-version")', 'HeaderName::from_static("anthropic-versions")', T),
  ("anthropic-beta joined by commas", S+"catalogue.rs", 'model.anthropic_beta.join(",")', 'model.anthropic_beta.join(";")', T),
  ("a stream's new finish reason kept in platform", S+"stream.rs", "            platform.upstream_finish_reason = finish.provider_reason;\n", "", T),
+ ("form -> chat completions keeps what the form has no place for", S+"form/to_chat.rs", "body.entry(key.clone()).or_insert_with(|| value.clone());", "let _ = (key, value);", "--lib form"),
+ ("form -> chat completions: tool results as tool messages", S+"form/to_chat.rs", '"role": "tool", "tool_call_id": call_id,', '"role": "user", "tool_call_id": call_id,', "--lib form"),
 ]

@@ -2,6 +2,8 @@
 //! kept apart, `tool_use` blocks as tool calls), and a stream's events as `Item`s, in order.
 //! Usage counts every prompt token: Anthropic's `input_tokens` leaves out the cached ones.
 
+use std::borrow::Cow;
+
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -153,23 +155,43 @@ impl Answer {
     }
 }
 
-/// One streamed event's fields the gateway reads.
+/// One streamed event's fields the gateway reads, borrowed from its data where they hold no
+/// escapes (no JSON tree is built for an event).
 #[derive(Deserialize)]
-struct Event {
-    #[serde(rename = "type")]
-    kind: String,
+struct Event<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
     #[serde(default)]
     index: Option<u64>,
     #[serde(default)]
     message: Option<StartMessage>,
-    #[serde(default)]
-    content_block: Option<Value>,
-    #[serde(default)]
-    delta: Option<Value>,
+    #[serde(default, borrow)]
+    content_block: Option<Fields<'a>>,
+    #[serde(default, borrow)]
+    delta: Option<Fields<'a>>,
     #[serde(default)]
     usage: Option<Usage>,
     #[serde(default)]
     error: Option<ErrorBody>,
+}
+
+/// The fields of an event's content block or delta the gateway reads.
+#[derive(Deserialize, Default)]
+struct Fields<'a> {
+    #[serde(rename = "type", default, borrow)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    text: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    thinking: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    partial_json: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    stop_reason: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize)]
@@ -199,6 +221,11 @@ pub struct Decoder {
 /// What one event gives, in order: up to two items (a finish reason and usage), or a failure.
 pub type Items = [Option<Result<Item, Failure>>; 2];
 
+/// Text that is there and not empty, owned.
+fn some(text: Option<Cow<'_, str>>) -> Option<String> {
+    text.filter(|t| !t.is_empty()).map(Cow::into_owned)
+}
+
 impl Decoder {
     /// The items of the event whose data is `data`.
     pub fn read(&mut self, data: &str) -> Items {
@@ -209,15 +236,8 @@ impl Decoder {
                 return [Some(Err(Failure::invalid(why))), None];
             }
         };
-        let one = |item: Item| [Some(Ok(item)), None];
-        let str_of = |value: &Option<Value>, field: &str| {
-            value
-                .as_ref()
-                .and_then(|v| v.get(field))
-                .and_then(Value::as_str)
-                .map(str::to_string)
-        };
-        match event.kind.as_str() {
+        let one = |item: Option<Item>| [item.map(Ok), None];
+        match event.kind.as_ref() {
             "message_start" => {
                 if let Some(usage) = event.message.and_then(|m| m.usage) {
                     self.usage = usage;
@@ -225,45 +245,35 @@ impl Decoder {
                 [None, None]
             }
             "content_block_start" => {
-                let block = &event.content_block;
-                match str_of(block, "type").as_deref() {
+                let block = event.content_block.unwrap_or_default();
+                match block.kind.as_deref() {
                     Some("tool_use") => {
                         let index = self.tools.len() as u32;
                         self.tools.push((event.index.unwrap_or(0), index));
-                        one(Item::ToolCall {
+                        one(Some(Item::ToolCall {
                             index,
-                            id: str_of(block, "id").unwrap_or_default(),
-                            name: str_of(block, "name").unwrap_or_default(),
-                        })
+                            id: block.id.map(Cow::into_owned).unwrap_or_default(),
+                            name: block.name.map(Cow::into_owned).unwrap_or_default(),
+                        }))
                     }
-                    Some("text") => match str_of(block, "text") {
-                        Some(text) if !text.is_empty() => one(Item::Text(text)),
-                        _ => [None, None],
-                    },
+                    Some("text") => one(some(block.text).map(Item::Text)),
                     _ => [None, None],
                 }
             }
             "content_block_delta" => {
-                let delta = &event.delta;
-                match str_of(delta, "type").as_deref() {
-                    Some("text_delta") => str_of(delta, "text")
-                        .filter(|t| !t.is_empty())
-                        .map_or([None, None], |t| one(Item::Text(t))),
-                    Some("thinking_delta") => str_of(delta, "thinking")
-                        .filter(|t| !t.is_empty())
-                        .map_or([None, None], |t| one(Item::Reasoning(t))),
+                let delta = event.delta.unwrap_or_default();
+                match delta.kind.as_deref() {
+                    Some("text_delta") => one(some(delta.text).map(Item::Text)),
+                    Some("thinking_delta") => one(some(delta.thinking).map(Item::Reasoning)),
                     Some("input_json_delta") => {
                         let block = event.index.unwrap_or(0);
                         let tool = self.tools.iter().find(|(b, _)| *b == block);
-                        match (tool, str_of(delta, "partial_json")) {
-                            (Some((_, index)), Some(piece)) if !piece.is_empty() => {
-                                one(Item::ToolArguments {
-                                    index: *index,
-                                    piece,
-                                })
-                            }
-                            _ => [None, None],
-                        }
+                        one(tool
+                            .zip(some(delta.partial_json))
+                            .map(|((_, index), piece)| Item::ToolArguments {
+                                index: *index,
+                                piece,
+                            }))
                     }
                     _ => [None, None],
                 }
@@ -271,7 +281,7 @@ impl Decoder {
             "message_delta" => {
                 let usage = self.usage.merge(event.usage.unwrap_or_default());
                 self.usage = usage;
-                let reason = str_of(&event.delta, "stop_reason");
+                let reason = event.delta.and_then(|delta| delta.stop_reason);
                 let tokens = Item::Usage {
                     prompt: usage.prompt(),
                     completion: usage.completion().unwrap_or(0),

@@ -1,0 +1,190 @@
+//! The internal form out as a chat completions request: what an OpenAI-compatible upstream is
+//! sent when the client spoke another dialect. A chat completions client's own request goes to
+//! such an upstream as it came (`chat/openai.rs`), so this is never on that path; reading a
+//! chat request into the form and writing it back here gives the same request for everything
+//! the form holds, and the settings it has no place for (`other`) unchanged.
+
+use serde_json::{Map, Value, json};
+
+use super::{Conversation, Image, Part, ResponseFormat, Role, ToolChoice, ToolResult};
+
+impl Conversation {
+    /// A chat completions request for `model`, asking for at most `cap` tokens.
+    pub fn to_chat(&self, model: &str, cap: u32, stream: bool) -> Value {
+        let mut messages: Vec<Value> = self
+            .system
+            .iter()
+            .map(|text| json!({"role": "system", "content": text}))
+            .collect();
+        for turn in &self.turns {
+            messages.extend(turn_messages(turn.role, &turn.parts));
+        }
+        let mut body = Map::new();
+        body.insert("model".into(), json!(model));
+        body.insert("messages".into(), Value::Array(messages));
+        body.insert("max_tokens".into(), json!(cap));
+        let mut put = |key: &str, value: Option<Value>| {
+            if let Some(value) = value {
+                body.insert(key.into(), value);
+            }
+        };
+        put("temperature", self.temperature.map(Value::from));
+        put("top_p", self.top_p.map(Value::from));
+        put("stop", (!self.stop.is_empty()).then(|| json!(self.stop)));
+        put("user", self.user.as_ref().map(|user| json!(user)));
+        put("tools", (!self.tools.is_empty()).then(|| tools(self)));
+        put("tool_choice", self.tool_choice.as_ref().map(choice));
+        put(
+            "parallel_tool_calls",
+            self.parallel_tool_calls.map(Value::Bool),
+        );
+        put("response_format", self.response_format.as_ref().map(format));
+        for (key, value) in &self.other {
+            body.entry(key.clone()).or_insert_with(|| value.clone());
+        }
+        if stream {
+            body.insert("stream".into(), json!(true));
+            body.insert("stream_options".into(), json!({"include_usage": true}));
+        }
+        Value::Object(body)
+    }
+}
+
+/// One turn as chat messages: a user turn's tool results become `tool` messages (before its
+/// other parts), an assistant turn's tool calls its `tool_calls`.
+fn turn_messages(role: Role, parts: &[Part]) -> Vec<Value> {
+    let mut messages = Vec::new();
+    let mut content = Vec::new();
+    let mut calls = Vec::new();
+    for part in parts {
+        match part {
+            Part::ToolResult(ToolResult { call_id, content }) => messages.push(json!({
+                "role": "tool", "tool_call_id": call_id, "content": content_of(content),
+            })),
+            Part::ToolCall(call) => calls.push(json!({
+                "id": call.id, "type": "function",
+                "function": {"name": call.name, "arguments": Value::Object(call.input.clone()).to_string()},
+            })),
+            part => content.push(part),
+        }
+    }
+    let role = match role {
+        Role::User => "user",
+        Role::Assistant => "assistant",
+    };
+    if !content.is_empty() || !calls.is_empty() {
+        let mut message = json!({"role": role, "content": content_of_parts(&content)});
+        if !calls.is_empty() {
+            message["tool_calls"] = Value::Array(calls);
+        }
+        messages.push(message);
+    }
+    messages
+}
+
+fn content_of(parts: &[Part]) -> Value {
+    content_of_parts(&parts.iter().collect::<Vec<_>>())
+}
+
+/// Text alone as a string, anything else as a list of parts; nothing as null.
+fn content_of_parts(parts: &[&Part]) -> Value {
+    match parts {
+        [] => Value::Null,
+        [Part::Text(text)] => json!(text),
+        parts => Value::Array(parts.iter().filter_map(|part| part_of(part)).collect()),
+    }
+}
+
+fn part_of(part: &Part) -> Option<Value> {
+    match part {
+        Part::Text(text) => Some(json!({"type": "text", "text": text})),
+        Part::Image(Image::Url(url)) => {
+            Some(json!({"type": "image_url", "image_url": {"url": url}}))
+        }
+        Part::Image(Image::Base64 { media_type, data }) => Some(json!({
+            "type": "image_url", "image_url": {"url": format!("data:{media_type};base64,{data}")},
+        })),
+        Part::ToolCall(_) | Part::ToolResult(_) => None,
+    }
+}
+
+fn tools(form: &Conversation) -> Value {
+    let tools: Vec<Value> = form
+        .tools
+        .iter()
+        .map(|tool| {
+            let mut function = json!({"name": tool.name, "parameters": tool.parameters});
+            if let Some(description) = &tool.description {
+                function["description"] = json!(description);
+            }
+            json!({"type": "function", "function": function})
+        })
+        .collect();
+    Value::Array(tools)
+}
+
+fn choice(choice: &ToolChoice) -> Value {
+    match choice {
+        ToolChoice::Auto => json!("auto"),
+        ToolChoice::Required => json!("required"),
+        ToolChoice::None => json!("none"),
+        ToolChoice::Named(name) => json!({"type": "function", "function": {"name": name}}),
+    }
+}
+
+fn format(format: &ResponseFormat) -> Value {
+    match format {
+        ResponseFormat::Text => json!({"type": "text"}),
+        ResponseFormat::JsonObject => json!({"type": "json_object"}),
+        ResponseFormat::JsonSchema { name, schema } => {
+            json!({"type": "json_schema", "json_schema": {"name": name, "schema": schema}})
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chat::request::ChatRequest;
+
+    #[test]
+    fn a_chat_request_read_into_the_form_and_written_back_is_the_same_request() {
+        let request = json!({
+            "model": "m",
+            "max_tokens": 300,
+            "messages": [
+                {"role": "system", "content": "Be brief."},
+                {"role": "user", "content": [
+                    {"type": "text", "text": "What are these?"},
+                    {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBO"}},
+                    {"type": "image_url", "image_url": {"url": "https://example.com/a.png"}}
+                ]},
+                {"role": "assistant", "content": "Checking.", "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": "look", "arguments": "{\"q\":1}"}}
+                ]},
+                {"role": "tool", "tool_call_id": "c1", "content": "a cat"},
+                {"role": "user", "content": "and now?"}
+            ],
+            "tools": [{"type": "function", "function": {"name": "look", "description": "Looks", "parameters": {"type": "object"}}}],
+            "tool_choice": {"type": "function", "function": {"name": "look"}},
+            "parallel_tool_calls": false,
+            "temperature": 0.5, "top_p": 0.9, "stop": ["END"], "user": "u-1",
+            "response_format": {"type": "json_schema", "json_schema": {"name": "r", "schema": {"type": "object"}}},
+            "seed": 7, "logit_bias": {"1": 2}
+        });
+        let read: ChatRequest = serde_json::from_value(request.clone()).unwrap();
+        let form = Conversation::from_chat(&read).unwrap();
+        assert_eq!(form.to_chat("m", 300, false), request);
+        let streamed = form.to_chat("m", 300, true);
+        assert_eq!(
+            (
+                streamed["stream"].clone(),
+                streamed["stream_options"].clone()
+            ),
+            (json!(true), json!({"include_usage": true}))
+        );
+        // And the form read back from what it wrote is the form.
+        let again: ChatRequest = serde_json::from_value(form.to_chat("m", 300, false)).unwrap();
+        assert_eq!(Conversation::from_chat(&again).unwrap(), form);
+    }
+}
