@@ -6,12 +6,13 @@
 //!
 //! Each dialect is an adapter to or from this form: chat completions in (`form/chat.rs`) and
 //! out as a request (`form/to_chat.rs`, for an OpenAI-compatible upstream when the client spoke
-//! another dialect), the Anthropic Messages API out (`chat/anthropic/`). An upstream that speaks
+//! another dialect), Anthropic Messages in (`form/messages.rs`) and out (`chat/anthropic/`). An upstream that speaks
 //! the client's own dialect takes the client's request as it came instead (`chat/openai.rs`),
 //! so fields the form has no place for still reach it unchanged and nothing is rebuilt on the
 //! common path.
 
 pub mod chat;
+pub mod messages;
 mod to_chat;
 
 use serde_json::{Map, Value};
