@@ -7,6 +7,7 @@ use std::time::Duration;
 use futures::Stream;
 use serde_json::value::RawValue;
 
+pub use super::form::{Detail, Tokens};
 use super::form::{Finish, Said};
 use crate::telemetry::Outcome;
 
@@ -36,58 +37,6 @@ pub enum Item {
         completion: u64,
         detail: Detail,
     },
-}
-
-/// What a provider reported of its prompt cache and of reasoning: counts within the prompt's
-/// and the completion's tokens.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Detail {
-    /// Prompt tokens read from the cache.
-    pub cache_read: u64,
-    /// Prompt tokens written to the cache (Anthropic's 5-minute cache).
-    pub cache_write: u64,
-    /// Prompt tokens written to a 1-hour cache.
-    pub cache_write_1h: u64,
-    /// Completion tokens spent reasoning.
-    pub reasoning: u64,
-}
-
-/// An answer's token counts, as billed.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Tokens {
-    /// Every prompt token, cached ones included.
-    pub prompt: u64,
-    pub completion: u64,
-    /// Of `prompt`: read from the cache.
-    pub cache_read: u64,
-    /// Of `prompt`: written to the cache (5-minute, 1-hour).
-    pub cache_write: u64,
-    pub cache_write_1h: u64,
-    /// Of `completion`: reasoning.
-    pub reasoning: u64,
-}
-
-impl Tokens {
-    /// `prompt` and `completion` tokens, no cache touched.
-    pub fn new(prompt: u64, completion: u64) -> Self {
-        Tokens {
-            prompt,
-            completion,
-            ..Tokens::default()
-        }
-    }
-
-    /// `prompt` and `completion` tokens with what the provider said of them.
-    pub fn with(prompt: u64, completion: u64, detail: Detail) -> Self {
-        Tokens {
-            prompt,
-            completion,
-            cache_read: detail.cache_read,
-            cache_write: detail.cache_write,
-            cache_write_1h: detail.cache_write_1h,
-            reasoning: detail.reasoning,
-        }
-    }
 }
 
 /// Deltas as they arrive; an `Err` is the upstream failing mid-stream.
