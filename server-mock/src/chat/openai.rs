@@ -24,7 +24,7 @@ const QUOTE: usize = 200;
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Runs `work` within `model`'s time limit.
-pub(super) async fn in_time<T>(
+async fn in_time<T>(
     model: &Model,
     work: impl Future<Output = Result<T, Failure>>,
 ) -> Result<T, Failure> {
@@ -98,7 +98,7 @@ fn body<'a>(
 
 /// Sends `body` to `model`'s upstream; an answer that is not a success is a failure quoting
 /// what the upstream said.
-pub(super) async fn send(model: &Model, body: Vec<u8>) -> Result<Reply, Failure> {
+async fn send(model: &Model, body: Vec<u8>) -> Result<Reply, Failure> {
     let target = model
         .target
         .as_ref()
@@ -210,7 +210,7 @@ fn first<'c, 'a>(choices: &'c [UpstreamChoice<'a>]) -> Option<&'c UpstreamChoice
 
 /// A whole completion, asked for with `body` ([`encode`]).
 pub async fn complete(model: &Model, body: Vec<u8>) -> Result<Completion, Failure> {
-    let bytes = in_time(model, async { send(model, body).await?.bytes().await }).await?;
+    let bytes = whole(model, body).await?;
     let answer: UpstreamAnswer = serde_json::from_slice(&bytes)
         .map_err(|err| Failure::invalid(format!("the upstream answer could not be read: {err}")))?;
     let choice = first(&answer.choices)
@@ -238,6 +238,21 @@ pub async fn complete(model: &Model, body: Vec<u8>) -> Result<Completion, Failur
 /// answer's head, must come within the model's time limit: an upstream that sends its headers
 /// and then nothing (or only keep-alives) has timed out, and the next candidate is tried.
 pub async fn stream(model: &Model, body: Vec<u8>) -> Result<ItemStream, Failure> {
+    open(model, body, items).await
+}
+
+/// `model`'s whole answer to `body`, within its time limit (any upstream kind).
+pub(super) async fn whole(model: &Model, body: Vec<u8>) -> Result<bytes::Bytes, Failure> {
+    in_time(model, async { send(model, body).await?.bytes().await }).await
+}
+
+/// `model`'s streamed answer to `body`, read by `items`, once its first item is there (within
+/// its time limit, as [`stream`] says; any upstream kind).
+pub(super) async fn open(
+    model: &Model,
+    body: Vec<u8>,
+    items: fn(super::upstream::BodyStream) -> ItemStream,
+) -> Result<ItemStream, Failure> {
     in_time(model, async {
         let reply = send(model, body).await?;
         first_item(items(reply.stream())).await
@@ -246,7 +261,7 @@ pub async fn stream(model: &Model, body: Vec<u8>) -> Result<ItemStream, Failure>
 }
 
 /// `items` once its first item is there: a failure or an end before it is the stream's failure.
-pub(super) async fn first_item(mut items: ItemStream) -> Result<ItemStream, Failure> {
+async fn first_item(mut items: ItemStream) -> Result<ItemStream, Failure> {
     match items.next().await {
         Some(Ok(first)) => {
             let first = futures::stream::once(async { Ok(first) });

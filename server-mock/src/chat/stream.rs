@@ -213,34 +213,6 @@ impl Relay {
         }
         while let Some(upstream) = self.upstream.as_mut() {
             match upstream.next().await {
-                Some(Ok(Item::Delta(delta))) => {
-                    self.pieces += 1;
-                    return Some(self.delta(Delta::Raw(&delta)));
-                }
-                Some(Ok(Item::Text(text))) => {
-                    self.pieces += 1;
-                    return Some(self.delta(Delta::Text(&text)));
-                }
-                Some(Ok(Item::Reasoning(text))) => {
-                    self.pieces += 1;
-                    return Some(self.delta(Delta::Reasoning(&text)));
-                }
-                Some(Ok(Item::ToolCall { index, id, name })) => {
-                    self.pieces += 1;
-                    let delta = Delta::ToolCall {
-                        index,
-                        id: &id,
-                        name: &name,
-                    };
-                    return Some(self.delta(delta));
-                }
-                Some(Ok(Item::ToolArguments { index, piece })) => {
-                    self.pieces += 1;
-                    return Some(self.delta(Delta::ToolArguments {
-                        index,
-                        piece: &piece,
-                    }));
-                }
                 Some(Ok(Item::Finish(reason))) => self.finish = Some(reason),
                 Some(Ok(Item::Usage {
                     prompt,
@@ -248,6 +220,12 @@ impl Relay {
                     detail,
                 })) => {
                     self.reported = Some((prompt, completion, detail));
+                }
+                Some(Ok(piece)) => {
+                    if let Some(delta) = Delta::of(&piece) {
+                        self.pieces += 1;
+                        return Some(self.delta(delta));
+                    }
                 }
                 Some(Err(err)) => self.fail(err),
                 None if self.finish.is_none() => {

@@ -7,7 +7,7 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::value::RawValue;
 
 use super::Platform;
-use super::answer::{Message, Tokens};
+use super::answer::{Item, Message, Tokens};
 use super::form::Said;
 
 /// OpenAI's `usage` object; the details only when the provider reported cached or reasoning
@@ -127,6 +127,28 @@ pub enum Delta<'a> {
     ToolArguments { index: u32, piece: &'a str },
     /// `{}`, in the final chunk.
     Empty,
+}
+
+impl<'a> Delta<'a> {
+    /// The delta that carries `item`, a piece of the answer; `None` for a finish reason or
+    /// usage, which are not deltas.
+    pub fn of(item: &'a Item) -> Option<Self> {
+        Some(match item {
+            Item::Delta(raw) => Delta::Raw(raw),
+            Item::Text(text) => Delta::Text(text),
+            Item::Reasoning(text) => Delta::Reasoning(text),
+            Item::ToolCall { index, id, name } => Delta::ToolCall {
+                index: *index,
+                id,
+                name,
+            },
+            Item::ToolArguments { index, piece } => Delta::ToolArguments {
+                index: *index,
+                piece,
+            },
+            Item::Finish(_) | Item::Usage { .. } => return None,
+        })
+    }
 }
 
 impl Serialize for Delta<'_> {

@@ -7,7 +7,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use super::common::anthropic::{Anthropic, Reply};
-use super::common::upstream::{chunks, events};
+use super::common::upstream::{chunks, content, events};
 use super::{chat, gateway};
 
 /// `auto` with quality first: `claude`, then `local`.
@@ -128,14 +128,6 @@ async fn an_error_event_before_content_falls_back_and_after_content_ends_the_str
             .contains("api_error"),
         "{error}"
     );
-    let content: String = events[..events.len() - 2]
-        .iter()
-        .filter_map(|e| serde_json::from_str::<Value>(e).ok())
-        .filter_map(|c| {
-            c["choices"][0]["delta"]["content"]
-                .as_str()
-                .map(str::to_string)
-        })
-        .collect();
+    let content = content(&super::common::upstream::chunks(&text));
     assert_eq!(content, "Half an");
 }

@@ -14,7 +14,7 @@ use sse_core::{SseEvent, SseStream, SseStreamError};
 use super::answer::{Completion, Failure, ItemStream, Message};
 use super::catalogue::Model;
 use super::form::{Conversation, Refusal};
-use super::openai::{first_item, in_time, send};
+use super::openai::{open, whole};
 use super::request::ChatRequest;
 use super::upstream::BodyStream;
 
@@ -34,7 +34,7 @@ pub fn encode(
 
 /// A whole answer.
 pub async fn complete(model: &Model, body: Vec<u8>) -> Result<Completion, Failure> {
-    let bytes = in_time(model, async { send(model, body).await?.bytes().await }).await?;
+    let bytes = whole(model, body).await?;
     let answer: reply::Answer = serde_json::from_slice(&bytes)
         .map_err(|err| Failure::invalid(format!("the upstream answer could not be read: {err}")))?;
     let said = answer.said();
@@ -60,11 +60,7 @@ pub async fn complete(model: &Model, body: Vec<u8>) -> Result<Completion, Failur
 /// A stream of the answer's items; the connection closes when it is dropped. Nothing is an
 /// item until the first content (or the end): an error event before it fails the stream.
 pub async fn stream(model: &Model, body: Vec<u8>) -> Result<ItemStream, Failure> {
-    in_time(model, async {
-        let reply = send(model, body).await?;
-        first_item(items(reply.stream())).await
-    })
-    .await
+    open(model, body, items).await
 }
 
 /// The items an Anthropic SSE body holds, in order.
