@@ -1,6 +1,6 @@
 //! A canned upstream for `bench/gateway.sh`: `POST /v1/chat/completions` (OpenAI-compatible)
 //! and `POST /v1/messages` (Anthropic's Messages API, its shapes as in
-//! `server-mock/tests/common/anthropic.rs`) answer at once with a fixed completion, or a fixed
+//! `server-mock/tests/common/anthropic/shapes.rs`) answer at once with a fixed completion, or a fixed
 //! SSE stream when `"stream": true`, the same five pieces of text either way.
 //! Usage: `mock_upstream ADDR`.
 

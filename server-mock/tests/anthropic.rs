@@ -1,5 +1,5 @@
 //! The `anthropic` provider (issue 37): chat completions in, Anthropic's Messages API out,
-//! against a faithful mock (`common/anthropic.rs`). This file holds the request's mapping and
+//! against a faithful mock (`common/anthropic/`). This file holds the request's mapping and
 //! what is refused; the answers, streams and failures are in `anthropic/`.
 
 #[path = "anthropic/answers.rs"]

@@ -1,5 +1,5 @@
 """OpenAI's official Python client, through the gateway, to an Anthropic model (the faithful
-mock in tests/common/anthropic.rs): text, a full tool round trip, images, a stream with tool
+mock in tests/common/anthropic/): text, a full tool round trip, images, a stream with tool
 calls, cached usage priced exactly, an error event before content (fallback) and after it
 (the stream ends with an error), and 529s that open the circuit so `auto` falls back.
 
