@@ -100,6 +100,7 @@ fn api_routes() -> Routes<AppState> {
         .merge(usage::routes())
         .merge(webhooks::routes())
         .merge(chat::routes())
+        .merge(chat::messages::routes())
         .merge(x402::routes())
         .get("/v1/openapi.json", openapi::serve)
 }

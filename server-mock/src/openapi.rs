@@ -44,6 +44,7 @@ impl Modify for BearerAuth {
 static DOCUMENT: LazyLock<Value> = LazyLock::new(|| {
     let mut document = serde_json::to_value(ApiDoc::openapi()).unwrap_or_else(|_| json!({}));
     crate::chat::schema::describe(&mut document);
+    crate::chat::messages::schema::describe(&mut document);
     crate::tokens::limits::describe(&mut document);
     crate::keys::describe(&mut document);
     links(&mut document);
@@ -112,7 +113,8 @@ fn links(document: &mut Value) {
 }
 
 /// A 503 on every operation under `/v1`: any of them may meet a shared database that cannot be
-/// reached. In OpenAI's envelope on the OpenAI-compatible paths, as every error there.
+/// reached. In OpenAI's envelope on the OpenAI-compatible paths and Anthropic's on its own, as
+/// every error there.
 fn unavailable(document: &mut Value) {
     let Some(paths) = document["paths"].as_object_mut() else {
         return;
@@ -121,9 +123,13 @@ fn unavailable(document: &mut Value) {
         if !path.starts_with("/v1/") {
             continue;
         }
-        let schema = match crate::http::openai::is_openai_path(path) {
-            true => "#/components/schemas/OpenAiError",
-            false => "#/components/schemas/ErrorBody",
+        let schema = match (
+            crate::http::openai::is_openai_path(path),
+            crate::http::anthropic::is_anthropic_path(path),
+        ) {
+            (true, _) => "#/components/schemas/OpenAiError",
+            (_, true) => "#/components/schemas/AnthropicError",
+            _ => "#/components/schemas/ErrorBody",
         };
         let response = json!({
             "description": "The database cannot be reached (instances sharing a PostgreSQL database); retry after `Retry-After` seconds",

@@ -8,30 +8,11 @@ mod common;
 #[path = "anthropic/failures.rs"]
 mod failures;
 
-use common::anthropic::{Anthropic, KEY, KEY_VAR, catalogue};
-use common::{Options, Server};
+use common::Server;
+pub use common::anthropic::gateway;
+use common::anthropic::{Anthropic, KEY};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-
-/// A gateway over [`catalogue`], with `extra` TOML lines in `claude`'s entry and `args` given to
-/// the server. Keep the directory alive.
-pub fn gateway(mock: &Anthropic, extra: &str, args: &[&str]) -> (tempfile::TempDir, Server) {
-    let tmp = tempfile::tempdir().unwrap();
-    let path = catalogue(tmp.path(), &mock.url, extra);
-    let mut all = vec![
-        "--models",
-        path.to_str().unwrap(),
-        "--sim-token-delay-ms",
-        "0",
-    ];
-    all.extend_from_slice(args);
-    let server = Server::start_with(Options {
-        env: vec![(KEY_VAR, KEY)],
-        args: all.into_iter().map(String::from).collect(),
-        ..Default::default()
-    });
-    (tmp, server)
-}
 
 pub async fn chat(server: &Server, body: Value) -> (StatusCode, Value) {
     common::chat_json(server, body).await

@@ -2,6 +2,7 @@
 //! client goes through the gateway to the faithful Anthropic mock, end to end; then everything
 //! the mock sent (messages, stream events, error bodies) and everything the gateway sent it is
 //! held to the official `anthropic` Python SDK's types, so the mock cannot drift from the API.
+//! And the `anthropic` SDK itself against the gateway's `/v1/messages` (issue 38).
 //! Both clients (pinned) are installed into `target/anthropic-venv` from PyPI the first time;
 //! without Python or PyPI the test says it was skipped, except under `CI=true`, where it fails.
 
@@ -10,8 +11,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::anthropic::{Anthropic, KEY, KEY_VAR, catalogue};
-use common::{Options, Server};
+use common::anthropic::{Anthropic, gateway};
 
 const ANTHROPIC_VERSION: &str = "2.14.0";
 const OPENAI_VERSION: &str = "3.54.0";
@@ -68,30 +68,26 @@ fn run(python: &Path, script: &str, args: &[&str]) -> String {
     stdout
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn openais_client_reaches_claude_and_the_mock_speaks_as_the_anthropic_sdk_reads() {
-    let python = match tokio::task::spawn_blocking(python).await.unwrap() {
-        Ok(python) => python,
+/// The Python with both clients; `None` (said) when there is none, except under `CI=true`.
+async fn clients() -> Option<PathBuf> {
+    match tokio::task::spawn_blocking(python).await.unwrap() {
+        Ok(python) => Some(python),
         Err(why) if std::env::var("CI").as_deref() == Ok("true") => panic!("{why}"),
         Err(why) => {
             eprintln!("skipped: the Anthropic SDK checks need Python clients: {why}");
-            return;
+            None
         }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn openais_client_reaches_claude_and_the_mock_speaks_as_the_anthropic_sdk_reads() {
+    let Some(python) = clients().await else {
+        return;
     };
     let mock = Anthropic::start().await;
-    let tmp = tempfile::tempdir().unwrap();
     let extra = "[models.breaker]\nfailures = 4\ncooldown = \"60s\"";
-    let models = catalogue(tmp.path(), &mock.url, extra);
-    let server = Server::start_with(Options {
-        env: vec![(KEY_VAR, KEY)],
-        args: vec![
-            "--models".into(),
-            models.display().to_string(),
-            "--sim-token-delay-ms".into(),
-            "0".into(),
-        ],
-        ..Default::default()
-    });
+    let (tmp, server) = gateway(&mock, extra, &[]);
     let (base, key) = (format!("{}/v1", server.base), server.admin_key.clone());
     let python_e2e = python.clone();
     let out =
@@ -113,4 +109,32 @@ async fn openais_client_reaches_claude_and_the_mock_speaks_as_the_anthropic_sdk_
     .await
     .unwrap();
     assert!(out.starts_with("ok"), "{out}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn anthropics_sdk_speaks_to_the_gateways_messages_api() {
+    let Some(python) = clients().await else {
+        return;
+    };
+    let mock = Anthropic::start().await;
+    let (_tmp, server) = gateway(&mock, "", &[]);
+    let limited = server
+        .post(
+            "/v1/tokens",
+            &server.admin_key,
+            &serde_json::json!({"name": "agent", "scopes": ["chat:write"],
+                "credit_limit": "0.000001", "limit_reset": "daily"}),
+        )
+        .await
+        .json::<serde_json::Value>()
+        .await
+        .unwrap();
+    let limited = common::secret(&limited);
+    let (base, key) = (server.base.clone(), server.admin_key.clone());
+    let out = tokio::task::spawn_blocking(move || {
+        run(&python, "messages_e2e.py", &[&base, &key, &limited])
+    })
+    .await
+    .unwrap();
+    assert_eq!(out.trim(), "ok");
 }

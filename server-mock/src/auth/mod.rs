@@ -86,13 +86,17 @@ struct Presented {
     credential: Credential,
 }
 
-/// The credential presented, or why there is none usable. Without an `Authorization` header,
-/// the dashboard's session cookie (with its CSRF header) stands for the key that signed in.
+/// The credential presented (`Authorization: Bearer`, or `x-api-key` as Anthropic's clients send
+/// it), or why there is none usable. Without either header, the dashboard's session cookie
+/// (with its CSRF header) stands for the key that signed in.
 async fn resolve(
     store: &dyn Store,
     headers: &HeaderMap,
 ) -> Result<Result<Presented, Denied>, ApiError> {
-    let Some(header) = headers.get(AUTHORIZATION) else {
+    let bearer = headers.get(AUTHORIZATION);
+    // Anthropic's clients present the key as `x-api-key` instead.
+    let api_key = headers.get("x-api-key");
+    if bearer.is_none() && api_key.is_none() {
         return match session::cookie(headers) {
             Some(secret) => Ok(session::resolve(store, headers, secret)
                 .await?
@@ -102,13 +106,16 @@ async fn resolve(
                 })),
             None => Ok(Err(Denied::invalid())),
         };
+    }
+    let presented = match (bearer, api_key) {
+        (Some(header), _) => header
+            .to_str()
+            .ok()
+            .and_then(|v| v.split_once(' '))
+            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+            .map(|(_, secret)| secret.trim()),
+        (None, key) => key.and_then(|v| v.to_str().ok()).map(str::trim),
     };
-    let presented = header
-        .to_str()
-        .ok()
-        .and_then(|v| v.split_once(' '))
-        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-        .map(|(_, secret)| secret.trim());
     let Some((secret, kind)) = presented.and_then(|s| classify(s).map(|kind| (s, kind))) else {
         return Ok(Err(Denied::invalid()));
     };

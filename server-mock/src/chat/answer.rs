@@ -1,6 +1,7 @@
 //! What every provider gives the gateway: a whole completion, or a stream of deltas, or the
 //! failure that stopped it.
 
+use std::borrow::Cow;
 use std::pin::Pin;
 use std::time::Duration;
 
@@ -37,6 +38,31 @@ pub enum Item {
         completion: u64,
         detail: Detail,
     },
+    /// An event of an upstream that speaks the client's own dialect, relayed as it came (the
+    /// pieces, finish and usage read from it follow as items of their own, for the bill).
+    Event(Event),
+}
+
+/// A server-sent event: its name (none for chat completions' unnamed events) and its data.
+#[derive(Debug, Clone)]
+pub struct Event {
+    pub name: Option<Cow<'static, str>>,
+    pub data: String,
+}
+
+impl Event {
+    /// An unnamed event.
+    pub fn data(data: String) -> Self {
+        Event { name: None, data }
+    }
+
+    /// The event `name` with `data`.
+    pub fn named(name: &'static str, data: String) -> Self {
+        Event {
+            name: Some(Cow::Borrowed(name)),
+            data,
+        }
+    }
 }
 
 /// Deltas as they arrive; an `Err` is the upstream failing mid-stream.
@@ -53,6 +79,9 @@ pub struct Failure {
     pub status: Option<u16>,
     /// How long it asked to be left alone (`Retry-After`), when it said.
     pub retry_after: Option<Duration>,
+    /// The body of an error status, as the upstream wrote it (relayed unchanged to a client
+    /// that speaks the upstream's own dialect).
+    pub body: Option<bytes::Bytes>,
     message: String,
 }
 
@@ -70,6 +99,7 @@ impl Failure {
             timed_out: false,
             status: None,
             retry_after: None,
+            body: None,
             message,
         }
     }
@@ -103,6 +133,14 @@ impl Failure {
             status: Some(status),
             retry_after,
             ..Failure::other(message)
+        }
+    }
+
+    /// The same failure, keeping the error status's `body`.
+    pub fn with_body(self, body: bytes::Bytes) -> Self {
+        Failure {
+            body: Some(body),
+            ..self
         }
     }
 
@@ -140,6 +178,8 @@ pub enum Message {
     Raw(Box<RawValue>),
     /// What the provider said, in the internal form.
     Said(Said),
+    /// An upstream's whole answer in the client's own dialect, relayed as it came.
+    Whole(Box<RawValue>),
 }
 
 /// A whole answer.

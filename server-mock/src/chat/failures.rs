@@ -4,10 +4,14 @@
 
 use axum::response::{IntoResponse, Response};
 
+use axum::body::Body;
+use axum::http::{StatusCode, header};
+
 use super::answer;
-use super::catalogue::Model;
+use super::catalogue::{Model, ProviderKind};
 use super::form::Refusal;
 use super::health::Skipped;
+use super::request::Inbound;
 use super::{Gateway, Timing};
 use crate::http::openai::GatewayError;
 
@@ -20,12 +24,22 @@ pub(crate) struct Failures {
     /// The first refusal, for the 400 when no candidate could take the request, and how many.
     refused: Option<Refusal>,
     refusals: usize,
+    /// The first error an Anthropic upstream answered with: relayed unchanged to a Messages
+    /// client when no candidate answers.
+    relayable: Option<answer::Failure>,
 }
 
 impl Failures {
     /// Notes that `model` failed; the next candidate is tried.
     pub fn push(&mut self, model: &Model, failure: answer::Failure) {
         crate::telemetry::upstream_failed(&model.id, &failure);
+        if self.relayable.is_none()
+            && model.provider == ProviderKind::Anthropic
+            && failure.status.is_some()
+            && failure.body.is_some()
+        {
+            self.relayable = Some(failure.clone());
+        }
         self.failed.push((model.id.clone(), failure));
     }
 
@@ -84,14 +98,23 @@ impl Failures {
         }
     }
 
-    /// No candidate answered: the error (see [`Failures::into_error`]), counted.
-    pub fn give_up(self, gateway: &Gateway, timing: &Timing) -> Response {
+    /// No candidate answered: the error (see [`Failures::into_error`]), counted; for a Messages
+    /// client, an Anthropic upstream's own error as it came, when one gave one (agents recover
+    /// by its wording: a prompt too long, an overload).
+    pub fn give_up(mut self, gateway: &Gateway, timing: &Timing, inbound: &Inbound) -> Response {
+        let relayed = match inbound {
+            Inbound::Messages(_) => self.relayable.take(),
+            Inbound::Chat => None,
+        };
         let error = self.into_error();
         if let Some(arrived) = timing.arrived {
             let error_type = error.code.unwrap_or(error.kind);
             gateway.metrics.chat_failed(error_type, arrived.elapsed());
         }
-        error.into_response()
+        match relayed {
+            Some(failure) => relay(failure),
+            None => error.into_response(),
+        }
     }
 
     /// No candidate answered: 400 when every one was refused (the first refusal), 503 when
@@ -119,4 +142,23 @@ impl Failures {
             GatewayError::upstream(message)
         }
     }
+}
+
+/// An upstream's error status and body as it answered them, with its `Retry-After`.
+pub fn relay(failure: answer::Failure) -> Response {
+    let status = failure
+        .status
+        .and_then(|status| StatusCode::from_u16(status).ok())
+        .unwrap_or(StatusCode::BAD_GATEWAY);
+    let mut response = Response::new(Body::from(failure.body.unwrap_or_default()));
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static("application/json"),
+    );
+    if let Some(wait) = failure.retry_after {
+        headers.insert(header::RETRY_AFTER, wait.as_secs().into());
+    }
+    response
 }

@@ -1,5 +1,6 @@
 //! The chat completions gateway: `POST /v1/chat/completions`, OpenAI-compatible, with routing,
-//! budgets, credit accounting and SSE streaming.
+//! budgets, credit accounting and SSE streaming; and the pipeline every inbound dialect shares
+//! (`serve`), which Anthropic's `POST /v1/messages` (`messages/`) calls too.
 
 mod answer;
 mod anthropic;
@@ -14,6 +15,7 @@ mod fuzz;
 pub mod health;
 pub mod latency;
 mod limit;
+pub mod messages;
 pub mod models;
 mod openai;
 mod provider;
@@ -38,7 +40,7 @@ use self::answer::Tokens;
 use self::failures::Failures;
 use self::funds::{Funds, Reserved};
 use self::health::Health;
-use self::request::{ChatRequest, Checked, prompt_tokens};
+use self::request::{ChatRequest, Checked, Inbound, prompt_tokens};
 use self::routing::{Ask, route};
 use crate::auth::{Authenticated, require};
 use crate::chat::catalogue::{Catalogue, Model};
@@ -211,13 +213,44 @@ pub async fn create(
     headers: HeaderMap,
     ApiJson(request): ApiJson<ChatRequest>,
 ) -> Response {
-    let mut timing = Timing {
-        arrived: arrival.map(|Extension(Arrival(at))| at),
-        waited: Duration::ZERO,
-    };
     let checked = match request.check() {
         Ok(checked) => checked,
         Err(err) => return err.into_response(),
+    };
+    let caller = Caller {
+        store,
+        auth,
+        request_id: request_id.map(|Extension(RequestId(id))| id),
+        arrived: arrival.map(|Extension(Arrival(at))| at),
+    };
+    serve(&gateway, caller, &headers, checked).await
+}
+
+/// Who asks the gateway, and when the request arrived (while metrics are on).
+pub(crate) struct Caller {
+    pub store: Arc<dyn Store>,
+    pub auth: Authenticated<require::ChatWrite>,
+    pub request_id: Option<String>,
+    pub arrived: Option<Instant>,
+}
+
+/// Answers a checked request in any dialect: routing, the token's limit, an x402 payment,
+/// each candidate in turn, the ledger; the answer written in the dialect it came in.
+pub(crate) async fn serve(
+    gateway: &Arc<Gateway>,
+    caller: Caller,
+    headers: &HeaderMap,
+    checked: Checked,
+) -> Response {
+    let Caller {
+        store,
+        auth,
+        request_id,
+        arrived,
+    } = caller;
+    let mut timing = Timing {
+        arrived,
+        waited: Duration::ZERO,
     };
     let gateway = gateway.clone();
     let prompt = prompt_tokens(&checked.request.messages);
@@ -232,7 +265,6 @@ pub async fn create(
         Ok(route) => route,
         Err(err) => return err.into_response(),
     };
-    let request_id = request_id.map(|Extension(RequestId(id))| id);
     // Each candidate's worst case (routing kept only those within budget_limit).
     let worst: Vec<Credits> = route
         .candidates
@@ -257,14 +289,17 @@ pub async fn create(
         wallet: checked.request.agent_wallet.as_deref(),
         worst: routable().max().unwrap_or_default(),
         first: routable().next().unwrap_or_default(),
-        headers: &headers,
+        headers,
     };
     let payment = match gate::admit(&ask).await {
         Ok(payment) => payment,
         Err(refused) => return refused,
     };
     let funds = Funds { allowance, payment };
-    let id = format!("chatcmpl-{}", crate::secrets::new_id(""));
+    let id = match checked.inbound {
+        Inbound::Chat => format!("chatcmpl-{}", crate::secrets::new_id("")),
+        Inbound::Messages(_) => crate::secrets::new_id("msg_"),
+    };
     let arrived = timing.arrived;
     let accounting = |model: &Arc<Model>, reason: String, reservation: Reserved| Accounting {
         gateway: gateway.clone(),
@@ -347,7 +382,7 @@ async fn complete(
 ) -> Response {
     let mut failures = Failures::default();
     for (i, (model, cap)) in route.candidates.into_iter().enumerate() {
-        let outgoing = match provider::prepare(model, cap, &checked.request, false) {
+        let outgoing = match provider::prepare(model, cap, checked, false) {
             Ok(outgoing) => outgoing,
             Err(refusal) => {
                 failures.refuse(model, refusal);
@@ -385,20 +420,14 @@ async fn complete(
                 let paid = settlement.as_ref().map(Settlement::header);
                 platform.settlement = settlement;
                 platform.upstream_finish_reason = answer.finish.provider_reason.clone();
-                let mut response = Json(wire::Answer {
-                    id: &id,
-                    object: "chat.completion",
-                    created: chrono::Utc::now().timestamp(),
-                    model: &model.id,
-                    choices: [wire::AnswerChoice {
-                        index: 0,
-                        message: &answer.message,
-                        finish_reason: &answer.finish.reason,
-                    }],
-                    usage: wire::Usage::new(&tokens),
-                    platform: &platform,
-                })
-                .into_response();
+                let mut response = match &checked.inbound {
+                    Inbound::Chat => chat_answer(&id, model, &answer, &tokens, &platform),
+                    Inbound::Messages(original) => {
+                        let mut response = wire::messages::answer(&id, model, &answer, &tokens);
+                        wire::messages::headers(&mut response, model, Some(&platform), original);
+                        response
+                    }
+                };
                 if let Some(paid) = paid {
                     response
                         .headers_mut()
@@ -412,5 +441,29 @@ async fn complete(
             }
         }
     }
-    failures.give_up(gateway, timing)
+    failures.give_up(gateway, timing, &checked.inbound)
+}
+
+/// A whole answer as `chat.completion`.
+fn chat_answer(
+    id: &str,
+    model: &Model,
+    answer: &answer::Completion,
+    tokens: &Tokens,
+    platform: &Platform,
+) -> Response {
+    Json(wire::Answer {
+        id,
+        object: "chat.completion",
+        created: chrono::Utc::now().timestamp(),
+        model: &model.id,
+        choices: [wire::AnswerChoice {
+            index: 0,
+            message: &answer.message,
+            finish_reason: &answer.finish.reason,
+        }],
+        usage: wire::Usage::new(tokens),
+        platform,
+    })
+    .into_response()
 }

@@ -1,6 +1,9 @@
 //! `GET /v1/models`: the catalogue as OpenAI clients list models, with prices and figures.
 
 use axum::Json;
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
 use std::sync::Arc;
 
 use axum::extract::{FromRef, State};
@@ -144,7 +147,9 @@ pub struct ModelList {
 }
 
 /// List the models the gateway routes to, with prices, quality/latency figures and each one's
-/// health on this instance.
+/// health on this instance; in Anthropic's list shape (`data` of `{type, id, display_name,
+/// created_at}`, `has_more`, `first_id`, `last_id`, aliases listed too) when the request carries
+/// `anthropic-version`.
 #[utoipa::path(get, path = "/v1/models", tag = "models",
     responses((status = 200, body = ModelList),
         (status = 401, description = "In OpenAI's error envelope", body = crate::chat::schema::OpenAiError),
@@ -152,7 +157,11 @@ pub struct ModelList {
 pub async fn list(
     State(gateway): State<Arc<Gateway>>,
     _auth: Authenticated<require::AnyScope>,
-) -> Json<ModelList> {
+    headers: HeaderMap,
+) -> Response {
+    if headers.contains_key("anthropic-version") {
+        return Json(anthropic_list(&gateway)).into_response();
+    }
     let data = gateway
         .catalogue
         .models()
@@ -182,5 +191,31 @@ pub async fn list(
     Json(ModelList {
         object: "list",
         data,
+    })
+    .into_response()
+}
+
+/// The models as Anthropic's clients list them (a request carrying `anthropic-version`): each
+/// model, then each alias as a model of its own, so an agent finds the names it knows.
+fn anthropic_list(gateway: &Gateway) -> Value {
+    let models = gateway.catalogue.models();
+    let ids = models.iter().map(|m| (m.id.as_str(), m.id.clone()));
+    let aliases = models.iter().flat_map(|m| {
+        m.aliases
+            .iter()
+            .map(|alias| (alias.as_str(), format!("{alias} (routes to {})", m.id)))
+    });
+    let data: Vec<Value> = ids
+        .chain(aliases)
+        .map(|(id, name)| {
+            json!({"type": "model", "id": id, "display_name": name,
+                   "created_at": "1970-01-01T00:00:00Z"})
+        })
+        .collect();
+    json!({
+        "data": data,
+        "has_more": false,
+        "first_id": data.first().map(|m| m["id"].clone()),
+        "last_id": data.last().map(|m| m["id"].clone()),
     })
 }

@@ -15,7 +15,7 @@ use sse_core::{SseEvent, SseStream, SseStreamError};
 use super::answer::{self, Completion, Detail, Failure, Item, ItemStream};
 use super::form::Finish;
 use super::request::{ChatRequest, Message};
-use super::upstream::Reply;
+use super::upstream::{Extra, Reply};
 use crate::chat::catalogue::Model;
 
 /// Longest upstream error text quoted in our messages.
@@ -98,12 +98,12 @@ fn body<'a>(
 
 /// Sends `body` to `model`'s upstream; an answer that is not a success is a failure quoting
 /// what the upstream said.
-async fn send(model: &Model, body: Vec<u8>) -> Result<Reply, Failure> {
+async fn send(model: &Model, extra: &Extra, body: Vec<u8>) -> Result<Reply, Failure> {
     let target = model
         .target
         .as_ref()
         .ok_or_else(|| Failure::other("the model has no upstream"))?;
-    let reply = target.post(body).await?;
+    let reply = target.post_with(extra, body).await?;
     if !reply.status.is_success() {
         let (status, retry_after) = (reply.status.as_u16(), reply.retry_after);
         let text = reply.bytes().await.unwrap_or_default();
@@ -111,7 +111,7 @@ async fn send(model: &Model, body: Vec<u8>) -> Result<Reply, Failure> {
             "HTTP {status}: {}",
             crate::http::error::truncate(&String::from_utf8_lossy(&text), QUOTE)
         );
-        return Err(Failure::status(status, retry_after, message));
+        return Err(Failure::status(status, retry_after, message).with_body(text));
     }
     Ok(reply)
 }
@@ -210,7 +210,7 @@ fn first<'c, 'a>(choices: &'c [UpstreamChoice<'a>]) -> Option<&'c UpstreamChoice
 
 /// A whole completion, asked for with `body` ([`encode`]).
 pub async fn complete(model: &Model, body: Vec<u8>) -> Result<Completion, Failure> {
-    let bytes = whole(model, body).await?;
+    let bytes = whole(model, &Extra::default(), body).await?;
     let answer: UpstreamAnswer = serde_json::from_slice(&bytes)
         .map_err(|err| Failure::invalid(format!("the upstream answer could not be read: {err}")))?;
     let choice = first(&answer.choices)
@@ -238,23 +238,32 @@ pub async fn complete(model: &Model, body: Vec<u8>) -> Result<Completion, Failur
 /// answer's head, must come within the model's time limit: an upstream that sends its headers
 /// and then nothing (or only keep-alives) has timed out, and the next candidate is tried.
 pub async fn stream(model: &Model, body: Vec<u8>) -> Result<ItemStream, Failure> {
-    open(model, body, items).await
+    open(model, &Extra::default(), body, items).await
 }
 
-/// `model`'s whole answer to `body`, within its time limit (any upstream kind).
-pub(super) async fn whole(model: &Model, body: Vec<u8>) -> Result<bytes::Bytes, Failure> {
-    in_time(model, async { send(model, body).await?.bytes().await }).await
+/// `model`'s whole answer to `body` (sent with `extra`), within its time limit (any upstream
+/// kind).
+pub(super) async fn whole(
+    model: &Model,
+    extra: &Extra,
+    body: Vec<u8>,
+) -> Result<bytes::Bytes, Failure> {
+    in_time(model, async {
+        send(model, extra, body).await?.bytes().await
+    })
+    .await
 }
 
 /// `model`'s streamed answer to `body`, read by `items`, once its first item is there (within
 /// its time limit, as [`stream`] says; any upstream kind).
 pub(super) async fn open(
     model: &Model,
+    extra: &Extra,
     body: Vec<u8>,
     items: fn(super::upstream::BodyStream) -> ItemStream,
 ) -> Result<ItemStream, Failure> {
     in_time(model, async {
-        let reply = send(model, body).await?;
+        let reply = send(model, extra, body).await?;
         first_item(items(reply.stream())).await
     })
     .await

@@ -1,13 +1,15 @@
 //! Asks the provider of a model: the simulated one built in, an OpenAI-compatible upstream (the
-//! client's request as it came), or Anthropic (the request through the internal form). Each
-//! answers in the internal form's terms (`answer.rs`).
+//! client's request as it came), or Anthropic (the request through the internal form, or a
+//! Messages client's own request passed through). Each answers in the internal form's terms
+//! (`answer.rs`).
 
 use std::time::Duration;
 
 use super::answer::{Completion, Failure, ItemStream};
 use super::catalogue::{Model, ProviderKind};
 use super::form::Refusal;
-use super::request::ChatRequest;
+use super::request::{ChatRequest, Checked, Inbound};
+use super::upstream::Extra;
 use super::{anthropic, openai, simulated};
 
 /// What is sent to a model's provider, made before it is tried.
@@ -16,20 +18,34 @@ pub enum Outgoing {
     Simulated,
     /// The body of the upstream request.
     Body(Vec<u8>),
+    /// The client's own request for an upstream of its dialect, and the headers it brought;
+    /// the answer goes back as the upstream wrote it.
+    Relay(Vec<u8>, Extra),
 }
 
-/// What `request` becomes for `model`, asking for at most `cap` tokens; `Err` when `model`'s
+/// What `checked` becomes for `model`, asking for at most `cap` tokens; `Err` when `model`'s
 /// provider cannot take it (the model is then not tried).
 pub fn prepare(
     model: &Model,
     cap: u32,
-    request: &ChatRequest,
+    checked: &Checked,
     stream: bool,
 ) -> Result<Outgoing, Refusal> {
-    Ok(match model.provider {
-        ProviderKind::Simulated => Outgoing::Simulated,
-        ProviderKind::Openai => Outgoing::Body(openai::encode(model, cap, request, stream)),
-        ProviderKind::Anthropic => Outgoing::Body(anthropic::encode(model, cap, request, stream)?),
+    let request = &checked.request;
+    Ok(match (model.provider, &checked.inbound) {
+        (ProviderKind::Simulated, _) => Outgoing::Simulated,
+        (ProviderKind::Anthropic, Inbound::Messages(original)) => {
+            let body = anthropic::relay::body(model, cap, &original.body, stream);
+            let extra = Extra {
+                headers: original.headers.clone(),
+                suffix: "",
+            };
+            Outgoing::Relay(body, extra)
+        }
+        (ProviderKind::Openai, _) => Outgoing::Body(openai::encode(model, cap, request, stream)),
+        (ProviderKind::Anthropic, _) => {
+            Outgoing::Body(anthropic::encode(model, cap, request, stream)?)
+        }
     })
 }
 
@@ -43,6 +59,7 @@ pub async fn complete(
 ) -> Result<Completion, Failure> {
     match (model.provider, outgoing) {
         (_, Outgoing::Simulated) => Ok(simulated::complete(model, cap, request)),
+        (_, Outgoing::Relay(body, extra)) => anthropic::relay::complete(model, &extra, body).await,
         (ProviderKind::Anthropic, Outgoing::Body(body)) => anthropic::complete(model, body).await,
         (_, Outgoing::Body(body)) => openai::complete(model, body).await,
     }
@@ -59,6 +76,7 @@ pub async fn stream(
 ) -> Result<ItemStream, Failure> {
     match (model.provider, outgoing) {
         (_, Outgoing::Simulated) => Ok(simulated::stream(model, cap, request, sim_token_delay)),
+        (_, Outgoing::Relay(body, extra)) => anthropic::relay::stream(model, &extra, body).await,
         (ProviderKind::Anthropic, Outgoing::Body(body)) => anthropic::stream(model, body).await,
         (_, Outgoing::Body(body)) => openai::stream(model, body).await,
     }

@@ -1,5 +1,8 @@
 //! The chat completion request, and its validation.
 
+use std::sync::Arc;
+
+use axum::http::{HeaderName, HeaderValue};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -59,10 +62,34 @@ pub const ROLES: [&str; 5] = ["system", "developer", "user", "assistant", "tool"
 /// The largest `budget_limit`, in credits.
 pub const MAX_BUDGET_CREDITS: u64 = 1_000_000_000;
 
+/// The dialect a request came in, and for another than chat completions what its answer is
+/// written from.
+#[derive(Debug, Clone, Default)]
+pub enum Inbound {
+    /// Chat completions (`request` is the client's own).
+    #[default]
+    Chat,
+    /// Anthropic Messages (`request` is its translation).
+    Messages(Arc<Original>),
+}
+
+/// A request as the client wrote it in a dialect other than chat completions: sent as it came
+/// (but for the model's name and the cap) to an upstream that speaks that dialect.
+#[derive(Debug)]
+pub struct Original {
+    pub body: Map<String, Value>,
+    /// The client's headers that go with it to such an upstream (`anthropic-version`,
+    /// `anthropic-beta`).
+    pub headers: Vec<(HeaderName, HeaderValue)>,
+    /// What the translation for any other upstream left out, by name.
+    pub dropped: Vec<String>,
+}
+
 /// A request that passed validation, with defaults applied.
 #[derive(Debug, Clone)]
 pub struct Checked {
     pub request: ChatRequest,
+    pub inbound: Inbound,
     pub stream: bool,
     pub include_usage: bool,
     pub max_tokens: Option<u32>,
@@ -166,6 +193,7 @@ impl ChatRequest {
         }
         let weights = weights(self.route_strategy)?;
         Ok(Checked {
+            inbound: Inbound::Chat,
             stream: self.stream.unwrap_or(false),
             include_usage: self.stream_options.is_some_and(|o| o.include_usage),
             max_tokens,

@@ -28,6 +28,11 @@ pub struct Ask<'a> {
     pub max_tokens: Option<u32>,
 }
 
+/// Whether `name` asks for routing (`auto`, `auto-fast`, `auto-cheap`) rather than a model.
+pub fn is_auto(name: &str) -> bool {
+    matches!(name, "auto" | "auto-fast" | "auto-cheap")
+}
+
 /// Decides the candidates for `ask`; `auto-fast` ranks by each model's time to first token as
 /// `health` has seen it lately (the catalogue's `latency_ms` until it has seen enough).
 pub fn route<'a>(
@@ -45,7 +50,7 @@ pub fn route<'a>(
             .is_none_or(|budget| m.worst(ask.prompt_tokens, u64::from(cap(m))) <= budget)
     };
     let mode = ask.model;
-    if !matches!(mode, "auto" | "auto-fast" | "auto-cheap") {
+    if !is_auto(mode) {
         let model = catalogue
             .get(mode)
             .ok_or_else(|| GatewayError::model_not_found(mode))?;

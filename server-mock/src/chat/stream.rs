@@ -16,13 +16,14 @@ use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 
-use super::answer::{Detail, Failure, Item, ItemStream, Tokens};
+use super::answer::{Detail, Event, Failure, Item, ItemStream, Tokens};
 use super::form::Finish;
 use super::funds::{Funds, Reserved};
 use super::health::Attempt;
 use super::provider;
-use super::request::Checked;
+use super::request::{Checked, Inbound};
 use super::routing::Route;
+use super::wire::messages as events;
 use super::wire::{self, Chunk, ChunkChoice, Delta, Usage};
 use super::{Accounting, Failures, Gateway, Platform, Timing};
 use crate::chat::catalogue::Model;
@@ -49,7 +50,7 @@ pub async fn respond(
 ) -> Response {
     let mut failures = Failures::default();
     for (i, (model, cap)) in route.candidates.into_iter().enumerate() {
-        let outgoing = match provider::prepare(model, cap, &checked.request, true) {
+        let outgoing = match provider::prepare(model, cap, checked, true) {
             Ok(outgoing) => outgoing,
             Err(refusal) => {
                 failures.refuse(model, refusal);
@@ -86,10 +87,18 @@ pub async fn respond(
                     paid = (!payment.is_upto()).then(|| payment.settlement().header());
                 }
                 attempt.answering();
+                let writer = match (&checked.inbound, &item) {
+                    (Inbound::Chat, _) => Writer::Chat,
+                    (Inbound::Messages(_), Item::Event(_)) => Writer::Relayed,
+                    (Inbound::Messages(_), _) => {
+                        Writer::Messages(events::Writer::new(id.clone(), model.id.clone()))
+                    }
+                };
                 let upstream: ItemStream =
                     Box::pin(futures::stream::once(async { Ok(item) }).chain(upstream));
                 let relay = Relay {
                     id,
+                    writer,
                     created: chrono::Utc::now().timestamp(),
                     include_usage: checked.include_usage,
                     estimated_prompt,
@@ -104,6 +113,7 @@ pub async fn respond(
                     pieces: 0,
                     finish: None,
                     reported: None,
+                    out: VecDeque::new(),
                     tail: VecDeque::new(),
                     settled: false,
                     recorded: None,
@@ -131,6 +141,9 @@ pub async fn respond(
                 if let Some(paid) = paid {
                     response.headers_mut().insert(PAYMENT_RESPONSE, paid);
                 }
+                if let Inbound::Messages(original) = &checked.inbound {
+                    events::headers(&mut response, model, None, original);
+                }
                 return response;
             }
             Err(err) => {
@@ -139,13 +152,24 @@ pub async fn respond(
             }
         }
     }
-    failures.give_up(gateway, timing)
+    failures.give_up(gateway, timing, &checked.inbound)
+}
+
+/// How a stream is written for the client.
+enum Writer {
+    /// As chat completions' chunks.
+    Chat,
+    /// As Anthropic's events, from a model that is not Anthropic's.
+    Messages(events::Writer),
+    /// An Anthropic upstream's own events, relayed.
+    Relayed,
 }
 
 /// One answer being relayed; dropping it (the client hung up) drops the upstream and settles
 /// the bill for what was sent.
 struct Relay {
     id: String,
+    writer: Writer,
     created: i64,
     include_usage: bool,
     estimated_prompt: u64,
@@ -161,15 +185,18 @@ struct Relay {
     finish: Option<Finish>,
     /// Prompt and completion tokens the upstream reported, and what it said of them.
     reported: Option<(Option<u64>, u64, Detail)>,
+    /// Events written and not sent yet (one piece may make several).
+    out: VecDeque<Event>,
     /// What is left to send after the upstream ended: final chunk, usage, `[DONE]`.
-    tail: VecDeque<String>,
+    tail: VecDeque<Event>,
     settled: bool,
     /// Resolves once the ledger has the answer's record; the tail waits for it.
     recorded: Option<Recorded>,
     /// An x402 payment still to finish (settle `upto` for what the answer cost).
     payment: Option<Payment>,
-    /// The final chunk's `platform` and finish reason, sent once the payment is finished.
-    closing: Option<(Platform, Finish)>,
+    /// The final chunk's `platform`, finish reason and counts, sent once the payment is
+    /// finished.
+    closing: Option<(Platform, Finish, Tokens)>,
     /// What the answer was billed, once it was.
     charged: Option<Charged>,
 }
@@ -205,13 +232,23 @@ impl Relay {
         self.chunk(&[choice], None, None)
     }
 
-    /// The next event's data for the client, or `None` when the stream is over.
-    async fn next_event(&mut self) -> Option<String> {
+    /// The next event for the client, or `None` when the stream is over.
+    async fn next_event(&mut self) -> Option<Event> {
         if !self.started {
             self.started = true;
-            return Some(self.delta(Delta::Opening));
+            match &self.writer {
+                Writer::Chat => return Some(Event::data(self.delta(Delta::Opening))),
+                Writer::Messages(writer) => writer.opening(self.estimated_prompt, &mut self.out),
+                Writer::Relayed => {}
+            }
         }
-        while let Some(upstream) = self.upstream.as_mut() {
+        loop {
+            if let Some(event) = self.out.pop_front() {
+                return Some(event);
+            }
+            let Some(upstream) = self.upstream.as_mut() else {
+                break;
+            };
             match upstream.next().await {
                 Some(Ok(Item::Finish(reason))) => self.finish = Some(reason),
                 Some(Ok(Item::Usage {
@@ -221,12 +258,23 @@ impl Relay {
                 })) => {
                     self.reported = Some((prompt, completion, detail));
                 }
-                Some(Ok(piece)) => {
-                    if let Some(delta) = Delta::of(&piece) {
-                        self.pieces += 1;
-                        return Some(self.delta(delta));
+                Some(Ok(piece)) => match &mut self.writer {
+                    Writer::Chat => {
+                        if let Some(delta) = Delta::of(&piece) {
+                            self.pieces += 1;
+                            return Some(Event::data(self.delta(delta)));
+                        }
                     }
-                }
+                    Writer::Messages(writer) => {
+                        if writer.piece(&piece, &mut self.out) {
+                            self.pieces += 1;
+                        }
+                    }
+                    Writer::Relayed => match piece {
+                        Item::Event(event) => return Some(event),
+                        piece => self.pieces += u64::from(Delta::of(&piece).is_some()),
+                    },
+                },
                 Some(Err(err)) => self.fail(err),
                 None if self.finish.is_none() => {
                     self.fail(Failure::other(
@@ -243,18 +291,38 @@ impl Relay {
             (Some(payment), Some(charged)) => Some(payment.finish(charged).await),
             _ => None,
         };
-        if let Some((mut platform, finish)) = self.closing.take() {
+        if let Some((mut platform, finish, tokens)) = self.closing.take() {
             platform.settlement = settlement;
-            platform.upstream_finish_reason = finish.provider_reason;
-            let last = ChunkChoice {
-                index: 0,
-                delta: Delta::Empty,
-                finish_reason: Some(&finish.reason),
-            };
-            let chunk = self.chunk(&[last], None, Some(&platform));
-            self.tail.push_front(chunk);
+            platform.upstream_finish_reason = finish.provider_reason.clone();
+            self.close(&platform, &finish, &tokens);
         }
         self.tail.pop_front()
+    }
+
+    /// The answer's end, once it is recorded and paid for.
+    fn close(&mut self, platform: &Platform, finish: &Finish, tokens: &Tokens) {
+        match &mut self.writer {
+            Writer::Chat => {
+                let last = ChunkChoice {
+                    index: 0,
+                    delta: Delta::Empty,
+                    finish_reason: Some(&finish.reason),
+                };
+                let chunk = self.chunk(&[last], None, Some(platform));
+                self.tail.push_back(Event::data(chunk));
+                if self.include_usage {
+                    let usage = Usage::new(tokens);
+                    let chunk = self.chunk(&[], Some(usage), None);
+                    self.tail.push_back(Event::data(chunk));
+                }
+                self.tail.push_back(Event::data("[DONE]".into()));
+            }
+            Writer::Messages(writer) => writer.closing(finish, tokens, &mut self.tail),
+            Writer::Relayed => {
+                let stop = Event::named("message_stop", events::stop_event());
+                self.tail.push_back(stop);
+            }
+        }
     }
 
     /// Token counts to bill: the upstream's own when it finished, else what was sent (and the
@@ -272,31 +340,35 @@ impl Relay {
         Tokens::with(prompt, completion, detail)
     }
 
-    /// The upstream finished: final chunk with `platform`, usage if asked for, `[DONE]`.
+    /// The upstream finished: the end is written once the answer is recorded (`close`).
     fn finish(&mut self) {
         self.upstream = None;
         let tokens = self.counts(true);
         self.attempt.finished(tokens.completion);
         let platform = self.settle(&tokens);
         let finish = self.finish.take().unwrap_or_else(|| Finish::plain("stop"));
-        // The final chunk goes first, once the payment is finished (`next_event`).
-        self.closing = Some((platform, finish));
-        if self.include_usage {
-            let usage = Usage::new(&tokens);
-            self.tail.push_back(self.chunk(&[], Some(usage), None));
-        }
-        self.tail.push_back("[DONE]".into());
+        self.closing = Some((platform, finish, tokens));
     }
 
-    /// The upstream failed after answering: an error event, then `[DONE]`.
+    /// The upstream failed after answering: an error event (then `[DONE]` for chat
+    /// completions).
     fn fail(&mut self, err: Failure) {
         self.upstream = None;
         self.attempt.failed(&err);
         let tokens = self.counts(false);
         self.settle(&tokens);
         let error = GatewayError::upstream(format!("the upstream failed mid-stream: {err}"));
-        self.tail.push_back(error.body().to_string());
-        self.tail.push_back("[DONE]".into());
+        match &self.writer {
+            Writer::Chat => {
+                self.tail.push_back(Event::data(error.body().to_string()));
+                self.tail.push_back(Event::data("[DONE]".into()));
+            }
+            Writer::Messages(_) | Writer::Relayed => {
+                let body = err.body.as_deref();
+                let event = events::error(error.status, &error.message, body);
+                self.tail.push_back(event);
+            }
+        }
     }
 
     fn settle(&mut self, tokens: &Tokens) -> Platform {

@@ -2,7 +2,8 @@
 //! and which leave the response body as it is:
 //!
 //! - [`EdgeLayer`], outermost: gives the request its id and writes `x-request-id` on the
-//!   answer, rewrites errors on the OpenAI-compatible paths into OpenAI's envelope, and logs
+//!   answer, rewrites errors on the OpenAI-compatible paths into OpenAI's envelope (and on
+//!   Anthropic's into Anthropic's), and logs
 //!   the answer to [`crate::telemetry`] (and a 5xx at `error`).
 //! - [`PanicLayer`]: a panic while serving becomes a 500 in the error shape, never a dropped
 //!   connection.
@@ -20,6 +21,7 @@ use axum::response::{IntoResponse, Response};
 use pin_project_lite::pin_project;
 use tower::{Layer, Service};
 
+use crate::http::anthropic::{anthropic_envelope, is_anthropic_path};
 use crate::http::error::{ApiError, Refused};
 use crate::http::openai::{is_openai_path, openai_envelope};
 use crate::http::request_id;
@@ -67,7 +69,12 @@ where
 
     fn call(&mut self, mut request: Request) -> Self::Future {
         let id = request_id::assign(&mut request);
-        let openai = is_openai_path(request.uri().path());
+        let path = request.uri().path();
+        let envelope = match (is_openai_path(path), is_anthropic_path(path)) {
+            (true, _) => Envelope::OpenAi,
+            (_, true) => Envelope::Anthropic,
+            _ => Envelope::Api,
+        };
         let noted = self.metrics.arrived(request.method(), request.uri().path());
         if let Some(noted) = &noted
             && self.metrics.is_on()
@@ -78,11 +85,22 @@ where
         EdgeFuture {
             inner: self.inner.call(request),
             id,
-            openai,
+            envelope,
             noted,
             outage: self.outage.clone(),
         }
     }
+}
+
+/// Whose error envelope a path answers in.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Envelope {
+    /// The token API's own.
+    Api,
+    /// OpenAI's (chat completions, models).
+    OpenAi,
+    /// Anthropic's (messages), whose answers also carry `x-tokctl-request-id`.
+    Anthropic,
 }
 
 pin_project! {
@@ -91,7 +109,7 @@ pin_project! {
         #[pin]
         inner: F,
         id: Option<HeaderValue>,
-        openai: bool,
+        envelope: Envelope,
         noted: Option<telemetry::Request>,
         outage: Option<Arc<telemetry::Outage>>,
     }
@@ -106,8 +124,12 @@ where
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
         let Ok(mut response) = ready!(this.inner.poll(cx));
-        if *this.openai && !response.status().is_success() {
-            response = openai_envelope(response);
+        if !response.status().is_success() {
+            match this.envelope {
+                Envelope::OpenAi => response = openai_envelope(response),
+                Envelope::Anthropic => response = anthropic_envelope(response),
+                Envelope::Api => {}
+            }
         }
         let status = response.status().as_u16();
         let id = this.id.take();
@@ -125,6 +147,10 @@ where
             noted.answered(status);
         }
         if let Some(id) = id {
+            if *this.envelope == Envelope::Anthropic {
+                let tokctl = request_id::TOKCTL_HEADER;
+                response.headers_mut().insert(tokctl, id.clone());
+            }
             response.headers_mut().insert(request_id::HEADER, id);
         }
         Poll::Ready(Ok(response))

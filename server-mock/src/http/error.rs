@@ -21,6 +21,9 @@ pub enum ApiError {
     NotFound(String),
     Conflict(String),
     Unprocessable(String),
+    /// A body over the limit of a path that takes large ones (the coding agents' paths), which
+    /// answer as their own APIs do: 413.
+    TooLarge(String),
     RateLimited {
         retry_after: u64,
     },
@@ -53,6 +56,7 @@ impl ApiError {
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Internal => StatusCode::INTERNAL_SERVER_ERROR,
             ApiError::Unavailable | ApiError::NotReady(_) => StatusCode::SERVICE_UNAVAILABLE,
@@ -68,6 +72,7 @@ impl ApiError {
             ApiError::NotFound(m) => ("not_found", m.clone()),
             ApiError::Conflict(m) => ("conflict", m.clone()),
             ApiError::Unprocessable(m) => ("unprocessable_entity", m.clone()),
+            ApiError::TooLarge(m) => ("request_too_large", m.clone()),
             ApiError::RateLimited { retry_after } => (
                 "rate_limited",
                 format!("Rate limit exceeded; retry in {retry_after} s"),

@@ -29,34 +29,62 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
     type Rejection = ApiError;
 
     async fn from_request(request: Request, _state: &S) -> Result<Self, ApiError> {
-        let bytes = json_bytes(request).await?;
-        let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
-        if !matches!(first, Some(b'{' | b'n')) {
-            return Err(ApiError::BadRequest(
-                "Invalid request body: expected a JSON object".into(),
-            ));
-        }
-        parse(&bytes).map(ApiJson)
+        let bytes = json_bytes(request, MAX_BODY_BYTES).await?;
+        object(&bytes).map(ApiJson)
     }
 }
 
-/// A request's body, once its Content-Type, size, arrival time and encoding are checked.
-async fn json_bytes(request: Request) -> Result<axum::body::Bytes, ApiError> {
+/// The largest body of the coding agents' paths (`/v1/messages`, `/v1/responses`): Anthropic's
+/// own limit for a Messages request. An agent's first turn alone (its system prompt and tool
+/// definitions) is past the API's 64 KiB, and its conversation grows with every turn.
+pub const MAX_AGENT_BODY_BYTES: usize = 32 * 1024 * 1024;
+
+/// A JSON body as [`ApiJson`] takes it, up to [`MAX_AGENT_BODY_BYTES`]; a larger one is a 413.
+pub struct AgentJson<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for AgentJson<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, _state: &S) -> Result<Self, ApiError> {
+        let bytes = json_bytes(request, MAX_AGENT_BODY_BYTES).await?;
+        object(&bytes).map(AgentJson)
+    }
+}
+
+/// `bytes` as a JSON object (or `null`) of shape `T`.
+fn object<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    if !matches!(first, Some(b'{' | b'n')) {
+        return Err(ApiError::BadRequest(
+            "Invalid request body: expected a JSON object".into(),
+        ));
+    }
+    parse(bytes)
+}
+
+/// A request's body, once its Content-Type, size (at most `limit` bytes), arrival time and
+/// encoding are checked.
+async fn json_bytes(request: Request, limit: usize) -> Result<axum::body::Bytes, ApiError> {
     if !is_json(request.headers().get(CONTENT_TYPE)) {
         return Err(ApiError::BadRequest(
             "Content-Type must be application/json".into(),
         ));
     }
-    let body = axum::body::to_bytes(request.into_body(), MAX_BODY_BYTES);
+    let body = axum::body::to_bytes(request.into_body(), limit);
     let bytes = match tokio::time::timeout(BODY_TIMEOUT, body).await {
         Err(_) => {
             return Err(ApiError::BadRequest(
                 "Request body arrived too slowly".into(),
             ));
         }
+        Ok(Err(_)) if limit > MAX_BODY_BYTES => {
+            return Err(ApiError::TooLarge(format!(
+                "Request body is larger than {limit} bytes or was cut off"
+            )));
+        }
         Ok(Err(_)) => {
             return Err(ApiError::BadRequest(format!(
-                "Request body is larger than {MAX_BODY_BYTES} bytes or was cut off"
+                "Request body is larger than {limit} bytes or was cut off"
             )));
         }
         Ok(Ok(bytes)) => bytes,
@@ -91,7 +119,7 @@ impl<S: Send + Sync> FromRequest<S> for IgnoredBody {
         if !has_body(&request) {
             return Ok(IgnoredBody);
         }
-        let bytes = json_bytes(request).await?;
+        let bytes = json_bytes(request, MAX_BODY_BYTES).await?;
         parse::<serde::de::IgnoredAny>(&bytes).map(|_| IgnoredBody)
     }
 }

@@ -13,6 +13,10 @@ pub struct RequestId(pub String);
 /// The header that carries it, both ways.
 pub const HEADER: HeaderName = HeaderName::from_static("x-request-id");
 
+/// The same id under the gateway's own name, on the answers of the paths other dialects' clients
+/// call (whose libraries keep no `x-request-id`).
+pub const TOKCTL_HEADER: HeaderName = HeaderName::from_static("x-tokctl-request-id");
+
 /// Gives `request` its id: the client's `x-request-id` when it is short and plain, otherwise a
 /// new one. Returns the value for the response's header (plain ids always make one).
 pub fn assign(request: &mut Request) -> Option<HeaderValue> {

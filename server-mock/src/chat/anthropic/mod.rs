@@ -5,6 +5,7 @@
 //! writes. An error event before any content is a failure like a 5xx, so another model may be
 //! tried; after content it ends the stream as any upstream failure does.
 
+pub mod relay;
 mod reply;
 pub mod request;
 
@@ -16,7 +17,7 @@ use super::catalogue::Model;
 use super::form::{Conversation, Refusal};
 use super::openai::{open, whole};
 use super::request::ChatRequest;
-use super::upstream::BodyStream;
+use super::upstream::{BodyStream, Extra};
 
 /// The body of `request`'s Messages request to `model`, asking for at most `cap` tokens, or
 /// what in it Anthropic cannot take.
@@ -34,7 +35,7 @@ pub fn encode(
 
 /// A whole answer.
 pub async fn complete(model: &Model, body: Vec<u8>) -> Result<Completion, Failure> {
-    let bytes = whole(model, body).await?;
+    let bytes = whole(model, &Extra::default(), body).await?;
     let answer: reply::Answer = serde_json::from_slice(&bytes)
         .map_err(|err| Failure::invalid(format!("the upstream answer could not be read: {err}")))?;
     let said = answer.said();
@@ -60,7 +61,7 @@ pub async fn complete(model: &Model, body: Vec<u8>) -> Result<Completion, Failur
 /// A stream of the answer's items; the connection closes when it is dropped. Nothing is an
 /// item until the first content (or the end): an error event before it fails the stream.
 pub async fn stream(model: &Model, body: Vec<u8>) -> Result<ItemStream, Failure> {
-    open(model, body, items).await
+    open(model, &Extra::default(), body, items).await
 }
 
 /// The items an Anthropic SSE body holds, in order.

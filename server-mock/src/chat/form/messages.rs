@@ -44,6 +44,17 @@ const KNOWN: [&str; 13] = [
     "output_config",
 ];
 
+/// A field, the kind of value it takes, and the test of that kind.
+type Shape = (&'static str, &'static str, fn(&Value) -> bool);
+
+/// Fields whose kind of value is refused when it is another (null is always taken).
+const SHAPES: [Shape; 4] = [
+    ("temperature", "a number", Value::is_number),
+    ("top_p", "a number", Value::is_number),
+    ("tools", "an array of tools", Value::is_array),
+    ("tool_choice", "an object", Value::is_object),
+];
+
 impl Conversation {
     /// A Messages request `body` in the internal form; refused only when it is not one (no
     /// `messages` array, a turn that is not an object with a role, a block without its fields).
@@ -56,7 +67,18 @@ impl Conversation {
         let messages = body
             .get("messages")
             .and_then(Value::as_array)
-            .ok_or_else(|| Refusal::new("messages", "messages must be an array of turns"))?;
+            .filter(|turns| !turns.is_empty())
+            .ok_or_else(|| {
+                Refusal::new("messages", "messages must be a non-empty array of turns")
+            })?;
+        for (name, shape, fits) in SHAPES {
+            if body
+                .get(name)
+                .is_some_and(|value| !value.is_null() && !fits(value))
+            {
+                return Err(Refusal::new(name, format!("{name} must be {shape}")));
+            }
+        }
         for (index, message) in messages.iter().enumerate() {
             let at = |what: &str| Refusal::new("messages", format!("messages.{index}: {what}"));
             let role = message.get("role").and_then(Value::as_str);

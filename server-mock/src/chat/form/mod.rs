@@ -14,7 +14,7 @@
 pub mod chat;
 pub mod messages;
 mod to_chat;
-mod to_message;
+pub mod to_message;
 
 use serde_json::{Map, Value};
 

@@ -58,8 +58,14 @@ fn turn_messages(role: Role, parts: &[Part]) -> Vec<Value> {
     let mut calls = Vec::new();
     for part in parts {
         match part {
+            // A result with nothing in it is an empty string: only an assistant's content
+            // may be null.
             Part::ToolResult(ToolResult { call_id, content }) => messages.push(json!({
-                "role": "tool", "tool_call_id": call_id, "content": content_of(content),
+                "role": "tool", "tool_call_id": call_id,
+                "content": match content_of(content) {
+                    Value::Null => json!(""),
+                    content => content,
+                },
             })),
             Part::ToolCall(call) => calls.push(json!({
                 "id": call.id, "type": "function",
@@ -73,7 +79,13 @@ fn turn_messages(role: Role, parts: &[Part]) -> Vec<Value> {
         Role::Assistant => "assistant",
     };
     if !content.is_empty() || !calls.is_empty() {
-        let mut message = json!({"role": role, "content": content_of_parts(&content)});
+        // Only an assistant's content may be null (a user turn holding nothing but tool calls
+        // is not one a client should send, but it is not refused here).
+        let content = match (content_of_parts(&content), role) {
+            (Value::Null, "user") => json!(""),
+            (content, _) => content,
+        };
+        let mut message = json!({"role": role, "content": content});
         if !calls.is_empty() {
             message["tool_calls"] = Value::Array(calls);
         }

@@ -107,15 +107,48 @@ impl Target {
 
     /// POSTs a JSON `body`; resolves once the answer's head has arrived.
     pub async fn post(&self, body: Vec<u8>) -> Result<Reply, Failure> {
+        self.post_with(&Extra::default(), body).await
+    }
+
+    /// POSTs a JSON `body` to the target's URL followed by `extra.suffix`, with `extra`'s
+    /// headers in place of the target's own of the same names.
+    pub async fn post_with(&self, extra: &Extra, body: Vec<u8>) -> Result<Reply, Failure> {
         let headers = match &self.headers {
             Ok(headers) => headers,
             Err(why) => return Err(Failure::other(why.clone())),
         };
+        let merged: Vec<(HeaderName, HeaderValue)>;
+        let headers = match extra.headers.is_empty() {
+            true => headers.as_slice(),
+            false => {
+                let own = headers
+                    .iter()
+                    .filter(|(name, _)| extra.headers.iter().all(|(other, _)| other != name));
+                merged = own.chain(&extra.headers).cloned().collect();
+                &merged
+            }
+        };
+        let suffix = extra.suffix;
         match &self.transport {
-            Transport::Plain(plain) => plain.post(headers, body).await,
-            Transport::Https(client) => https::post(client, &self.url, headers, body).await,
+            Transport::Plain(plain) => plain.post(suffix, headers, body).await,
+            Transport::Https(client) => {
+                let url = match suffix {
+                    "" => std::borrow::Cow::Borrowed(self.url.as_str()),
+                    suffix => std::borrow::Cow::Owned(format!("{}{suffix}", self.url)),
+                };
+                https::post(client, &url, headers, body).await
+            }
         }
     }
+}
+
+/// What a request to a [`Target`] carries besides the target's own: headers the client's
+/// request brought (Anthropic's version and betas, passed through), and a path after the
+/// target's (`/count_tokens`).
+#[derive(Debug, Clone, Default)]
+pub struct Extra {
+    pub headers: Vec<(HeaderName, HeaderValue)>,
+    pub suffix: &'static str,
 }
 
 /// The body of a [`Reply`] as it arrives.

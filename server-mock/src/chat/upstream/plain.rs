@@ -54,18 +54,26 @@ impl Plain {
         })
     }
 
-    /// POSTs a JSON `body`; resolves once the answer's head has arrived.
+    /// POSTs a JSON `body` to the upstream's path followed by `suffix`; resolves once the
+    /// answer's head has arrived.
     pub async fn post(
         self: &Arc<Self>,
+        suffix: &str,
         headers: &[(HeaderName, HeaderValue)],
         body: Vec<u8>,
     ) -> Result<Reply, Failure> {
         let body = Bytes::from(body);
+        let path = match suffix {
+            "" => self.path.clone(),
+            suffix => format!("{}{suffix}", self.path)
+                .parse()
+                .map_err(|_| Failure::other("could not build the upstream request"))?,
+        };
         // A pooled connection the upstream has just closed fails at once; one fresh try then.
         let mut fresh_only = false;
         loop {
             let (mut conn, reused) = self.checkout(fresh_only).await?;
-            let mut request = Request::post(self.path.clone())
+            let mut request = Request::post(path.clone())
                 .header(HOST, self.host.clone())
                 .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
                 .body(Full::new(body.clone()))

@@ -5,9 +5,12 @@
 //! `messages`) and records every request. The shapes it sends are checked against the official
 //! `anthropic` Python SDK's types (`tests/anthropic_sdk.rs`), so it cannot drift from the API.
 //!
+//! `count_tokens` answers the body's length over 4.
+//!
 //! What it answers: the next queued [`Reply`] if any, else by the last user turn: a tool result
 //! gets "It is 18°C in Paris."; a text naming `weather` with tools given gets a `get_weather`
-//! call; `overloaded` a 529; `fail-before` an error event before any content; `fail-after` one
+//! call; `overloaded` a 529; `rate-limited` a 429 (`retry-after: 1`); `fail-before` an error
+//! event before any content; `fail-after` one
 //! after some; `cache` an answer with cached usage; `think` a thinking block; else an echo.
 
 use std::collections::VecDeque;
@@ -98,6 +101,26 @@ latency_ms = 50
     path
 }
 
+/// A gateway over [`catalogue`] for `mock`, with `extra` TOML lines in `claude`'s entry and
+/// `args` given to the server (simulated streams without delay). Keep the directory alive.
+pub fn gateway(mock: &Anthropic, extra: &str, args: &[&str]) -> (tempfile::TempDir, super::Server) {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = catalogue(tmp.path(), &mock.url, extra);
+    let mut all = vec![
+        "--models",
+        path.to_str().unwrap(),
+        "--sim-token-delay-ms",
+        "0",
+    ];
+    all.extend_from_slice(args);
+    let server = super::Server::start_with(super::Options {
+        env: vec![(KEY_VAR, KEY)],
+        args: all.into_iter().map(String::from).collect(),
+        ..Default::default()
+    });
+    (tmp, server)
+}
+
 /// A running mock on 127.0.0.1:0.
 pub struct Anthropic {
     /// `http://127.0.0.1:PORT` (the gateway adds `/v1/messages`).
@@ -110,6 +133,10 @@ impl Anthropic {
         let shared = Arc::new(Shared::default());
         let app = axum::Router::new()
             .route("/v1/messages", axum::routing::post(messages))
+            .route(
+                "/v1/messages/count_tokens",
+                axum::routing::post(count_tokens),
+            )
             .with_state(shared.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
@@ -220,6 +247,24 @@ async fn messages(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: S
     }
 }
 
+/// `count_tokens`: recorded, and answered with the body's length in bytes over 4 (a real one
+/// counts with the model's tokenizer).
+async fn count_tokens(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    body: String,
+) -> Response {
+    let parsed: Value = serde_json::from_str(&body).unwrap_or_default();
+    shared.seen.lock().unwrap().push(Seen {
+        headers: headers.clone(),
+        body: parsed,
+    });
+    if headers.get("x-api-key").and_then(|v| v.to_str().ok()) != Some(KEY) {
+        return error(401, "authentication_error", "invalid x-api-key", None);
+    }
+    axum::Json(json!({"input_tokens": body.len() / 4})).into_response()
+}
+
 /// The answer the last user turn asks for (see the module's doc).
 fn by_content(body: &Value, stream: bool) -> Reply {
     let last = body["messages"]
@@ -256,6 +301,9 @@ fn by_content(body: &Value, stream: bool) -> Reply {
     }
     if text.contains("overloaded") {
         return Reply::Status(529, "overloaded_error", None);
+    }
+    if text.contains("rate-limited") {
+        return Reply::Status(429, "rate_limit_error", Some(1));
     }
     if text.contains("fail-before") {
         let mut events = vec![start(model, &usage(10, 1, 0, 0)), json!({"type": "ping"})];

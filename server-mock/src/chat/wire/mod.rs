@@ -6,8 +6,10 @@ use bytes::{BufMut, Bytes, BytesMut};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::value::RawValue;
 
+pub mod messages;
+
 use super::Platform;
-use super::answer::{Item, Message, Tokens};
+use super::answer::{Event, Item, Message, Tokens};
 use super::form::Said;
 
 /// OpenAI's `usage` object; the details only when the provider reported cached or reasoning
@@ -146,7 +148,7 @@ impl<'a> Delta<'a> {
                 index: *index,
                 piece,
             },
-            Item::Finish(_) | Item::Usage { .. } => return None,
+            Item::Finish(_) | Item::Usage { .. } | Item::Event(_) => return None,
         })
     }
 }
@@ -225,6 +227,8 @@ impl Serialize for Message {
         match self {
             Message::Raw(raw) => raw.serialize(serializer),
             Message::Said(said) => SaidMessage::new(said).serialize(serializer),
+            // Only a client of the upstream's own dialect is relayed a whole answer.
+            Message::Whole(raw) => raw.serialize(serializer),
         }
     }
 }
@@ -277,14 +281,22 @@ struct FunctionOut<'a> {
     arguments: &'a str,
 }
 
-/// Server-sent events, one `data:` event per payload, as one body frame. A payload with line
-/// breaks (an upstream's pretty-printed delta) spans several `data:` lines, which a client joins
-/// back with `\n`.
-pub fn sse_frame(payloads: &[String]) -> Bytes {
-    let size = payloads.iter().map(|p| p.len() + 8).sum();
+/// Server-sent events as one body frame: each event's name when it has one, and its data. Data
+/// with line breaks (an upstream's pretty-printed delta) spans several `data:` lines, which a
+/// client joins back with `\n`.
+pub fn sse_frame(events: &[Event]) -> Bytes {
+    let size = events
+        .iter()
+        .map(|e| e.data.len() + 8 + e.name.as_ref().map_or(0, |n| n.len() + 8))
+        .sum();
     let mut frame = BytesMut::with_capacity(size);
-    for payload in payloads {
-        for line in payload.lines() {
+    for event in events {
+        if let Some(name) = &event.name {
+            frame.put_slice(b"event: ");
+            frame.put_slice(name.as_bytes());
+            frame.put_u8(b'\n');
+        }
+        for line in event.data.lines() {
             frame.put_slice(b"data: ");
             frame.put_slice(line.as_bytes());
             frame.put_u8(b'\n');
@@ -301,13 +313,14 @@ mod tests {
     #[test]
     fn each_payload_is_one_event_and_line_breaks_become_data_lines() {
         let frame = sse_frame(&[
-            r#"{"a":1}"#.to_string(),
-            "{\n  \"b\": 2\r\n}".to_string(),
-            "[DONE]".to_string(),
+            Event::data(r#"{"a":1}"#.to_string()),
+            Event::data("{\n  \"b\": 2\r\n}".to_string()),
+            Event::named("ping", "{}".to_string()),
+            Event::data("[DONE]".to_string()),
         ]);
         assert_eq!(
             std::str::from_utf8(&frame).unwrap(),
-            "data: {\"a\":1}\n\ndata: {\ndata:   \"b\": 2\ndata: }\n\ndata: [DONE]\n\n"
+            "data: {\"a\":1}\n\ndata: {\ndata:   \"b\": 2\ndata: }\n\nevent: ping\ndata: {}\n\ndata: [DONE]\n\n"
         );
     }
 

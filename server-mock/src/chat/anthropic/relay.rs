@@ -1,0 +1,127 @@
+//! A Messages client's own request to an Anthropic upstream, and the answer back as it came:
+//! the body unchanged but for the model's upstream name and the cap (unknown blocks,
+//! `thinking`, `cache_control`, `context_management`, tools of any type go through), the
+//! client's `anthropic-version` and `anthropic-beta` with it; the whole answer relayed byte for
+//! byte, a stream event by event, each read on the way for the bill. An error status's body
+//! stays on the failure, so the client gets it unchanged when no other model answers.
+
+use futures::StreamExt;
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use sse_core::{SseEvent, SseStream, SseStreamError};
+
+use super::reply;
+use crate::chat::answer::{Completion, Event, Failure, Item, ItemStream, Message};
+use crate::chat::catalogue::Model;
+use crate::chat::openai::{open, whole};
+use crate::chat::upstream::{BodyStream, Extra};
+
+/// The client's `body` for `model`: its upstream name, at most `cap` tokens, streamed or not;
+/// every other field as the client wrote it, in its order.
+pub fn body(model: &Model, cap: u32, body: &Map<String, Value>, stream: bool) -> Vec<u8> {
+    let relayed = Relayed {
+        model: model.upstream_model.as_deref().unwrap_or(&model.id),
+        cap,
+        stream,
+        body,
+    };
+    // Strings, numbers and JSON values always serialise.
+    serde_json::to_vec(&relayed).unwrap_or_default()
+}
+
+struct Relayed<'a> {
+    model: &'a str,
+    cap: u32,
+    stream: bool,
+    body: &'a Map<String, Value>,
+}
+
+impl Serialize for Relayed<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("model", self.model)?;
+        map.serialize_entry("max_tokens", &self.cap)?;
+        for (key, value) in self.body {
+            if !matches!(key.as_str(), "model" | "max_tokens" | "stream") {
+                map.serialize_entry(key, value)?;
+            }
+        }
+        if self.stream {
+            map.serialize_entry("stream", &true)?;
+        }
+        map.end()
+    }
+}
+
+/// A whole answer, kept as the upstream wrote it.
+pub async fn complete(model: &Model, extra: &Extra, body: Vec<u8>) -> Result<Completion, Failure> {
+    let bytes = whole(model, extra, body).await?;
+    let invalid = |err: serde_json::Error| {
+        Failure::invalid(format!("the upstream answer could not be read: {err}"))
+    };
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|_| Failure::invalid("the upstream answer is not UTF-8"))?;
+    let answer: reply::Answer = serde_json::from_str(text).map_err(invalid)?;
+    let raw = RawValue::from_string(text.to_string()).map_err(invalid)?;
+    let usage = answer.usage.unwrap_or_default();
+    let said = answer.said();
+    let completion_tokens = usage
+        .completion()
+        .unwrap_or_else(|| (said.text.chars().count() as u64).div_ceil(4));
+    Ok(Completion {
+        message: Message::Whole(raw),
+        finish: reply::finish(answer.stop_reason.as_deref()),
+        prompt_tokens: usage.prompt(),
+        completion_tokens,
+        detail: usage.detail(),
+    })
+}
+
+/// The upstream's events, each relayed ([`Item::Event`]) and followed by what it gives the
+/// bill; `message_stop` is left for the relay to send once the answer is recorded, and an
+/// `error` event is the failure, its data kept as the failure's body.
+pub async fn stream(model: &Model, extra: &Extra, body: Vec<u8>) -> Result<ItemStream, Failure> {
+    open(model, extra, body, items).await
+}
+
+fn items(body: BodyStream) -> ItemStream {
+    let mut decoder = reply::Decoder::default();
+    let items = SseStream::new(body)
+        .map(move |event| match event {
+            Ok(SseEvent::Message(event)) => {
+                let read = match event.data.trim() {
+                    "" => [None, None],
+                    data => decoder.read(data),
+                };
+                match event.event.as_ref() {
+                    "message_stop" => [None, None, None],
+                    "error" => {
+                        let [first, _] = read;
+                        let failure = match first {
+                            Some(Err(failure)) => failure,
+                            _ => Failure::invalid("the upstream sent an error event"),
+                        };
+                        let body = bytes::Bytes::from(event.data);
+                        [Some(Err(failure.with_body(body))), None, None]
+                    }
+                    _ => {
+                        let [first, second] = read;
+                        let relayed = Event {
+                            name: Some(event.event),
+                            data: event.data,
+                        };
+                        [Some(Ok(Item::Event(relayed))), first, second]
+                    }
+                }
+            }
+            Ok(SseEvent::Retry(_)) => [None, None, None],
+            Err(SseStreamError::Inner(failure)) => [Some(Err(failure)), None, None],
+            Err(err) => {
+                let why = format!("the upstream stream broke: {err}");
+                [Some(Err(Failure::other(why))), None, None]
+            }
+        })
+        .flat_map(|items| futures::stream::iter(items.into_iter().flatten()));
+    Box::pin(items)
+}

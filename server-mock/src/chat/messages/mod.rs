@@ -1,0 +1,64 @@
+//! `POST /v1/messages`: Anthropic's Messages API on the gateway's rules, for Claude Code and
+//! the Anthropic SDKs. The request is read into the internal form and on to the chat request
+//! the gateway routes (`read.rs`); what the body cannot carry comes as headers
+//! (`x-tokctl-budget-limit`, `x-tokctl-route-strategy`, `x-tokctl-agent-wallet`). An Anthropic
+//! model is sent the client's own body (`chat/anthropic/relay.rs`) and its answer comes back as
+//! it was written; any other model's answer is written as Anthropic's `message`, or as its
+//! events (`chat/wire/messages.rs`). Errors are in Anthropic's envelope. `POST /v1/messages/count_tokens`
+//! is in `count.rs`.
+
+mod count;
+mod read;
+pub mod schema;
+
+use std::sync::Arc;
+
+use axum::extract::{Extension, FromRef, State};
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
+use serde_json::{Map, Value};
+
+use super::{Caller, Gateway, serve};
+use crate::auth::{Authenticated, require};
+use crate::http::anthropic::from_openai;
+use crate::http::extract::AgentJson;
+use crate::http::request_id::RequestId;
+use crate::http::routes::Routes;
+use crate::store::Store;
+use crate::telemetry::Arrival;
+
+/// Routes of this resource.
+pub fn routes<S>() -> Routes<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Arc<dyn Store>: FromRef<S>,
+    Arc<Gateway>: FromRef<S>,
+{
+    Routes::new()
+        .post("/v1/messages", create)
+        .post("/v1/messages/count_tokens", count::count_tokens)
+}
+
+/// Create a message (Anthropic's Messages API), streamed as Anthropic's events when `stream` is
+/// true.
+pub async fn create(
+    State(gateway): State<Arc<Gateway>>,
+    State(store): State<Arc<dyn Store>>,
+    auth: Authenticated<require::ChatWrite>,
+    request_id: Option<Extension<RequestId>>,
+    arrival: Option<Extension<Arrival>>,
+    headers: HeaderMap,
+    AgentJson(body): AgentJson<Map<String, Value>>,
+) -> Response {
+    let checked = match read::checked(body, &headers) {
+        Ok(checked) => checked,
+        Err(err) => return from_openai(err.into_response()).await,
+    };
+    let caller = Caller {
+        store,
+        auth,
+        request_id: request_id.map(|Extension(RequestId(id))| id),
+        arrived: arrival.map(|Extension(Arrival(at))| at),
+    };
+    from_openai(serve(&gateway, caller, &headers, checked).await).await
+}
