@@ -12,8 +12,9 @@
 # prints each round and the medians, with each build's difference from the first, then stops.
 # TAIL=only runs the low-load part alone (with BASELINE or AB, for each build in turn).
 # ANTHROPIC=only runs only the load to an Anthropic model (see anthropic_beside).
+# DIALECTS=only runs only the inbound dialects side by side on a simulated model (see dialects).
 #
-# Usage: [ROUNDS=3] [IDLE=poll] [BASELINE=BIN] [AB=metrics] [TAIL=only] [ANTHROPIC=only] bench/gateway.sh [SECONDS_PER_RUN]
+# Usage: [ROUNDS=3] [IDLE=poll] [BASELINE=BIN] [AB=metrics] [TAIL=only] [ANTHROPIC=only] [DIALECTS=only] bench/gateway.sh [SECONDS_PER_RUN]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
@@ -127,6 +128,59 @@ median() {
   local col=$1; shift
   printf '%s\n' "$@" | awk -v c="$col" '{print $c}' | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'
 }
+# Each inbound dialect on the same simulated model (`sim`, no upstream: what is measured is all
+# the gateway's), in ROUNDS, the order rotating: p50 and p99 at 2,000 req/s and the ceiling at
+# 32 connections, whole and streamed (a stream's tokens 0 ms apart, so its whole time is its
+# first event's plus the few more), chat completions first; each dialect's p50 and ceiling as a
+# ratio of chat completions' in the same run.
+dialects() {
+  local paths=(/v1/chat/completions /v1/messages /v1/responses) mode round i path p50 p99 rps ok line
+  declare -A bodies=()
+  echo "machine: $(nproc) cores, $idle; oha -c 32, ${secs}s per run, $rounds rounds, order rotating" >&2
+  printf '%-9s %5s  %-22s %8s %8s %10s\n' mode round path p50_ms p99_ms ceiling
+  for mode in whole streamed; do
+    # The same body is a chat completions request and a Messages request; Responses' says
+    # the same in its own words.
+    bodies[/v1/chat/completions]='{"model":"sim","messages":[{"role":"user","content":"hello"}],"max_tokens":16}'
+    bodies[/v1/messages]=${bodies[/v1/chat/completions]}
+    bodies[/v1/responses]='{"model":"sim","input":[{"role":"user","content":"hello"}],"max_output_tokens":16}'
+    if [ "$mode" = streamed ]; then
+      for path in "${paths[@]}"; do bodies[$path]=${bodies[$path]%\}}',"stream":true}'; done
+    fi
+    for path in "${paths[@]}"; do run "http://$gateway$path" "${bodies[$path]}" -c 32 -q 500 >/dev/null; done
+    declare -A rows=()
+    for round in $(seq 1 "$rounds"); do
+      for i in $(seq 0 $((${#paths[@]} - 1))); do
+        path=${paths[$(( (i + round) % ${#paths[@]} ))]}
+        read -r p50 p99 _ ok < <(run "http://$gateway$path" "${bodies[$path]}" -c 32 -q 2000 --latency-correction)
+        [ "$ok" = 1.0000 ] || { echo "failed requests on $path ($ok)" >&2; exit 1; }
+        read -r _ _ rps ok < <(run "http://$gateway$path" "${bodies[$path]}" -c 32)
+        [ "$ok" = 1.0000 ] || { echo "failed requests at $path's ceiling ($ok)" >&2; exit 1; }
+        rows[$path]+="$p50,$p99,$rps "
+        printf '%-9s %5s  %-22s %8s %8s %10s\n' "$mode" "$round" "$path" "$p50" "$p99" "$rps"
+      done
+    done
+    line="$mode, medians of $rounds rounds:"
+    local c50 cc m50 m99 mc
+    for path in "${paths[@]}"; do
+      # shellcheck disable=SC2086
+      m50=$(printf '%s\n' ${rows[$path]} | cut -d, -f1 | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
+      m99=$(printf '%s\n' ${rows[$path]} | cut -d, -f2 | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
+      mc=$(printf '%s\n' ${rows[$path]} | cut -d, -f3 | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
+      [ "$path" = /v1/chat/completions ] && { c50=$m50; cc=$mc; }
+      line+=" $path p50 $m50 ms, p99 $m99 ms, ceiling $mc req/s"
+      [ "$path" != /v1/chat/completions ] &&
+        line+=" (p50 ratio $(awk -v a="$m50" -v b="$c50" 'BEGIN{printf "%.3f", a/b}'), ceiling ratio $(awk -v a="$mc" -v b="$cc" 'BEGIN{printf "%.3f", a/b}'))"
+      line+=";"
+    done
+    echo "$line"
+    unset rows
+  done
+}
+if [ "${DIALECTS:-}" = only ]; then
+  dialects
+  exit 0
+fi
 if [ "${ANTHROPIC:-}" = only ]; then
   echo "machine: $(nproc) cores, $idle; oha -c 32, ${secs}s per run, $rounds rounds" >&2
   anthropic_beside

@@ -101,6 +101,7 @@ fn api_routes() -> Routes<AppState> {
         .merge(webhooks::routes())
         .merge(chat::routes())
         .merge(chat::messages::routes())
+        .merge(chat::responses::routes())
         .merge(x402::routes())
         .get("/v1/openapi.json", openapi::serve)
 }

@@ -45,6 +45,7 @@ static DOCUMENT: LazyLock<Value> = LazyLock::new(|| {
     let mut document = serde_json::to_value(ApiDoc::openapi()).unwrap_or_else(|_| json!({}));
     crate::chat::schema::describe(&mut document);
     crate::chat::messages::schema::describe(&mut document);
+    crate::chat::responses::schema::describe(&mut document);
     crate::tokens::limits::describe(&mut document);
     crate::keys::describe(&mut document);
     links(&mut document);

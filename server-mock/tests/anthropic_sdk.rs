@@ -2,7 +2,8 @@
 //! client goes through the gateway to the faithful Anthropic mock, end to end; then everything
 //! the mock sent (messages, stream events, error bodies) and everything the gateway sent it is
 //! held to the official `anthropic` Python SDK's types, so the mock cannot drift from the API.
-//! And the `anthropic` SDK itself against the gateway's `/v1/messages` (issue 38).
+//! And the `anthropic` SDK itself against the gateway's `/v1/messages`, and OpenAI's client
+//! against its `/v1/responses` (issue 38).
 //! Both clients (pinned) are installed into `target/anthropic-venv` from PyPI the first time;
 //! without Python or PyPI the test says it was skipped, except under `CI=true`, where it fails.
 
@@ -136,5 +137,19 @@ async fn anthropics_sdk_speaks_to_the_gateways_messages_api() {
     })
     .await
     .unwrap();
+    assert_eq!(out.trim(), "ok");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn openais_client_speaks_to_the_gateways_responses_api() {
+    let Some(python) = clients().await else {
+        return;
+    };
+    let mock = Anthropic::start().await;
+    let (_tmp, server) = gateway(&mock, "", &[]);
+    let (base, key) = (format!("{}/v1", server.base), server.admin_key.clone());
+    let out = tokio::task::spawn_blocking(move || run(&python, "responses_e2e.py", &[&base, &key]))
+        .await
+        .unwrap();
     assert_eq!(out.trim(), "ok");
 }

@@ -86,6 +86,9 @@ struct Presented {
     credential: Credential,
 }
 
+/// Anthropic's header for the key.
+static X_API_KEY: axum::http::HeaderName = axum::http::HeaderName::from_static("x-api-key");
+
 /// The credential presented (`Authorization: Bearer`, or `x-api-key` as Anthropic's clients send
 /// it), or why there is none usable. Without either header, the dashboard's session cookie
 /// (with its CSRF header) stands for the key that signed in.
@@ -94,8 +97,11 @@ async fn resolve(
     headers: &HeaderMap,
 ) -> Result<Result<Presented, Denied>, ApiError> {
     let bearer = headers.get(AUTHORIZATION);
-    // Anthropic's clients present the key as `x-api-key` instead.
-    let api_key = headers.get("x-api-key");
+    // Anthropic's clients present the key as `x-api-key` instead (looked for only then).
+    let api_key = match bearer {
+        Some(_) => None,
+        None => headers.get(&X_API_KEY),
+    };
     if bearer.is_none() && api_key.is_none() {
         return match session::cookie(headers) {
             Some(secret) => Ok(session::resolve(store, headers, secret)

@@ -6,6 +6,7 @@ use std::pin::Pin;
 use std::time::Duration;
 
 use futures::Stream;
+use serde::Deserialize;
 use serde_json::value::RawValue;
 
 pub use super::form::{Detail, Tokens};
@@ -41,6 +42,72 @@ pub enum Item {
     /// An event of an upstream that speaks the client's own dialect, relayed as it came (the
     /// pieces, finish and usage read from it follow as items of their own, for the bill).
     Event(Event),
+}
+
+impl Item {
+    /// A chat completions delta as an OpenAI-compatible upstream wrote it, in typed pieces:
+    /// reasoning, text, then each tool call's start and arguments (for a client of another
+    /// dialect, whose writer takes typed pieces only).
+    pub fn typed(raw: &RawValue) -> Vec<Item> {
+        let Ok(delta) = serde_json::from_str::<ChatDelta>(raw.get()) else {
+            return Vec::new();
+        };
+        let some = |text: &Option<Cow<'_, str>>| {
+            text.as_deref()
+                .filter(|t| !t.is_empty())
+                .map(str::to_string)
+        };
+        let mut items = Vec::new();
+        items.extend(some(&delta.reasoning_content).map(Item::Reasoning));
+        items.extend(some(&delta.content).map(Item::Text));
+        for call in delta.tool_calls {
+            let function = call.function.as_ref();
+            if let Some(id) = call.id {
+                let name = function.and_then(|f| f.name.as_deref()).unwrap_or_default();
+                items.push(Item::ToolCall {
+                    index: call.index,
+                    id: id.into_owned(),
+                    name: name.to_string(),
+                });
+            }
+            if let Some(piece) = function.and_then(|f| some(&f.arguments)) {
+                items.push(Item::ToolArguments {
+                    index: call.index,
+                    piece,
+                });
+            }
+        }
+        items
+    }
+}
+
+/// What is read of an OpenAI-compatible upstream's chat delta.
+#[derive(Deserialize)]
+struct ChatDelta<'a> {
+    #[serde(default, borrow)]
+    content: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    reasoning_content: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    tool_calls: Vec<CallDelta<'a>>,
+}
+
+#[derive(Deserialize)]
+struct CallDelta<'a> {
+    #[serde(default)]
+    index: u32,
+    #[serde(default, borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    function: Option<FunctionDelta<'a>>,
+}
+
+#[derive(Deserialize)]
+struct FunctionDelta<'a> {
+    #[serde(default, borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    arguments: Option<Cow<'a, str>>,
 }
 
 /// A server-sent event: its name (none for chat completions' unnamed events) and its data.

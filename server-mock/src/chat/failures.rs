@@ -104,7 +104,7 @@ impl Failures {
     pub fn give_up(mut self, gateway: &Gateway, timing: &Timing, inbound: &Inbound) -> Response {
         let relayed = match inbound {
             Inbound::Messages(_) => self.relayable.take(),
-            Inbound::Chat => None,
+            Inbound::Chat | Inbound::Responses(_) => None,
         };
         let error = self.into_error();
         if let Some(arrived) = timing.arrived {

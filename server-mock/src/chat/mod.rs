@@ -1,12 +1,14 @@
 //! The chat completions gateway: `POST /v1/chat/completions`, OpenAI-compatible, with routing,
 //! budgets, credit accounting and SSE streaming; and the pipeline every inbound dialect shares
-//! (`serve`), which Anthropic's `POST /v1/messages` (`messages/`) calls too.
+//! (`serve`), which Anthropic's `POST /v1/messages` (`messages/`) and OpenAI's
+//! `POST /v1/responses` (`responses/`) call too.
 
 mod answer;
 mod anthropic;
 pub mod breaker;
 pub mod catalogue;
 mod decode;
+pub mod dialect;
 mod failures;
 pub mod form;
 mod funds;
@@ -20,6 +22,7 @@ pub mod models;
 mod openai;
 mod provider;
 pub mod request;
+pub mod responses;
 pub mod routing;
 pub mod schema;
 mod simulated;
@@ -30,10 +33,11 @@ mod wire;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use axum::extract::{FromRef, State};
+use axum::Json;
+use axum::extract::{FromRef, FromRequestParts, State};
 use axum::http::HeaderMap;
+use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
-use axum::{Extension, Json};
 use serde::Serialize;
 
 use self::answer::Tokens;
@@ -45,8 +49,8 @@ use self::routing::{Ask, route};
 use crate::auth::{Authenticated, require};
 use crate::chat::catalogue::{Catalogue, Model};
 use crate::credits::Credits;
+use crate::http::error::ApiError;
 use crate::http::extract::ApiJson;
-use crate::http::request_id::RequestId;
 use crate::http::routes::Routes;
 use crate::store::{self, Store, UsageRecord};
 use crate::telemetry::{Arrival, Metrics};
@@ -206,10 +210,7 @@ impl Accounting {
 /// Create a chat completion (OpenAI-compatible), streamed as SSE when `stream` is true.
 pub async fn create(
     State(gateway): State<Arc<Gateway>>,
-    State(store): State<Arc<dyn Store>>,
-    auth: Authenticated<require::ChatWrite>,
-    request_id: Option<Extension<RequestId>>,
-    arrival: Option<Extension<Arrival>>,
+    caller: Caller,
     headers: HeaderMap,
     ApiJson(request): ApiJson<ChatRequest>,
 ) -> Response {
@@ -217,21 +218,33 @@ pub async fn create(
         Ok(checked) => checked,
         Err(err) => return err.into_response(),
     };
-    let caller = Caller {
-        store,
-        auth,
-        request_id: request_id.map(|Extension(RequestId(id))| id),
-        arrived: arrival.map(|Extension(Arrival(at))| at),
-    };
     serve(&gateway, caller, &headers, checked).await
 }
 
-/// Who asks the gateway, and when the request arrived (while metrics are on).
-pub(crate) struct Caller {
+/// Who asks the gateway (a credential with `chat:write`, or the 401 or 403 before any body is
+/// read), and when the request arrived (while metrics are on).
+pub struct Caller {
     pub store: Arc<dyn Store>,
     pub auth: Authenticated<require::ChatWrite>,
     pub request_id: Option<String>,
     pub arrived: Option<Instant>,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Caller
+where
+    Arc<dyn Store>: FromRef<S>,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let auth = Authenticated::from_request_parts(parts, state).await?;
+        Ok(Caller {
+            store: Arc::from_ref(state),
+            request_id: auth.request_id.clone(),
+            arrived: parts.extensions.get::<Arrival>().map(|Arrival(at)| *at),
+            auth,
+        })
+    }
 }
 
 /// Answers a checked request in any dialect: routing, the token's limit, an x402 payment,
@@ -299,6 +312,7 @@ pub(crate) async fn serve(
     let id = match checked.inbound {
         Inbound::Chat => format!("chatcmpl-{}", crate::secrets::new_id("")),
         Inbound::Messages(_) => crate::secrets::new_id("msg_"),
+        Inbound::Responses(_) => crate::secrets::new_id("resp_"),
     };
     let arrived = timing.arrived;
     let accounting = |model: &Arc<Model>, reason: String, reservation: Reserved| Accounting {
@@ -422,12 +436,15 @@ async fn complete(
                 platform.upstream_finish_reason = answer.finish.provider_reason.clone();
                 let mut response = match &checked.inbound {
                     Inbound::Chat => chat_answer(&id, model, &answer, &tokens, &platform),
-                    Inbound::Messages(original) => {
-                        let mut response = wire::messages::answer(&id, model, &answer, &tokens);
-                        wire::messages::headers(&mut response, model, Some(&platform), original);
-                        response
+                    Inbound::Messages(_) => wire::messages::answer(&id, model, &answer, &tokens),
+                    Inbound::Responses(original) => {
+                        wire::responses::answer(&id, model, &answer, &tokens, original)
                     }
                 };
+                if !matches!(checked.inbound, Inbound::Chat) {
+                    let inbound = &checked.inbound;
+                    wire::headers::write(&mut response, model, Some(&platform), inbound);
+                }
                 if let Some(paid) = paid {
                     response
                         .headers_mut()

@@ -38,7 +38,7 @@ pub fn prepare(
             let body = anthropic::relay::body(model, cap, &original.body, stream);
             let extra = Extra {
                 headers: original.headers.clone(),
-                suffix: "",
+                path: None,
             };
             Outgoing::Relay(body, extra)
         }

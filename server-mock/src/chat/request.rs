@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use axum::http::{HeaderName, HeaderValue};
+use axum::http::{HeaderMap, HeaderName, HeaderValue};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -56,6 +56,12 @@ pub struct RouteStrategy {
     pub quality_weight: Option<f64>,
 }
 
+/// The most it may cost, in credits (the body's `budget_limit`).
+pub const BUDGET_LIMIT: &str = "x-tokctl-budget-limit";
+/// `cost_weight=0.7,quality_weight=0.3` (the body's `route_strategy`).
+pub const ROUTE_STRATEGY: &str = "x-tokctl-route-strategy";
+/// The paying wallet's address (the body's `agent_wallet`).
+pub const AGENT_WALLET: &str = "x-tokctl-agent-wallet";
 /// Roles a message may have.
 pub const ROLES: [&str; 5] = ["system", "developer", "user", "assistant", "tool"];
 
@@ -71,6 +77,18 @@ pub enum Inbound {
     Chat,
     /// Anthropic Messages (`request` is its translation).
     Messages(Arc<Original>),
+    /// OpenAI Responses (`request` is its translation).
+    Responses(Arc<Original>),
+}
+
+impl Inbound {
+    /// The client's own request, for a dialect other than chat completions.
+    pub fn original(&self) -> Option<&Original> {
+        match self {
+            Inbound::Chat => None,
+            Inbound::Messages(original) | Inbound::Responses(original) => Some(original),
+        }
+    }
 }
 
 /// A request as the client wrote it in a dialect other than chat completions: sent as it came
@@ -246,4 +264,68 @@ pub fn prompt_tokens(messages: &[Message]) -> u64 {
         .map(|m| (content_text(&m.content).chars().count() as u64).div_ceil(4) + 4)
         .sum();
     text + 3
+}
+
+impl ChatRequest {
+    /// The gateway's extensions from `headers`, for a dialect whose body cannot carry them:
+    /// [`BUDGET_LIMIT`], [`ROUTE_STRATEGY`], [`AGENT_WALLET`].
+    pub fn extensions_from(&mut self, headers: &HeaderMap) -> Result<(), GatewayError> {
+        self.budget_limit = budget(headers)?;
+        self.route_strategy = strategy(headers)?;
+        self.agent_wallet = header(headers, AGENT_WALLET)?.map(str::to_string);
+        Ok(())
+    }
+}
+
+/// Header `name`'s text, if sent; a value that is not text is refused.
+fn header<'h>(headers: &'h HeaderMap, name: &'static str) -> Result<Option<&'h str>, GatewayError> {
+    headers
+        .get(name)
+        .map(|value| {
+            value
+                .to_str()
+                .map(str::trim)
+                .map_err(|_| GatewayError::invalid(name, format!("{name} must be plain text")))
+        })
+        .transpose()
+}
+
+fn budget(headers: &HeaderMap) -> Result<Option<Credits>, GatewayError> {
+    header(headers, BUDGET_LIMIT)?
+        .map(|text| {
+            Credits::parse_exact(text).ok_or_else(|| {
+                GatewayError::invalid(
+                    BUDGET_LIMIT,
+                    format!("{BUDGET_LIMIT} must be a decimal number of credits with at most 9 decimal places"),
+                )
+            })
+        })
+        .transpose()
+}
+
+/// `cost_weight=W, quality_weight=W` (either may be left out).
+fn strategy(headers: &HeaderMap) -> Result<Option<RouteStrategy>, GatewayError> {
+    let Some(text) = header(headers, ROUTE_STRATEGY)? else {
+        return Ok(None);
+    };
+    let refuse = || {
+        GatewayError::invalid(
+            ROUTE_STRATEGY,
+            format!("{ROUTE_STRATEGY} must read cost_weight=W,quality_weight=W (W from 0 to 1)"),
+        )
+    };
+    let mut strategy = RouteStrategy {
+        cost_weight: None,
+        quality_weight: None,
+    };
+    for pair in text.split(',').filter(|p| !p.trim().is_empty()) {
+        let (key, value) = pair.split_once('=').ok_or_else(refuse)?;
+        let value: f64 = value.trim().parse().map_err(|_| refuse())?;
+        match key.trim() {
+            "cost_weight" => strategy.cost_weight = Some(value),
+            "quality_weight" => strategy.quality_weight = Some(value),
+            _ => return Err(refuse()),
+        }
+    }
+    Ok(Some(strategy))
 }

@@ -23,8 +23,8 @@ use super::health::Attempt;
 use super::provider;
 use super::request::{Checked, Inbound};
 use super::routing::Route;
-use super::wire::messages as events;
 use super::wire::{self, Chunk, ChunkChoice, Delta, Usage};
+use super::wire::{headers, messages as events, responses};
 use super::{Accounting, Failures, Gateway, Platform, Timing};
 use crate::chat::catalogue::Model;
 use crate::http::openai::GatewayError;
@@ -87,13 +87,17 @@ pub async fn respond(
                     paid = (!payment.is_upto()).then(|| payment.settlement().header());
                 }
                 attempt.answering();
-                let writer = match (&checked.inbound, &item) {
-                    (Inbound::Chat, _) => Writer::Chat,
-                    (Inbound::Messages(_), Item::Event(_)) => Writer::Relayed,
-                    (Inbound::Messages(_), _) => {
-                        Writer::Messages(events::Writer::new(id.clone(), model.id.clone()))
-                    }
-                };
+                let writer =
+                    match (&checked.inbound, &item) {
+                        (Inbound::Chat, _) => Writer::Chat,
+                        (_, Item::Event(_)) => Writer::Relayed,
+                        (Inbound::Messages(_), _) => {
+                            Writer::Messages(events::Writer::new(id.clone(), model.id.clone()))
+                        }
+                        (Inbound::Responses(original), _) => Writer::Responses(
+                            responses::Writer::new(id.clone(), model.id.clone(), original.clone()),
+                        ),
+                    };
                 let upstream: ItemStream =
                     Box::pin(futures::stream::once(async { Ok(item) }).chain(upstream));
                 let relay = Relay {
@@ -141,8 +145,8 @@ pub async fn respond(
                 if let Some(paid) = paid {
                     response.headers_mut().insert(PAYMENT_RESPONSE, paid);
                 }
-                if let Inbound::Messages(original) = &checked.inbound {
-                    events::headers(&mut response, model, None, original);
+                if !matches!(checked.inbound, Inbound::Chat) {
+                    headers::write(&mut response, model, None, &checked.inbound);
                 }
                 return response;
             }
@@ -161,6 +165,8 @@ enum Writer {
     Chat,
     /// As Anthropic's events, from a model that is not Anthropic's.
     Messages(events::Writer),
+    /// As OpenAI Responses' events.
+    Responses(responses::Writer),
     /// An Anthropic upstream's own events, relayed.
     Relayed,
 }
@@ -236,9 +242,10 @@ impl Relay {
     async fn next_event(&mut self) -> Option<Event> {
         if !self.started {
             self.started = true;
-            match &self.writer {
+            match &mut self.writer {
                 Writer::Chat => return Some(Event::data(self.delta(Delta::Opening))),
                 Writer::Messages(writer) => writer.opening(self.estimated_prompt, &mut self.out),
+                Writer::Responses(writer) => writer.opening(&mut self.out),
                 Writer::Relayed => {}
             }
         }
@@ -266,6 +273,11 @@ impl Relay {
                         }
                     }
                     Writer::Messages(writer) => {
+                        if writer.piece(&piece, &mut self.out) {
+                            self.pieces += 1;
+                        }
+                    }
+                    Writer::Responses(writer) => {
                         if writer.piece(&piece, &mut self.out) {
                             self.pieces += 1;
                         }
@@ -318,6 +330,7 @@ impl Relay {
                 self.tail.push_back(Event::data("[DONE]".into()));
             }
             Writer::Messages(writer) => writer.closing(finish, tokens, &mut self.tail),
+            Writer::Responses(writer) => writer.closing(finish, tokens, &mut self.tail),
             Writer::Relayed => {
                 let stop = Event::named("message_stop", events::stop_event());
                 self.tail.push_back(stop);
@@ -358,11 +371,12 @@ impl Relay {
         let tokens = self.counts(false);
         self.settle(&tokens);
         let error = GatewayError::upstream(format!("the upstream failed mid-stream: {err}"));
-        match &self.writer {
+        match &mut self.writer {
             Writer::Chat => {
                 self.tail.push_back(Event::data(error.body().to_string()));
                 self.tail.push_back(Event::data("[DONE]".into()));
             }
+            Writer::Responses(writer) => writer.failed(&error.message, &mut self.tail),
             Writer::Messages(_) | Writer::Relayed => {
                 let body = err.body.as_deref();
                 let event = events::error(error.status, &error.message, body);

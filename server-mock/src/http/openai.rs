@@ -143,9 +143,12 @@ impl IntoResponse for GatewayError {
     }
 }
 
-/// Whether `path` is one of the OpenAI-compatible paths (chat completions, models).
+/// Whether `path` is one of the OpenAI-compatible paths (chat completions, responses, models).
 pub fn is_openai_path(path: &str) -> bool {
-    path.starts_with("/v1/chat/") || path == "/v1/models" || path.starts_with("/v1/models/")
+    path.starts_with("/v1/chat/")
+        || path == "/v1/responses"
+        || path == "/v1/models"
+        || path.starts_with("/v1/models/")
 }
 
 /// For the OpenAI-compatible paths: rewrites a token API error (written by the shared auth,

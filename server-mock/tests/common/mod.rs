@@ -2,6 +2,7 @@
 //! speaks to it with plain reqwest.
 #![allow(dead_code)]
 
+pub mod agents;
 pub mod anthropic;
 pub mod backend;
 pub mod cluster;

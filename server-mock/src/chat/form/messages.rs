@@ -20,7 +20,8 @@ pub struct Read {
 }
 
 impl Read {
-    fn drop(&mut self, what: &str) {
+    /// Names `what` as dropped (once).
+    pub(super) fn drop(&mut self, what: &str) {
         if !self.dropped.iter().any(|d| d == what) {
             self.dropped.push(what.to_string());
         }

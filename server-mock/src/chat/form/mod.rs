@@ -13,6 +13,7 @@
 
 pub mod chat;
 pub mod messages;
+pub mod responses;
 mod to_chat;
 pub mod to_message;
 

@@ -57,7 +57,7 @@ async fn count(gateway: &Gateway, headers: &HeaderMap, mut body: Map<String, Val
                     Some((HeaderName::from_static(name), headers.get(*name)?.clone()))
                 })
                 .collect(),
-            suffix: "/count_tokens",
+            path: Some("/v1/messages/count_tokens"),
         };
         // A map of JSON values always serialises.
         let sent = serde_json::to_vec(&body).unwrap_or_default();

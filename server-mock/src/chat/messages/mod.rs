@@ -13,19 +13,16 @@ pub mod schema;
 
 use std::sync::Arc;
 
-use axum::extract::{Extension, FromRef, State};
+use axum::extract::{FromRef, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value};
 
 use super::{Caller, Gateway, serve};
-use crate::auth::{Authenticated, require};
 use crate::http::anthropic::from_openai;
 use crate::http::extract::AgentJson;
-use crate::http::request_id::RequestId;
 use crate::http::routes::Routes;
 use crate::store::Store;
-use crate::telemetry::Arrival;
 
 /// Routes of this resource.
 pub fn routes<S>() -> Routes<S>
@@ -43,22 +40,13 @@ where
 /// true.
 pub async fn create(
     State(gateway): State<Arc<Gateway>>,
-    State(store): State<Arc<dyn Store>>,
-    auth: Authenticated<require::ChatWrite>,
-    request_id: Option<Extension<RequestId>>,
-    arrival: Option<Extension<Arrival>>,
+    caller: Caller,
     headers: HeaderMap,
     AgentJson(body): AgentJson<Map<String, Value>>,
 ) -> Response {
     let checked = match read::checked(body, &headers) {
         Ok(checked) => checked,
         Err(err) => return from_openai(err.into_response()).await,
-    };
-    let caller = Caller {
-        store,
-        auth,
-        request_id: request_id.map(|Extension(RequestId(id))| id),
-        arrived: arrival.map(|Extension(Arrival(at))| at),
     };
     from_openai(serve(&gateway, caller, &headers, checked).await).await
 }

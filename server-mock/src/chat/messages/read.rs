@@ -8,70 +8,26 @@ use std::sync::Arc;
 use axum::http::{HeaderMap, HeaderName};
 use serde_json::{Map, Value};
 
+use crate::chat::dialect;
 use crate::chat::form::Conversation;
-use crate::chat::request::{ChatRequest, Checked, Inbound, Original, RouteStrategy};
-use crate::credits::Credits;
+use crate::chat::request::{Checked, Inbound, Original};
 use crate::http::openai::GatewayError;
 
-/// The most it may cost, in credits (the body's `budget_limit`).
-pub const BUDGET_LIMIT: &str = "x-tokctl-budget-limit";
-/// `cost_weight=0.7,quality_weight=0.3` (the body's `route_strategy`).
-pub const ROUTE_STRATEGY: &str = "x-tokctl-route-strategy";
-/// The paying wallet's address (the body's `agent_wallet`).
-pub const AGENT_WALLET: &str = "x-tokctl-agent-wallet";
 /// Anthropic's headers an Anthropic upstream is sent as the client sent them.
 const FORWARDED: [&str; 2] = ["anthropic-version", "anthropic-beta"];
 
 /// `body` (a Messages request) and `headers` as a checked chat request for routing.
 pub fn checked(body: Map<String, Value>, headers: &HeaderMap) -> Result<Checked, GatewayError> {
-    let model = match body.get("model") {
-        Some(Value::String(model)) if !model.trim().is_empty() => model.clone(),
-        _ => {
-            return Err(GatewayError::invalid(
-                "model",
-                "model: a model name is required",
-            ));
-        }
-    };
-    // A whole number from 1 to i64::MAX, written as an integer or with nothing after the
-    // point (`12.0`).
-    let whole = match body.get("max_tokens") {
-        Some(Value::Number(n)) => match n.as_u64() {
-            Some(n) => Some(n).filter(|n| (1..=i64::MAX as u64).contains(n)),
-            None => n
-                .as_f64()
-                .filter(|n| n.fract() == 0.0 && *n >= 1.0 && *n < i64::MAX as f64)
-                .map(|n| n as u64),
-        },
-        _ => None,
-    };
-    let max_tokens = match whole {
-        Some(n) => u32::try_from(n).unwrap_or(u32::MAX),
-        _ => {
-            return Err(GatewayError::invalid(
-                "max_tokens",
-                "max_tokens: a whole number of at least 1 is required",
-            ));
-        }
-    };
-    let stream = match body.get("stream") {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(stream)) => *stream,
-        Some(_) => return Err(GatewayError::invalid("stream", "stream: must be a boolean")),
-    };
+    let model = dialect::model(&body)?;
+    let cap = dialect::count(&body, "max_tokens")?.ok_or_else(|| {
+        GatewayError::invalid(
+            "max_tokens",
+            "max_tokens: a whole number of at least 1 is required",
+        )
+    })?;
+    let stream = dialect::stream(&body)?;
     let read = Conversation::from_messages(&body)
         .map_err(|refusal| GatewayError::invalid(refusal.param, refusal.message))?;
-    let mut chat = read.form.to_chat(&model, max_tokens, stream);
-    // Turns with nothing the form keeps (empty text, dropped blocks) leave an empty user turn.
-    if chat["messages"].as_array().is_some_and(Vec::is_empty) {
-        chat["messages"] = serde_json::json!([{"role": "user", "content": ""}]);
-    }
-    let mut request: ChatRequest = serde_json::from_value(chat)
-        .map_err(|err| GatewayError::invalid("messages", format!("messages: {err}")))?;
-    request.budget_limit = budget(headers)?;
-    request.route_strategy = strategy(headers)?;
-    request.agent_wallet = header(headers, AGENT_WALLET)?.map(str::to_string);
-    let mut checked = request.check()?;
     let forwarded = FORWARDED
         .iter()
         .filter_map(|name| {
@@ -79,70 +35,19 @@ pub fn checked(body: Map<String, Value>, headers: &HeaderMap) -> Result<Checked,
             Some((HeaderName::from_static(name), value.clone()))
         })
         .collect();
-    checked.inbound = Inbound::Messages(Arc::new(Original {
+    let inbound = Inbound::Messages(Arc::new(Original {
         body,
         headers: forwarded,
         dropped: read.dropped,
     }));
-    Ok(checked)
-}
-
-/// Header `name`'s text, if sent; a value that is not text is refused.
-fn header<'h>(headers: &'h HeaderMap, name: &'static str) -> Result<Option<&'h str>, GatewayError> {
-    headers
-        .get(name)
-        .map(|value| {
-            value
-                .to_str()
-                .map(str::trim)
-                .map_err(|_| GatewayError::invalid(name, format!("{name} must be plain text")))
-        })
-        .transpose()
-}
-
-fn budget(headers: &HeaderMap) -> Result<Option<Credits>, GatewayError> {
-    header(headers, BUDGET_LIMIT)?
-        .map(|text| {
-            Credits::parse_exact(text).ok_or_else(|| {
-                GatewayError::invalid(
-                    BUDGET_LIMIT,
-                    format!("{BUDGET_LIMIT} must be a decimal number of credits with at most 9 decimal places"),
-                )
-            })
-        })
-        .transpose()
-}
-
-/// `cost_weight=W, quality_weight=W` (either may be left out).
-fn strategy(headers: &HeaderMap) -> Result<Option<RouteStrategy>, GatewayError> {
-    let Some(text) = header(headers, ROUTE_STRATEGY)? else {
-        return Ok(None);
-    };
-    let refuse = || {
-        GatewayError::invalid(
-            ROUTE_STRATEGY,
-            format!("{ROUTE_STRATEGY} must read cost_weight=W,quality_weight=W (W from 0 to 1)"),
-        )
-    };
-    let mut strategy = RouteStrategy {
-        cost_weight: None,
-        quality_weight: None,
-    };
-    for pair in text.split(',').filter(|p| !p.trim().is_empty()) {
-        let (key, value) = pair.split_once('=').ok_or_else(refuse)?;
-        let value: f64 = value.trim().parse().map_err(|_| refuse())?;
-        match key.trim() {
-            "cost_weight" => strategy.cost_weight = Some(value),
-            "quality_weight" => strategy.quality_weight = Some(value),
-            _ => return Err(refuse()),
-        }
-    }
-    Ok(Some(strategy))
+    dialect::checked(&read.form, &model, (Some(cap), stream), headers, inbound)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chat::request::{BUDGET_LIMIT, ROUTE_STRATEGY};
+    use crate::credits::Credits;
     use serde_json::json;
 
     fn body(value: Value) -> Map<String, Value> {

@@ -26,6 +26,8 @@ const READ_TIMEOUT: Duration = Duration::from_secs(120);
 pub struct Target {
     /// The full URL (`.../chat/completions`, `.../v1/messages`).
     url: String,
+    /// The upstream's base URL, which another path may follow ([`Extra::path`]).
+    base: String,
     transport: Transport,
     /// The headers every request carries (the key's among them, marked sensitive), or why
     /// they cannot be made (the key's variable is unset).
@@ -64,7 +66,8 @@ impl Target {
         headers: Vec<(HeaderName, HeaderValue)>,
         ca_file: Option<&Path>,
     ) -> anyhow::Result<Self> {
-        let url = format!("{}{path}", base_url.trim_end_matches('/'));
+        let base = base_url.trim_end_matches('/').to_string();
+        let url = format!("{base}{path}");
         let uri: Uri = url
             .parse()
             .map_err(|_| anyhow::anyhow!("base_url {base_url:?} is not a URL"))?;
@@ -100,6 +103,7 @@ impl Target {
         let headers = keyed.map(|key| key.into_iter().chain(headers).collect());
         Ok(Target {
             url,
+            base,
             transport,
             headers,
         })
@@ -110,8 +114,8 @@ impl Target {
         self.post_with(&Extra::default(), body).await
     }
 
-    /// POSTs a JSON `body` to the target's URL followed by `extra.suffix`, with `extra`'s
-    /// headers in place of the target's own of the same names.
+    /// POSTs a JSON `body` to the target's URL (or its base URL followed by `extra.path`), with
+    /// `extra`'s headers in place of the target's own of the same names.
     pub async fn post_with(&self, extra: &Extra, body: Vec<u8>) -> Result<Reply, Failure> {
         let headers = match &self.headers {
             Ok(headers) => headers,
@@ -128,27 +132,35 @@ impl Target {
                 &merged
             }
         };
-        let suffix = extra.suffix;
+        let url = match extra.path {
+            None => std::borrow::Cow::Borrowed(self.url.as_str()),
+            Some(path) => std::borrow::Cow::Owned(format!("{}{path}", self.base)),
+        };
         match &self.transport {
-            Transport::Plain(plain) => plain.post(suffix, headers, body).await,
-            Transport::Https(client) => {
-                let url = match suffix {
-                    "" => std::borrow::Cow::Borrowed(self.url.as_str()),
-                    suffix => std::borrow::Cow::Owned(format!("{}{suffix}", self.url)),
+            Transport::Plain(plain) => {
+                let path = match extra.path {
+                    None => None,
+                    Some(_) => Some(
+                        url.parse::<Uri>()
+                            .map_err(|_| Failure::other("could not build the upstream request"))?,
+                    ),
                 };
-                https::post(client, &url, headers, body).await
+                plain
+                    .post(path.as_ref().map(Uri::path), headers, body)
+                    .await
             }
+            Transport::Https(client) => https::post(client, &url, headers, body).await,
         }
     }
 }
 
 /// What a request to a [`Target`] carries besides the target's own: headers the client's
-/// request brought (Anthropic's version and betas, passed through), and a path after the
-/// target's (`/count_tokens`).
+/// request brought (Anthropic's version and betas, passed through), and another path after
+/// the upstream's base URL than the target's (`/v1/messages/count_tokens`, `/responses`).
 #[derive(Debug, Clone, Default)]
 pub struct Extra {
     pub headers: Vec<(HeaderName, HeaderValue)>,
-    pub suffix: &'static str,
+    pub path: Option<&'static str>,
 }
 
 /// The body of a [`Reply`] as it arrives.

@@ -54,18 +54,18 @@ impl Plain {
         })
     }
 
-    /// POSTs a JSON `body` to the upstream's path followed by `suffix`; resolves once the
+    /// POSTs a JSON `body` to the upstream's path (or `path` instead); resolves once the
     /// answer's head has arrived.
     pub async fn post(
         self: &Arc<Self>,
-        suffix: &str,
+        path: Option<&str>,
         headers: &[(HeaderName, HeaderValue)],
         body: Vec<u8>,
     ) -> Result<Reply, Failure> {
         let body = Bytes::from(body);
-        let path = match suffix {
-            "" => self.path.clone(),
-            suffix => format!("{}{suffix}", self.path)
+        let path = match path {
+            None => self.path.clone(),
+            Some(path) => path
                 .parse()
                 .map_err(|_| Failure::other("could not build the upstream request"))?,
         };

@@ -1,37 +1,25 @@
 //! What the gateway writes to Messages clients: a whole answer as Anthropic's `message` (an
-//! Anthropic upstream's as it wrote it), the gateway's headers on it, and a streamed answer from
-//! a model that is not Anthropic's as Anthropic's events:
+//! Anthropic upstream's as it wrote it), and a streamed answer from a model that is not
+//! Anthropic's as Anthropic's events:
 //! `message_start` (usage with the cache fields at 0) and a `ping`; each run of text, thinking
 //! or a tool call as one content block (`content_block_start`, its `content_block_delta`s,
 //! `content_block_stop`); then `message_delta` with the stop reason and the usage as billed,
 //! and `message_stop`. A failure after the start is an `error` event.
 
-use std::borrow::Cow;
 use std::collections::VecDeque;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::json;
 
 use axum::Json;
-use axum::http::{HeaderName, HeaderValue};
+use axum::http::HeaderValue;
 use axum::response::{IntoResponse, Response};
 
-use crate::chat::Platform;
 use crate::chat::answer::{Completion, Event, Item, Message};
-use crate::chat::catalogue::{Model, ProviderKind};
+use crate::chat::catalogue::Model;
 use crate::chat::form::to_message::{stop_reason, usage};
 use crate::chat::form::{Finish, Said, Tokens};
-use crate::chat::request::Original;
 use crate::http::anthropic::envelope;
-
-/// The model that answered.
-pub const ROUTED_MODEL: HeaderName = HeaderName::from_static("x-tokctl-routed-model");
-/// Why it was chosen.
-pub const ROUTE_REASON: HeaderName = HeaderName::from_static("x-tokctl-route-reason");
-/// What a whole answer cost, in credits.
-pub const CREDITS_CONSUMED: HeaderName = HeaderName::from_static("x-tokctl-credits-consumed");
-/// What the translation for a model of another dialect left out, comma-separated.
-pub const DROPPED: HeaderName = HeaderName::from_static("x-tokctl-dropped");
 
 /// What the writer has opened so far.
 pub struct Writer {
@@ -72,35 +60,6 @@ enum Piece<'a> {
     InputJson { partial_json: &'a str },
 }
 
-/// What is read of an OpenAI-compatible upstream's chat delta.
-#[derive(Deserialize)]
-struct ChatDelta<'a> {
-    #[serde(default, borrow)]
-    content: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    reasoning_content: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    tool_calls: Vec<CallDelta<'a>>,
-}
-
-#[derive(Deserialize)]
-struct CallDelta<'a> {
-    #[serde(default)]
-    index: u32,
-    #[serde(default, borrow)]
-    id: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    function: Option<FunctionDelta<'a>>,
-}
-
-#[derive(Deserialize)]
-struct FunctionDelta<'a> {
-    #[serde(default, borrow)]
-    name: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    arguments: Option<Cow<'a, str>>,
-}
-
 impl Writer {
     /// A writer for the message `id` from `model`.
     pub fn new(id: String, model: String) -> Self {
@@ -138,37 +97,16 @@ impl Writer {
                 let piece = Piece::InputJson { partial_json };
                 self.delta(Kind::Tool(*index), piece, out);
             }
-            Item::Delta(raw) => match serde_json::from_str::<ChatDelta>(raw.get()) {
-                Ok(delta) => self.chat(&delta, out),
-                Err(_) => return false,
-            },
+            Item::Delta(raw) => {
+                let pieces = Item::typed(raw);
+                for piece in &pieces {
+                    self.piece(piece, out);
+                }
+                return !pieces.is_empty();
+            }
             Item::Finish(_) | Item::Usage { .. } | Item::Event(_) => return false,
         }
         true
-    }
-
-    /// A chat completions delta's parts, in order.
-    fn chat(&mut self, delta: &ChatDelta<'_>, out: &mut VecDeque<Event>) {
-        if let Some(thinking) = delta.reasoning_content.as_deref().filter(|t| !t.is_empty()) {
-            self.delta(Kind::Thinking, Piece::Thinking { thinking }, out);
-        }
-        if let Some(text) = delta.content.as_deref().filter(|t| !t.is_empty()) {
-            self.delta(Kind::Text, Piece::Text { text }, out);
-        }
-        for call in &delta.tool_calls {
-            let function = call.function.as_ref();
-            if let Some(id) = &call.id {
-                let name = function.and_then(|f| f.name.as_deref()).unwrap_or_default();
-                self.tool(call.index, id, name, out);
-            }
-            if let Some(partial_json) = function
-                .and_then(|f| f.arguments.as_deref())
-                .filter(|a| !a.is_empty())
-            {
-                let piece = Piece::InputJson { partial_json };
-                self.delta(Kind::Tool(call.index), piece, out);
-            }
-        }
     }
 
     /// Tool call `index` begins: a `tool_use` block.
@@ -264,35 +202,6 @@ pub(crate) fn answer(id: &str, model: &Model, answer: &Completion, tokens: &Toke
         }
     };
     Json(said.to_message(id, &model.id, &answer.finish, tokens)).into_response()
-}
-
-/// The gateway's headers on an answer from `model`: who answered and why, what it cost (once
-/// known: `platform`), and what the translation dropped (for a model that is not Anthropic's).
-pub(crate) fn headers(
-    response: &mut Response,
-    model: &Model,
-    platform: Option<&Platform>,
-    original: &Original,
-) {
-    let headers = response.headers_mut();
-    if let Ok(id) = HeaderValue::from_str(&model.id) {
-        headers.insert(ROUTED_MODEL, id);
-    }
-    if let Some(platform) = platform {
-        if let Ok(reason) = HeaderValue::from_str(&platform.route_reason) {
-            headers.insert(ROUTE_REASON, reason);
-        }
-        let credits = platform.credits_consumed.to_string();
-        if let Ok(credits) = HeaderValue::from_str(&credits) {
-            headers.insert(CREDITS_CONSUMED, credits);
-        }
-    }
-    if model.provider != ProviderKind::Anthropic
-        && !original.dropped.is_empty()
-        && let Ok(dropped) = HeaderValue::from_str(&original.dropped.join(", "))
-    {
-        headers.insert(DROPPED, dropped);
-    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,9 @@ use bytes::{BufMut, Bytes, BytesMut};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::value::RawValue;
 
+pub mod headers;
 pub mod messages;
+pub mod responses;
 
 use super::Platform;
 use super::answer::{Event, Item, Message, Tokens};

@@ -9,9 +9,10 @@
 //!
 //! What it answers: the next queued [`Reply`] if any, else by the last user turn: a tool result
 //! gets "It is 18°C in Paris."; a text naming `weather` with tools given gets a `get_weather`
-//! call; `overloaded` a 529; `rate-limited` a 429 (`retry-after: 1`); `fail-before` an error
-//! event before any content; `fail-after` one
-//! after some; `cache` an answer with cached usage; `think` a thinking block; else an echo.
+//! call; `run-tool` with a `Bash` tool given (as Claude Code gives it) a `Bash` call writing
+//! `proof.txt`; `overloaded` a 529; `rate-limited` a 429 (`retry-after: 1`); `fail-before` an
+//! error event before any content; `fail-after` one after some; `cache` an answer with cached
+//! usage; `think` a thinking block; else an echo.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -267,9 +268,10 @@ async fn count_tokens(
 
 /// The answer the last user turn asks for (see the module's doc).
 fn by_content(body: &Value, stream: bool) -> Reply {
+    // The last user turn (Claude Code ends its messages with a system turn).
     let last = body["messages"]
         .as_array()
-        .and_then(|m| m.last())
+        .and_then(|m| m.iter().rev().find(|m| m["role"] == "user"))
         .cloned()
         .unwrap_or_default();
     let blocks = last["content"].as_array().cloned().unwrap_or_default();
@@ -295,6 +297,21 @@ fn by_content(body: &Value, stream: bool) -> Reply {
         return Reply::Message(message(
             model,
             vec![text_block("Let me check."), call],
+            "tool_use",
+            usage(30, 20, 0, 0),
+        ));
+    }
+    let has_bash = body["tools"]
+        .as_array()
+        .is_some_and(|tools| tools.iter().any(|t| t["name"] == "Bash"));
+    if text.contains("run-tool") && has_bash {
+        let input =
+            json!({"command": "echo tool-ran > proof.txt", "description": "Write the proof file"});
+        let call =
+            json!({"type": "tool_use", "id": "toolu_01Bash", "name": "Bash", "input": input});
+        return Reply::Message(message(
+            model,
+            vec![text_block("Running it."), call],
             "tool_use",
             usage(30, 20, 0, 0),
         ));
