@@ -4,7 +4,9 @@
 //! `input_tokens`. An OpenAI-compatible upstream's message is read into the form first
 //! ([`Said::from_chat_message`]).
 
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 
 use super::{Finish, Said, SaidCall, Tokens};
 
@@ -48,41 +50,94 @@ impl Said {
         }
     }
 
-    /// This answer as Anthropic's `message` with `id`, from `model`.
-    pub fn to_message(&self, id: &str, model: &str, finish: &Finish, tokens: &Tokens) -> Value {
-        let mut content = Vec::new();
+    /// This answer as Anthropic's `message` with `id`, from `model`, written straight from
+    /// its parts.
+    pub fn to_message<'a>(
+        &'a self,
+        id: &'a str,
+        model: &'a str,
+        finish: &'a Finish,
+        tokens: &Tokens,
+    ) -> MessageOut<'a> {
+        let mut content = Vec::with_capacity(2 + self.tool_calls.len());
         if let Some(thinking) = &self.reasoning {
-            content.push(json!({"type": "thinking", "thinking": thinking, "signature": ""}));
+            content.push(Block::Thinking {
+                thinking,
+                signature: "",
+            });
         }
         if !self.text.is_empty() {
-            content.push(json!({"type": "text", "text": self.text}));
+            content.push(Block::Text { text: &self.text });
         }
         for call in &self.tool_calls {
-            let input = match serde_json::from_str(&call.arguments) {
-                Ok(Value::Object(input)) => input,
-                _ => Map::new(),
-            };
-            content.push(
-                json!({"type": "tool_use", "id": call.id, "name": call.name, "input": input}),
-            );
+            content.push(Block::ToolUse {
+                id: &call.id,
+                name: &call.name,
+                input: Input(&call.arguments),
+            });
         }
-        json!({
-            "id": id,
-            "type": "message",
-            "role": "assistant",
-            "model": model,
-            "content": content,
-            "stop_reason": stop_reason(finish),
-            "stop_sequence": null,
-            "usage": usage(tokens),
-        })
+        MessageOut {
+            id,
+            kind: "message",
+            role: "assistant",
+            model,
+            content,
+            stop_reason: stop_reason(finish),
+            stop_sequence: None,
+            usage: usage(tokens),
+        }
+    }
+}
+
+/// Anthropic's `message`, borrowed from the answer it writes.
+#[derive(Serialize)]
+pub struct MessageOut<'a> {
+    id: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    role: &'static str,
+    model: &'a str,
+    content: Vec<Block<'a>>,
+    stop_reason: &'a str,
+    stop_sequence: Option<&'a str>,
+    usage: Usage,
+}
+
+/// A content block of a written message.
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Block<'a> {
+    Thinking {
+        thinking: &'a str,
+        signature: &'static str,
+    },
+    Text {
+        text: &'a str,
+    },
+    ToolUse {
+        id: &'a str,
+        name: &'a str,
+        input: Input<'a>,
+    },
+}
+
+/// A tool call's arguments as its `input` object: the JSON text itself when it is an object,
+/// else `{}`.
+struct Input<'a>(&'a str);
+
+impl Serialize for Input<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match serde_json::from_str::<&RawValue>(self.0) {
+            Ok(raw) if raw.get().trim_start().starts_with('{') => raw.serialize(serializer),
+            _ => Map::<String, Value>::new().serialize(serializer),
+        }
     }
 }
 
 /// A finish reason in Anthropic's words: the provider's own when it gave one.
-pub fn stop_reason(finish: &Finish) -> String {
+pub fn stop_reason(finish: &Finish) -> &str {
     if let Some(own) = &finish.provider_reason {
-        return own.clone();
+        return own;
     }
     match finish.reason.as_str() {
         "length" => "max_tokens",
@@ -90,28 +145,44 @@ pub fn stop_reason(finish: &Finish) -> String {
         "content_filter" => "refusal",
         _ => "end_turn",
     }
-    .to_string()
 }
 
 /// Anthropic's `usage`: `input_tokens` without the cached ones, which are counted apart.
-pub fn usage(tokens: &Tokens) -> Value {
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Usage {
+    input_tokens: u64,
+    cache_creation_input_tokens: u64,
+    cache_read_input_tokens: u64,
+    cache_creation: CacheCreation,
+    output_tokens: u64,
+}
+
+#[derive(Debug, Clone, Copy, Serialize)]
+struct CacheCreation {
+    ephemeral_5m_input_tokens: u64,
+    ephemeral_1h_input_tokens: u64,
+}
+
+/// The usage `tokens` make.
+pub fn usage(tokens: &Tokens) -> Usage {
     let written = tokens.cache_write + tokens.cache_write_1h;
-    json!({
-        "input_tokens": tokens.prompt.saturating_sub(tokens.cache_read + written),
-        "cache_creation_input_tokens": written,
-        "cache_read_input_tokens": tokens.cache_read,
-        "cache_creation": {
-            "ephemeral_5m_input_tokens": tokens.cache_write,
-            "ephemeral_1h_input_tokens": tokens.cache_write_1h,
+    Usage {
+        input_tokens: tokens.prompt.saturating_sub(tokens.cache_read + written),
+        cache_creation_input_tokens: written,
+        cache_read_input_tokens: tokens.cache_read,
+        cache_creation: CacheCreation {
+            ephemeral_5m_input_tokens: tokens.cache_write,
+            ephemeral_1h_input_tokens: tokens.cache_write_1h,
         },
-        "output_tokens": tokens.completion,
-    })
+        output_tokens: tokens.completion,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::chat::form::Detail;
+    use serde_json::json;
 
     #[test]
     fn an_openai_answer_becomes_anthropics_message() {
@@ -124,7 +195,9 @@ mod tests {
             ..Detail::default()
         };
         let tokens = Tokens::with(100, 7, detail);
-        let written = said.to_message("msg_1", "m", &Finish::plain("tool_calls"), &tokens);
+        let finish = Finish::plain("tool_calls");
+        let written =
+            serde_json::to_value(said.to_message("msg_1", "m", &finish, &tokens)).unwrap();
         assert_eq!(
             written,
             json!({
