@@ -132,7 +132,8 @@ median() {
 # the gateway's), in ROUNDS, the order rotating: p50 and p99 at 2,000 req/s and the ceiling at
 # 32 connections, whole and streamed (a stream's tokens 0 ms apart, so its whole time is its
 # first event's plus the few more), chat completions first; each dialect's p50 and ceiling as a
-# ratio of chat completions' in the same run.
+# ratio of chat completions' in the same run; then each streamed one's time to its first event
+# (bench/first_event.py).
 dialects() {
   local paths=(/v1/chat/completions /v1/messages /v1/responses) mode round i path p50 p99 rps ok line
   declare -A bodies=()
@@ -176,6 +177,24 @@ dialects() {
     echo "$line"
     unset rows
   done
+  # Streamed, to the first whole event, one request at a time, 300 per path per round, from a
+  # gateway whose simulated tokens are 1 ms apart: with 0 ms every token is ready at once and
+  # the first body frame would hold the whole answer, not the first event alone.
+  ./target/release/tokctl-server serve --listen 127.0.0.1:0 --data-dir "$work/first-data" \
+    --rate-limit 1000000000 --models "$work/models.toml" --sim-token-delay-ms 1 \
+    >"$work/first.out" 2>"$work/first.log" & pids+=($!)
+  local addr first=() c us
+  addr=$(wait_addr "$work/first.log")
+  line="streamed (tokens 1 ms apart), time to the first event, medians of $rounds rounds' p50:"
+  for path in "${paths[@]}"; do first+=("$path=${bodies[$path]}"); done
+  while read -r path us; do
+    [ "$path" = /v1/chat/completions ] && c=$us
+    line+=" $path $us us"
+    [ "$path" != /v1/chat/completions ] &&
+      line+=" (ratio $(awk -v a="$us" -v b="$c" 'BEGIN{printf "%.3f", a/b}'), $(awk -v a="$us" -v b="$c" 'BEGIN{printf "%+.0f", a-b}') us)"
+    line+=";"
+  done < <(python3 bench/first_event.py "$addr" "$(cat "$work/first-data/admin.key")" "$rounds" 300 "${first[@]}")
+  echo "$line"
 }
 if [ "${DIALECTS:-}" = only ]; then
   dialects

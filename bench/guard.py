@@ -80,9 +80,13 @@ def paths(client, ids):
     chat = {"model": "mock", "messages": [{"role": "user", "content": "hello"}], "max_tokens": 16}
     unknown = unknown_secret()
 
-    def streamed():
-        data = client.call("POST", "/v1/chat/completions", {**chat, "stream": True})
-        assert data.rstrip().endswith(b"data: [DONE]"), data[-200:]
+    responses = {"model": "mock", "input": [{"role": "user", "content": "hello"}], "max_output_tokens": 16}
+
+    def streamed(path, body, last):
+        def send():
+            data = client.call("POST", path, {**body, "stream": True})
+            assert last in data[-2000:], data[-200:]
+        return send
 
     return [
         ("token_read", "GET /v1/tokens/:id, a token without a limit", 100,
@@ -98,7 +102,16 @@ def paths(client, ids):
          lambda: client.call("GET", f"/v1/tokens/{ids['plain']}", status=401, key=unknown)),
         ("chat_whole", "POST /v1/chat/completions to an OpenAI-compatible upstream", 30,
          lambda: client.call("POST", "/v1/chat/completions", chat)),
-        ("chat_streamed", "the same with \"stream\": true", 30, streamed),
+        ("chat_streamed", "the same with \"stream\": true", 30,
+         streamed("/v1/chat/completions", chat, b"data: [DONE]")),
+        ("messages_whole", "POST /v1/messages (the same body) translated to the same upstream", 30,
+         lambda: client.call("POST", "/v1/messages", chat)),
+        ("messages_streamed", "the same with \"stream\": true", 30,
+         streamed("/v1/messages", chat, b"event: message_stop")),
+        ("responses_whole", "POST /v1/responses (the same turn) translated to the same upstream", 30,
+         lambda: client.call("POST", "/v1/responses", responses)),
+        ("responses_streamed", "the same with \"stream\": true", 30,
+         streamed("/v1/responses", responses, b"event: response.completed")),
     ]
 
 

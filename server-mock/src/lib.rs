@@ -145,6 +145,9 @@ pub struct ServeConfig {
     pub models: Option<PathBuf>,
     /// Delay between tokens of simulated streams.
     pub sim_token_delay: std::time::Duration,
+    /// How long a Messages stream translated from another dialect waits on a silent upstream
+    /// before sending a `ping`.
+    pub stream_ping: std::time::Duration,
     /// When an upstream model's circuit opens and for how long, unless its catalogue entry says.
     pub breaker: chat::breaker::Policy,
     /// Waits between webhook delivery attempts.
@@ -170,6 +173,7 @@ impl ServeConfig {
             leak_report_rate_limit: LEAK_REPORT_RATE_LIMIT,
             models: None,
             sim_token_delay: std::time::Duration::from_millis(20),
+            stream_ping: chat::DEFAULT_PING_EVERY,
             breaker: chat::breaker::Policy::default(),
             webhook_retry_schedule: webhooks::parse_schedule(webhooks::DEFAULT_SCHEDULE)
                 .unwrap_or_default(),
@@ -259,13 +263,14 @@ pub async fn serve(
         }
     }
     let ledger = usage::Ledger::new(store.shared(), &metrics);
-    let gateway = chat::Gateway::new(
+    let mut gateway = chat::Gateway::new(
         catalogue,
         config.breaker,
         config.sim_token_delay,
         ledger,
         metrics.clone(),
     );
+    gateway.ping_every = config.stream_ping;
     let hub = webhooks::Hub::new(sealer, config.webhook_retry_schedule.clone(), metrics);
     let limits = (config.rate_limit, config.leak_report_rate_limit);
     let state = AppState::new(store.clone(), limits, gateway, hub);

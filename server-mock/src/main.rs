@@ -70,6 +70,10 @@ struct ServeArgs {
     /// Milliseconds between tokens of simulated streams.
     #[arg(long, default_value_t = 20)]
     sim_token_delay_ms: u64,
+    /// Milliseconds a Messages stream translated from another dialect waits on a silent
+    /// upstream before sending Anthropic's `ping` event.
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+    stream_ping_ms: u64,
     /// Waits between webhook delivery attempts, e.g. 1s,2s,5s.
     #[arg(long, default_value = tokctl_server::webhooks::DEFAULT_SCHEDULE, value_parser = parse_schedule)]
     webhook_retry_schedule: Schedule,
@@ -351,6 +355,7 @@ async fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
         leak_report_rate_limit: args.leak_report_rate_limit,
         models: args.models,
         sim_token_delay: std::time::Duration::from_millis(args.sim_token_delay_ms),
+        stream_ping: std::time::Duration::from_millis(args.stream_ping_ms),
         breaker: args.breaker.policy()?,
         webhook_retry_schedule: args.webhook_retry_schedule.0,
         expiring_notices: args.expiring_notice.0,

@@ -119,6 +119,14 @@ pub struct Model {
     /// Claude models refuse them, and a request setting one is then refused before it is sent).
     #[serde(default = "yes")]
     pub sampling_parameters: bool,
+    /// `openai`: the upstream serves OpenAI's Responses API (`/responses`), so a Responses
+    /// client's request is passed through to it as the client wrote it.
+    #[serde(default)]
+    pub responses: bool,
+    /// `openai`: the model takes `reasoning_effort`, so a Messages thinking budget or effort and
+    /// a Responses `reasoning.effort` are sent to it as that rather than dropped.
+    #[serde(default)]
+    pub reasoning_effort: bool,
     /// `openai`, `anthropic`: how long the upstream may take to start a stream or to give a whole answer,
     /// in milliseconds (default 60,000); past it the next candidate is tried.
     #[serde(default)]
@@ -133,6 +141,13 @@ pub struct Model {
     /// `openai`: where requests go, worked out from the fields above when the catalogue loads.
     #[serde(skip)]
     pub target: Option<Arc<Target>>,
+}
+
+impl Model {
+    /// The model's name upstream: `upstream_model`, else its id.
+    pub fn upstream_name(&self) -> &str {
+        self.upstream_model.as_deref().unwrap_or(&self.id)
+    }
 }
 
 fn default_max_output() -> u32 {
@@ -371,6 +386,12 @@ impl Catalogue {
             {
                 anyhow::bail!(
                     "model {name}: anthropic_version, anthropic_beta, structured_outputs and sampling_parameters are for the anthropic provider"
+                );
+            }
+            if model.provider != ProviderKind::Openai && (model.responses || model.reasoning_effort)
+            {
+                anyhow::bail!(
+                    "model {name}: responses and reasoning_effort are for the openai provider"
                 );
             }
             read.push(model);

@@ -3,11 +3,11 @@
 //! conversation in the internal form makes for the one pipeline (`serve`), with the gateway's
 //! extensions from headers and the client's own request kept beside it.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::catalogue::{Model, ProviderKind};
 use super::form::Conversation;
-use super::request::{ChatRequest, Checked, Inbound};
+use super::request::{Checked, Inbound, Original};
 use crate::http::openai::GatewayError;
 use axum::http::HeaderMap;
 
@@ -55,8 +55,7 @@ pub fn count(body: &Map<String, Value>, field: &'static str) -> Result<Option<u3
 }
 
 /// The checked chat request `form` makes for `model` (at most `cap` tokens, else the model's
-/// own maximum), with the extensions from `headers`, answered in `inbound`'s dialect. Turns with
-/// nothing the form keeps (empty text, dropped blocks) leave one empty user turn.
+/// own maximum), with the extensions from `headers`, answered in `inbound`'s dialect.
 pub fn checked(
     form: &Conversation,
     model: &str,
@@ -64,17 +63,7 @@ pub fn checked(
     headers: &HeaderMap,
     inbound: Inbound,
 ) -> Result<Checked, GatewayError> {
-    let mut chat = form.to_chat(model, cap.unwrap_or(1), stream);
-    if let Some(fields) = chat.as_object_mut() {
-        if cap.is_none() {
-            fields.remove("max_tokens");
-        }
-        if fields["messages"].as_array().is_some_and(Vec::is_empty) {
-            fields["messages"] = json!([{"role": "user", "content": ""}]);
-        }
-    }
-    let mut request: ChatRequest = serde_json::from_value(chat)
-        .map_err(|err| GatewayError::invalid("messages", format!("messages: {err}")))?;
+    let mut request = form.to_request(model, cap, stream);
     request.extensions_from(headers)?;
     let mut checked = request.check()?;
     checked.inbound = inbound;
@@ -82,11 +71,28 @@ pub fn checked(
 }
 
 /// Whether `model`'s upstream takes the client's own request (and its answer goes back as the
-/// upstream wrote it): Anthropic's for Messages. (An upstream serving Responses is not yet sent
-/// a Responses request as it came.)
+/// upstream wrote it): Anthropic's for Messages, one serving Responses for Responses.
 pub fn relayed_to(inbound: &Inbound, model: &Model) -> bool {
     match inbound {
-        Inbound::Chat | Inbound::Responses(_) => false,
+        Inbound::Chat => false,
         Inbound::Messages(_) => model.provider == ProviderKind::Anthropic,
+        Inbound::Responses(_) => model.provider == ProviderKind::Openai && model.responses,
     }
+}
+
+/// The reasoning effort to send `model` for the request `original`, when it takes one.
+pub fn effort_for<'a>(original: &'a Original, model: &Model) -> Option<&'a str> {
+    let effort = original.effort.as_ref().filter(|_| model.reasoning_effort);
+    effort.map(|effort| effort.level.as_str())
+}
+
+/// What the translation of `original` for `model` left out: the dropped settings, and those
+/// the effort came from when `model` takes none.
+pub fn dropped_for<'a>(original: &'a Original, model: &Model) -> Vec<&'a str> {
+    let mut dropped: Vec<&str> = original.dropped.iter().map(String::as_str).collect();
+    if effort_for(original, model).is_none() {
+        let from = original.effort.iter().flat_map(|effort| effort.from.iter());
+        dropped.extend(from.filter(|name| !original.dropped.iter().any(|d| d == *name)));
+    }
+    dropped
 }

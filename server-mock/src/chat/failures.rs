@@ -24,21 +24,27 @@ pub(crate) struct Failures {
     /// The first refusal, for the 400 when no candidate could take the request, and how many.
     refused: Option<Refusal>,
     refusals: usize,
-    /// The first error an Anthropic upstream answered with: relayed unchanged to a Messages
-    /// client when no candidate answers.
-    relayable: Option<answer::Failure>,
+    /// The first error an Anthropic upstream answered with, and the first an upstream serving
+    /// Responses did: relayed unchanged to a Messages (a Responses) client when no candidate
+    /// answers.
+    relayable: [Option<answer::Failure>; 2],
 }
 
 impl Failures {
     /// Notes that `model` failed; the next candidate is tried.
     pub fn push(&mut self, model: &Model, failure: answer::Failure) {
         crate::telemetry::upstream_failed(&model.id, &failure);
-        if self.relayable.is_none()
-            && model.provider == ProviderKind::Anthropic
+        let dialect = match model.provider {
+            ProviderKind::Anthropic => Some(0),
+            ProviderKind::Openai if model.responses => Some(1),
+            _ => None,
+        };
+        if let Some(slot) = dialect.map(|i| &mut self.relayable[i])
+            && slot.is_none()
             && failure.status.is_some()
             && failure.body.is_some()
         {
-            self.relayable = Some(failure.clone());
+            *slot = Some(failure.clone());
         }
         self.failed.push((model.id.clone(), failure));
     }
@@ -99,12 +105,13 @@ impl Failures {
     }
 
     /// No candidate answered: the error (see [`Failures::into_error`]), counted; for a Messages
-    /// client, an Anthropic upstream's own error as it came, when one gave one (agents recover
-    /// by its wording: a prompt too long, an overload).
+    /// (Responses) client, an Anthropic (Responses) upstream's own error as it came, when one
+    /// gave one (agents recover by its wording: a prompt too long, an overload).
     pub fn give_up(mut self, gateway: &Gateway, timing: &Timing, inbound: &Inbound) -> Response {
         let relayed = match inbound {
-            Inbound::Messages(_) => self.relayable.take(),
-            Inbound::Chat | Inbound::Responses(_) => None,
+            Inbound::Messages(_) => self.relayable[0].take(),
+            Inbound::Responses(_) => self.relayable[1].take(),
+            Inbound::Chat => None,
         };
         let error = self.into_error();
         if let Some(arrived) = timing.arrived {

@@ -62,6 +62,10 @@ use crate::x402::facilitator::Facilitator;
 use crate::x402::gate;
 use crate::x402::payment::Settlement;
 
+/// How long a translated Messages stream waits on a silent upstream before a `ping`, unless
+/// configured (`--stream-ping-ms`).
+pub const DEFAULT_PING_EVERY: Duration = Duration::from_secs(10);
+
 /// What the gateway needs: the catalogue (with each model's way to its upstream), each
 /// model's health, the ledger.
 pub struct Gateway {
@@ -70,6 +74,8 @@ pub struct Gateway {
     pub health: Health,
     /// Delay between tokens of the simulated provider's streams.
     pub sim_token_delay: Duration,
+    /// How long a translated Messages stream waits on a silent upstream before a `ping`.
+    pub ping_every: Duration,
     pub ledger: Arc<Ledger>,
     /// Where answers and attempts are counted (per model: in `health`).
     pub metrics: Metrics,
@@ -93,6 +99,7 @@ impl Gateway {
             health: Health::new(&catalogue, breaker, &metrics),
             catalogue,
             sim_token_delay,
+            ping_every: DEFAULT_PING_EVERY,
             ledger: Arc::new(ledger),
             overhead: metrics.overhead(),
             metrics,

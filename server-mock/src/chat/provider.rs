@@ -1,6 +1,7 @@
 //! Asks the provider of a model: the simulated one built in, an OpenAI-compatible upstream (the
-//! client's request as it came), or Anthropic (the request through the internal form, or a
-//! Messages client's own request passed through). Each answers in the internal form's terms
+//! client's request as it came, or a Responses client's own to an upstream serving Responses),
+//! or Anthropic (the request through the internal form, or a Messages client's own request
+//! passed through). Each answers in the internal form's terms
 //! (`answer.rs`).
 
 use std::time::Duration;
@@ -10,7 +11,7 @@ use super::catalogue::{Model, ProviderKind};
 use super::form::Refusal;
 use super::request::{ChatRequest, Checked, Inbound};
 use super::upstream::Extra;
-use super::{anthropic, openai, simulated};
+use super::{anthropic, dialect, openai, simulated};
 
 /// What is sent to a model's provider, made before it is tried.
 pub enum Outgoing {
@@ -42,7 +43,20 @@ pub fn prepare(
             };
             Outgoing::Relay(body, extra)
         }
-        (ProviderKind::Openai, _) => Outgoing::Body(openai::encode(model, cap, request, stream)),
+        (ProviderKind::Openai, Inbound::Responses(original)) if model.responses => {
+            let body = openai::relay::body(model, cap, &original.body, stream);
+            let extra = Extra {
+                headers: Vec::new(),
+                path: Some(openai::relay::PATH),
+            };
+            Outgoing::Relay(body, extra)
+        }
+        (ProviderKind::Openai, inbound) => {
+            let effort = inbound
+                .original()
+                .and_then(|o| dialect::effort_for(o, model));
+            Outgoing::Body(openai::encode(model, cap, request, stream, effort))
+        }
         (ProviderKind::Anthropic, _) => {
             Outgoing::Body(anthropic::encode(model, cap, request, stream)?)
         }
@@ -59,6 +73,9 @@ pub async fn complete(
 ) -> Result<Completion, Failure> {
     match (model.provider, outgoing) {
         (_, Outgoing::Simulated) => Ok(simulated::complete(model, cap, request)),
+        (ProviderKind::Openai, Outgoing::Relay(body, extra)) => {
+            openai::relay::complete(model, &extra, body).await
+        }
         (_, Outgoing::Relay(body, extra)) => anthropic::relay::complete(model, &extra, body).await,
         (ProviderKind::Anthropic, Outgoing::Body(body)) => anthropic::complete(model, body).await,
         (_, Outgoing::Body(body)) => openai::complete(model, body).await,
@@ -76,6 +93,9 @@ pub async fn stream(
 ) -> Result<ItemStream, Failure> {
     match (model.provider, outgoing) {
         (_, Outgoing::Simulated) => Ok(simulated::stream(model, cap, request, sim_token_delay)),
+        (ProviderKind::Openai, Outgoing::Relay(body, extra)) => {
+            openai::relay::stream(model, &extra, body).await
+        }
         (_, Outgoing::Relay(body, extra)) => anthropic::relay::stream(model, &extra, body).await,
         (ProviderKind::Anthropic, Outgoing::Body(body)) => anthropic::stream(model, body).await,
         (_, Outgoing::Body(body)) => openai::stream(model, body).await,

@@ -101,6 +101,17 @@ pub struct Original {
     pub headers: Vec<(HeaderName, HeaderValue)>,
     /// What the translation for any other upstream left out, by name.
     pub dropped: Vec<String>,
+    /// The reasoning effort asked for, for a model that takes `reasoning_effort`.
+    pub effort: Option<Effort>,
+}
+
+/// A reasoning effort a request asked for (`low`, `medium`, `high`, ...), and the settings it
+/// was read from: sent as `reasoning_effort` to a model that takes it, else those settings are
+/// named as dropped.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Effort {
+    pub level: String,
+    pub from: Vec<&'static str>,
 }
 
 /// A request that passed validation, with defaults applied.

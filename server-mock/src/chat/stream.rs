@@ -90,7 +90,7 @@ pub async fn respond(
                 let writer =
                     match (&checked.inbound, &item) {
                         (Inbound::Chat, _) => Writer::Chat,
-                        (_, Item::Event(_)) => Writer::Relayed,
+                        (inbound, Item::Event(_)) => Writer::relayed(inbound),
                         (Inbound::Messages(_), _) => {
                             Writer::Messages(events::Writer::new(id.clone(), model.id.clone()))
                         }
@@ -98,6 +98,7 @@ pub async fn respond(
                             responses::Writer::new(id.clone(), model.id.clone(), original.clone()),
                         ),
                     };
+                let writer_is_messages = matches!(writer, Writer::Messages(_));
                 let upstream: ItemStream =
                     Box::pin(futures::stream::once(async { Ok(item) }).chain(upstream));
                 let relay = Relay {
@@ -112,6 +113,7 @@ pub async fn respond(
                         reservation,
                     ),
                     upstream: Some(upstream),
+                    ping_every: writer_is_messages.then_some(gateway.ping_every),
                     attempt,
                     started: false,
                     pieces: 0,
@@ -167,8 +169,36 @@ enum Writer {
     Messages(events::Writer),
     /// As OpenAI Responses' events.
     Responses(responses::Writer),
-    /// An Anthropic upstream's own events, relayed.
-    Relayed,
+    /// An upstream's own events in the client's dialect, relayed; the event ending the answer
+    /// is held until it is recorded.
+    Relayed {
+        held: Option<Event>,
+        responses: bool,
+    },
+}
+
+impl Writer {
+    /// A relay of an upstream's own events for a client of `inbound`'s dialect: Anthropic's end
+    /// with `message_stop` (written here once the answer is recorded, when the upstream's is not
+    /// there to hold), Responses' with the upstream's `response.completed`.
+    fn relayed(inbound: &Inbound) -> Self {
+        let responses = matches!(inbound, Inbound::Responses(_));
+        let stop = Event::named("message_stop", events::stop_event());
+        Writer::Relayed {
+            held: (!responses).then_some(stop),
+            responses,
+        }
+    }
+
+    /// The events of a typed piece for a client of another dialect; whether it was a piece of
+    /// the answer.
+    fn piece(&mut self, item: &Item, out: &mut VecDeque<Event>) -> bool {
+        match self {
+            Writer::Messages(writer) => writer.piece(item, out),
+            Writer::Responses(writer) => writer.piece(item, out),
+            Writer::Chat | Writer::Relayed { .. } => false,
+        }
+    }
 }
 
 /// One answer being relayed; dropping it (the client hung up) drops the upstream and settles
@@ -182,6 +212,8 @@ struct Relay {
     accounting: Accounting,
     /// `None` once the upstream has ended, failed or been dropped.
     upstream: Option<ItemStream>,
+    /// For Anthropic's events written here: a `ping` when the upstream is silent this long.
+    ping_every: Option<std::time::Duration>,
     /// The model's verdict: success at the end, failure on a cut; none if the client leaves.
     attempt: Attempt,
     /// Whether the opening `role` chunk went out.
@@ -246,7 +278,7 @@ impl Relay {
                 Writer::Chat => return Some(Event::data(self.delta(Delta::Opening))),
                 Writer::Messages(writer) => writer.opening(self.estimated_prompt, &mut self.out),
                 Writer::Responses(writer) => writer.opening(&mut self.out),
-                Writer::Relayed => {}
+                Writer::Relayed { .. } => {}
             }
         }
         loop {
@@ -256,7 +288,14 @@ impl Relay {
             let Some(upstream) = self.upstream.as_mut() else {
                 break;
             };
-            match upstream.next().await {
+            let next = match self.ping_every {
+                Some(every) => match tokio::time::timeout(every, upstream.next()).await {
+                    Ok(next) => next,
+                    Err(_) => return Some(Event::named("ping", events::ping())),
+                },
+                None => upstream.next().await,
+            };
+            match next {
                 Some(Ok(Item::Finish(reason))) => self.finish = Some(reason),
                 Some(Ok(Item::Usage {
                     prompt,
@@ -272,17 +311,23 @@ impl Relay {
                             return Some(Event::data(self.delta(delta)));
                         }
                     }
-                    Writer::Messages(writer) => {
-                        if writer.piece(&piece, &mut self.out) {
-                            self.pieces += 1;
+                    Writer::Messages(_) | Writer::Responses(_) => {
+                        let typed;
+                        let pieces = match &piece {
+                            Item::Delta(raw) => {
+                                typed = Item::typed(raw);
+                                typed.as_slice()
+                            }
+                            piece => std::slice::from_ref(piece),
+                        };
+                        let mut said = false;
+                        for piece in pieces {
+                            said |= self.writer.piece(piece, &mut self.out);
                         }
+                        self.pieces += u64::from(said);
                     }
-                    Writer::Responses(writer) => {
-                        if writer.piece(&piece, &mut self.out) {
-                            self.pieces += 1;
-                        }
-                    }
-                    Writer::Relayed => match piece {
+                    Writer::Relayed { held, .. } => match piece {
+                        Item::Event(event) if is_final(&event) => *held = Some(event),
                         Item::Event(event) => return Some(event),
                         piece => self.pieces += u64::from(Delta::of(&piece).is_some()),
                     },
@@ -331,10 +376,7 @@ impl Relay {
             }
             Writer::Messages(writer) => writer.closing(finish, tokens, &mut self.tail),
             Writer::Responses(writer) => writer.closing(finish, tokens, &mut self.tail),
-            Writer::Relayed => {
-                let stop = Event::named("message_stop", events::stop_event());
-                self.tail.push_back(stop);
-            }
+            Writer::Relayed { held, .. } => self.tail.extend(held.take()),
         }
     }
 
@@ -377,7 +419,13 @@ impl Relay {
                 self.tail.push_back(Event::data("[DONE]".into()));
             }
             Writer::Responses(writer) => writer.failed(&error.message, &mut self.tail),
-            Writer::Messages(_) | Writer::Relayed => {
+            Writer::Relayed {
+                responses: true, ..
+            } => self.tail.push_back(responses::relayed_error(
+                &error.message,
+                err.body.as_deref(),
+            )),
+            Writer::Messages(_) | Writer::Relayed { .. } => {
                 let body = err.body.as_deref();
                 let event = events::error(error.status, &error.message, body);
                 self.tail.push_back(event);
@@ -407,4 +455,10 @@ impl Drop for Relay {
             tokio::spawn(payment.finish(charged));
         }
     }
+}
+
+/// Whether an upstream's relayed `event` ends the answer (held until it is recorded).
+fn is_final(event: &Event) -> bool {
+    let name = event.name.as_deref().unwrap_or_default();
+    name == "message_stop" || crate::chat::openai::relay::FINAL.contains(&name)
 }

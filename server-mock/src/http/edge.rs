@@ -75,6 +75,8 @@ where
             (_, true) => Envelope::Anthropic,
             _ => Envelope::Api,
         };
+        // The coding agents' paths, whose clients cannot read the gateway's `platform` object.
+        let agents = envelope == Envelope::Anthropic || path == "/v1/responses";
         let noted = self.metrics.arrived(request.method(), request.uri().path());
         if let Some(noted) = &noted
             && self.metrics.is_on()
@@ -86,6 +88,7 @@ where
             inner: self.inner.call(request),
             id,
             envelope,
+            agents,
             noted,
             outage: self.outage.clone(),
         }
@@ -97,9 +100,9 @@ where
 pub enum Envelope {
     /// The token API's own.
     Api,
-    /// OpenAI's (chat completions, models).
+    /// OpenAI's (chat completions, responses, models).
     OpenAi,
-    /// Anthropic's (messages), whose answers also carry `x-tokctl-request-id`.
+    /// Anthropic's (messages).
     Anthropic,
 }
 
@@ -110,6 +113,8 @@ pin_project! {
         inner: F,
         id: Option<HeaderValue>,
         envelope: Envelope,
+        // Whether the answer carries the request id as `x-tokctl-request-id` too.
+        agents: bool,
         noted: Option<telemetry::Request>,
         outage: Option<Arc<telemetry::Outage>>,
     }
@@ -147,7 +152,7 @@ where
             noted.answered(status);
         }
         if let Some(id) = id {
-            if *this.envelope == Envelope::Anthropic {
+            if *this.agents {
                 let tokctl = request_id::TOKCTL_HEADER;
                 response.headers_mut().insert(tokctl, id.clone());
             }

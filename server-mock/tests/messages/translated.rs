@@ -175,3 +175,42 @@ async fn a_token_over_its_credit_limit_is_refused_as_a_billing_error() {
     assert!(message.contains("limit"), "{message}");
     assert!(upstream.received_requests().await.unwrap().is_empty());
 }
+
+#[tokio::test]
+async fn a_silent_upstream_gets_pings_between_events() {
+    // Simulated tokens 400 ms apart, a ping after 100 ms of silence.
+    let server = crate::common::Server::start_with(crate::common::Options {
+        args: vec![
+            "--sim-token-delay-ms".into(),
+            "400".into(),
+            "--stream-ping-ms".into(),
+            "100".into(),
+        ],
+        ..Default::default()
+    });
+    let request = json!({"model": "sim-mini", "max_tokens": 3, "stream": true,
+        "messages": [{"role": "user", "content": "hello"}]});
+    let response = send(&server, "/v1/messages", &request, &[]).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let got = events(&response.text().await.unwrap());
+    let names: Vec<&str> = got.iter().map(|(name, _)| name.as_str()).collect();
+    let first_delta = names
+        .iter()
+        .position(|n| *n == "content_block_delta")
+        .unwrap();
+    let last_delta = names
+        .iter()
+        .rposition(|n| *n == "content_block_delta")
+        .unwrap();
+    assert!(last_delta > first_delta, "{names:?}");
+    assert!(
+        names[first_delta..last_delta].contains(&"ping"),
+        "a ping while the tokens are apart: {names:?}"
+    );
+    assert!(
+        got.iter()
+            .filter(|(n, _)| n == "ping")
+            .all(|(_, d)| *d == json!({"type": "ping"}))
+    );
+    assert_eq!(names.last(), Some(&"message_stop"));
+}

@@ -6,7 +6,6 @@
 //! stays on the failure, so the client gets it unchanged when no other model answers.
 
 use futures::StreamExt;
-use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use sse_core::{SseEvent, SseStream, SseStreamError};
@@ -15,43 +14,12 @@ use super::reply;
 use crate::chat::answer::{Completion, Event, Failure, Item, ItemStream, Message};
 use crate::chat::catalogue::Model;
 use crate::chat::openai::{open, whole};
-use crate::chat::upstream::{BodyStream, Extra};
+use crate::chat::upstream::{BodyStream, Extra, relayed};
 
 /// The client's `body` for `model`: its upstream name, at most `cap` tokens, streamed or not;
 /// every other field as the client wrote it, in its order.
 pub fn body(model: &Model, cap: u32, body: &Map<String, Value>, stream: bool) -> Vec<u8> {
-    let relayed = Relayed {
-        model: model.upstream_model.as_deref().unwrap_or(&model.id),
-        cap,
-        stream,
-        body,
-    };
-    // Strings, numbers and JSON values always serialise.
-    serde_json::to_vec(&relayed).unwrap_or_default()
-}
-
-struct Relayed<'a> {
-    model: &'a str,
-    cap: u32,
-    stream: bool,
-    body: &'a Map<String, Value>,
-}
-
-impl Serialize for Relayed<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
-        map.serialize_entry("model", self.model)?;
-        map.serialize_entry("max_tokens", &self.cap)?;
-        for (key, value) in self.body {
-            if !matches!(key.as_str(), "model" | "max_tokens" | "stream") {
-                map.serialize_entry(key, value)?;
-            }
-        }
-        if self.stream {
-            map.serialize_entry("stream", &true)?;
-        }
-        map.end()
-    }
+    relayed::body(model.upstream_name(), ("max_tokens", cap), body, stream)
 }
 
 /// A whole answer, kept as the upstream wrote it.
@@ -79,7 +47,7 @@ pub async fn complete(model: &Model, extra: &Extra, body: Vec<u8>) -> Result<Com
 }
 
 /// The upstream's events, each relayed ([`Item::Event`]) and followed by what it gives the
-/// bill; `message_stop` is left for the relay to send once the answer is recorded, and an
+/// bill (`message_stop` is held by the relay until the answer is recorded), and an
 /// `error` event is the failure, its data kept as the failure's body.
 pub async fn stream(model: &Model, extra: &Extra, body: Vec<u8>) -> Result<ItemStream, Failure> {
     open(model, extra, body, items).await
@@ -95,7 +63,6 @@ fn items(body: BodyStream) -> ItemStream {
                     data => decoder.read(data),
                 };
                 match event.event.as_ref() {
-                    "message_stop" => [None, None, None],
                     "error" => {
                         let [first, _] = read;
                         let failure = match first {

@@ -171,7 +171,7 @@ pub fn body<'a>(
         }
     };
     Ok(Body {
-        model: model.upstream_model.as_deref().unwrap_or(&model.id),
+        model: model.upstream_name(),
         max_tokens: cap,
         system: form
             .system

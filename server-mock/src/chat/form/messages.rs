@@ -10,12 +10,14 @@ use super::{
     Conversation, Image, Part, Refusal, ResponseFormat, Role, Tool, ToolCall, ToolChoice,
     ToolResult, Turn,
 };
+use crate::chat::request::Effort;
 
-/// A Messages request read into the form: the form, and the names of what was dropped (each
-/// once, in the order met).
+/// A request read into the form: the form, the reasoning effort asked for, and the names of
+/// what was dropped (each once, in the order met).
 #[derive(Debug, Default, PartialEq)]
 pub struct Read {
     pub form: Conversation,
+    pub effort: Option<Effort>,
     pub dropped: Vec<String>,
 }
 
@@ -29,8 +31,9 @@ impl Read {
 }
 
 /// Top-level fields read elsewhere (the model, the cap, the stream flag) or into the form.
-const KNOWN: [&str; 13] = [
+const KNOWN: [&str; 14] = [
     "model",
+    "thinking",
     "max_tokens",
     "stream",
     "messages",
@@ -117,9 +120,11 @@ impl Conversation {
             .and_then(|m| m.get("user_id"))
             .and_then(Value::as_str)
             .map(str::to_string);
+        let mut effort = None;
         if let Some(config) = body.get("output_config").and_then(Value::as_object) {
             for (key, value) in config {
                 match (key.as_str(), value.get("type").and_then(Value::as_str)) {
+                    ("effort", _) if value.is_string() => effort = value.as_str(),
                     ("format", Some("json_schema")) => {
                         read.form.response_format = Some(ResponseFormat::JsonSchema {
                             name: "response".into(),
@@ -130,11 +135,48 @@ impl Conversation {
                 }
             }
         }
+        read_effort(body.get("thinking"), effort, &mut read);
         for key in body.keys().filter(|key| !KNOWN.contains(&key.as_str())) {
             read.drop(key);
         }
         Ok(read)
     }
+}
+
+/// `output_config.effort` and `thinking` as a reasoning effort: the effort as said (`max` as
+/// `high`), else an enabled thinking budget's size (under 8,000 tokens `low`, under 24,000
+/// `medium`, else `high`: Claude Code's "think", "think hard" and "ultrathink"). Thinking with
+/// neither (adaptive, disabled) has no equivalent and is dropped.
+fn read_effort(thinking: Option<&Value>, said: Option<&str>, read: &mut Read) {
+    let thinking = thinking.filter(|value| !value.is_null());
+    let budget = thinking
+        .filter(|t| t.get("type").and_then(Value::as_str) == Some("enabled"))
+        .and_then(|t| t.get("budget_tokens"))
+        .and_then(Value::as_u64);
+    let level = match (said, budget) {
+        (Some("max"), _) => "high",
+        (Some(level), _) => level,
+        (None, Some(budget)) if budget < 8_000 => "low",
+        (None, Some(budget)) if budget < 24_000 => "medium",
+        (None, Some(_)) => "high",
+        (None, None) => {
+            if thinking.is_some() {
+                read.drop("thinking");
+            }
+            return;
+        }
+    };
+    let mut from = Vec::new();
+    if said.is_some() {
+        from.push("output_config.effort");
+    }
+    if thinking.is_some() {
+        from.push("thinking");
+    }
+    read.effort = Some(Effort {
+        level: level.to_string(),
+        from,
+    });
 }
 
 /// `system`: a string, or text blocks (their `cache_control` dropped).
@@ -349,9 +391,33 @@ mod tests {
                 "cache_control",
                 "thinking",
                 "tools.web_search_20250305",
-                "output_config.effort",
                 "context_management"
-            ]
+            ],
+            "the thinking block passed back is dropped"
+        );
+        let effort = read.effort.unwrap();
+        assert_eq!(effort.level, "high");
+        assert_eq!(effort.from, ["output_config.effort", "thinking"]);
+    }
+
+    #[test]
+    fn a_thinking_budget_is_an_effort_and_adaptive_thinking_alone_is_dropped() {
+        let turn = json!([{"role": "user", "content": "hi"}]);
+        for (budget, level) in [(1024, "low"), (10_000, "medium"), (31_999, "high")] {
+            let thinking = json!({"type": "enabled", "budget_tokens": budget});
+            let read = read(json!({"messages": turn, "thinking": thinking})).unwrap();
+            let effort = read.effort.unwrap();
+            assert_eq!(
+                (effort.level.as_str(), effort.from),
+                (level, vec!["thinking"])
+            );
+        }
+        let max = json!({"messages": turn, "output_config": {"effort": "max"}});
+        assert_eq!(read(max).unwrap().effort.unwrap().level, "high");
+        let adaptive = read(json!({"messages": turn, "thinking": {"type": "adaptive"}})).unwrap();
+        assert_eq!(
+            (adaptive.effort, adaptive.dropped),
+            (None, vec!["thinking".to_string()])
         );
     }
 

@@ -15,14 +15,16 @@ use super::{
     Conversation, Image, Part, Refusal, ResponseFormat, Role, Tool, ToolCall, ToolChoice,
     ToolResult, Turn,
 };
+use crate::chat::request::Effort;
 
 /// Between a namespace's name and its function's in a flattened tool's name.
 pub const JOIN: &str = "__";
 
 /// Top-level fields read elsewhere (the model, the cap, the stream flag, statefulness) or into
 /// the form.
-const KNOWN: [&str; 14] = [
+const KNOWN: [&str; 15] = [
     "model",
+    "reasoning",
     "input",
     "instructions",
     "tools",
@@ -98,6 +100,20 @@ impl Conversation {
             .find_map(|key| body.get(*key).and_then(Value::as_str))
             .map(str::to_string);
         read_text(body, &mut read)?;
+        let reasoning = body.get("reasoning").filter(|value| !value.is_null());
+        match reasoning
+            .and_then(|r| r.get("effort"))
+            .and_then(Value::as_str)
+        {
+            Some(level) => {
+                read.effort = Some(Effort {
+                    level: level.to_string(),
+                    from: vec!["reasoning"],
+                });
+            }
+            None if reasoning.is_some() => read.drop("reasoning"),
+            None => {}
+        }
         for key in body.keys().filter(|key| !KNOWN.contains(&key.as_str())) {
             if key != "safety_identifier" {
                 read.drop(key);

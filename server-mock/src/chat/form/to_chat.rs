@@ -7,46 +7,82 @@
 use serde_json::{Map, Value, json};
 
 use super::{Conversation, Image, Part, ResponseFormat, Role, ToolChoice, ToolResult};
+use crate::chat::request::{ChatRequest, Message, StreamOptions};
 
 impl Conversation {
-    /// A chat completions request for `model`, asking for at most `cap` tokens.
-    pub fn to_chat(&self, model: &str, cap: u32, stream: bool) -> Value {
-        let mut messages: Vec<Value> = self
+    /// The chat request for `model`, asking for at most `cap` tokens (else the model's own
+    /// maximum): what a chat completions client would have sent. Turns with nothing the form
+    /// keeps (empty text, dropped blocks) leave one empty user turn.
+    pub fn to_request(&self, model: &str, cap: Option<u32>, stream: bool) -> ChatRequest {
+        let mut messages: Vec<Message> = self
             .system
             .iter()
-            .map(|text| json!({"role": "system", "content": text}))
+            .map(|text| said("system", json!(text)))
             .collect();
         for turn in &self.turns {
-            messages.extend(turn_messages(turn.role, &turn.parts));
+            let each = turn_messages(turn.role, &turn.parts).into_iter();
+            messages.extend(each.map(message));
         }
-        let mut body = Map::new();
-        body.insert("model".into(), json!(model));
-        body.insert("messages".into(), Value::Array(messages));
-        body.insert("max_tokens".into(), json!(cap));
+        if messages.is_empty() {
+            messages.push(said("user", json!("")));
+        }
+        let mut extra = Map::new();
         let mut put = |key: &str, value: Option<Value>| {
             if let Some(value) = value {
-                body.insert(key.into(), value);
+                extra.insert(key.into(), value);
             }
         };
-        put("temperature", self.temperature.map(Value::from));
         put("top_p", self.top_p.map(Value::from));
         put("stop", (!self.stop.is_empty()).then(|| json!(self.stop)));
         put("user", self.user.as_ref().map(|user| json!(user)));
-        put("tools", (!self.tools.is_empty()).then(|| tools(self)));
-        put("tool_choice", self.tool_choice.as_ref().map(choice));
         put(
             "parallel_tool_calls",
             self.parallel_tool_calls.map(Value::Bool),
         );
         put("response_format", self.response_format.as_ref().map(format));
         for (key, value) in &self.other {
-            body.entry(key.clone()).or_insert_with(|| value.clone());
+            extra.entry(key.clone()).or_insert_with(|| value.clone());
         }
-        if stream {
-            body.insert("stream".into(), json!(true));
-            body.insert("stream_options".into(), json!({"include_usage": true}));
+        ChatRequest {
+            model: model.to_string(),
+            messages,
+            stream: stream.then_some(true),
+            stream_options: stream.then_some(StreamOptions {
+                include_usage: true,
+            }),
+            max_tokens: cap.map(i64::from),
+            temperature: self.temperature,
+            tools: (!self.tools.is_empty()).then(|| tools(self)),
+            tool_choice: self.tool_choice.as_ref().map(choice),
+            extra,
+            ..ChatRequest::default()
         }
-        Value::Object(body)
+    }
+}
+
+/// A message of `role` saying `content`.
+fn said(role: &str, content: Value) -> Message {
+    Message {
+        role: role.to_string(),
+        content,
+        extra: Map::new(),
+    }
+}
+
+/// A chat message written as JSON (by `turn_messages`) as the request's message.
+fn message(value: Value) -> Message {
+    let Value::Object(mut fields) = value else {
+        return said("user", value);
+    };
+    let role = match fields.remove("role") {
+        Some(Value::String(role)) => role,
+        _ => "user".to_string(),
+    };
+    let content = fields.remove("content").unwrap_or(Value::Null);
+    Message {
+        role,
+        content,
+        extra: fields,
     }
 }
 
@@ -157,7 +193,33 @@ fn format(format: &ResponseFormat) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chat::request::ChatRequest;
+
+    /// The request `form` makes, as the JSON a client would have sent.
+    fn to_chat(form: &Conversation, model: &str, cap: u32, stream: bool) -> Value {
+        let request = form.to_request(model, Some(cap), stream);
+        let mut body = request.extra.clone();
+        body.insert("model".into(), json!(request.model));
+        body.insert("messages".into(), json!(request.messages));
+        body.insert("max_tokens".into(), json!(request.max_tokens));
+        let typed = [
+            ("temperature", request.temperature.map(Value::from)),
+            ("tools", request.tools),
+            ("tool_choice", request.tool_choice),
+            ("stream", request.stream.map(Value::Bool)),
+            (
+                "stream_options",
+                request
+                    .stream_options
+                    .map(|o| json!({"include_usage": o.include_usage})),
+            ),
+        ];
+        for (key, value) in typed {
+            if let Some(value) = value {
+                body.insert(key.into(), value);
+            }
+        }
+        Value::Object(body)
+    }
 
     #[test]
     fn a_chat_request_read_into_the_form_and_written_back_is_the_same_request() {
@@ -186,8 +248,8 @@ mod tests {
         });
         let read: ChatRequest = serde_json::from_value(request.clone()).unwrap();
         let form = Conversation::from_chat(&read).unwrap();
-        assert_eq!(form.to_chat("m", 300, false), request);
-        let streamed = form.to_chat("m", 300, true);
+        assert_eq!(to_chat(&form, "m", 300, false), request);
+        let streamed = to_chat(&form, "m", 300, true);
         assert_eq!(
             (
                 streamed["stream"].clone(),
@@ -196,7 +258,7 @@ mod tests {
             (json!(true), json!({"include_usage": true}))
         );
         // And the form read back from what it wrote is the form.
-        let again: ChatRequest = serde_json::from_value(form.to_chat("m", 300, false)).unwrap();
+        let again: ChatRequest = serde_json::from_value(to_chat(&form, "m", 300, false)).unwrap();
         assert_eq!(Conversation::from_chat(&again).unwrap(), form);
     }
 }

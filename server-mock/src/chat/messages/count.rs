@@ -48,7 +48,7 @@ async fn count(gateway: &Gateway, headers: &HeaderMap, mut body: Map<String, Val
         None => return GatewayError::model_not_found(&name).into_response(),
     };
     if let Some(model) = model.filter(|m| m.provider == ProviderKind::Anthropic) {
-        let upstream = model.upstream_model.as_deref().unwrap_or(&model.id);
+        let upstream = model.upstream_name();
         body.insert("model".into(), json!(upstream));
         let extra = Extra {
             headers: ["anthropic-version", "anthropic-beta"]

@@ -39,6 +39,7 @@ pub fn checked(body: Map<String, Value>, headers: &HeaderMap) -> Result<Checked,
         body,
         headers: forwarded,
         dropped: read.dropped,
+        effort: read.effort,
     }));
     dialect::checked(&read.form, &model, (Some(cap), stream), headers, inbound)
 }
@@ -94,12 +95,9 @@ mod tests {
             panic!("not read as Messages");
         };
         assert_eq!(original.headers.len(), 1, "the client's beta goes with it");
-        for dropped in [
-            "thinking",
-            "context_management",
-            "output_config.effort",
-            "cache_control",
-        ] {
+        let effort = original.effort.as_ref().expect("output_config.effort read");
+        assert_eq!(effort.from, ["output_config.effort", "thinking"]);
+        for dropped in ["context_management", "cache_control"] {
             assert!(
                 original.dropped.iter().any(|d| d == dropped),
                 "{dropped}: {:?}",

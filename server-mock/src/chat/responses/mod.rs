@@ -79,6 +79,7 @@ pub fn checked(body: Map<String, Value>, headers: &HeaderMap) -> Result<Checked,
         body,
         headers: Vec::new(),
         dropped: read.dropped,
+        effort: read.effort,
     }));
     dialect::checked(&read.form, &model, (cap, stream), headers, inbound)
 }

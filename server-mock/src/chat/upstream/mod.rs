@@ -5,6 +5,7 @@
 
 mod https;
 mod plain;
+pub mod relayed;
 
 use std::path::Path;
 use std::pin::Pin;

@@ -43,9 +43,12 @@ pub(crate) fn write(
     }
     if let Some(original) = inbound.original()
         && !dialect::relayed_to(inbound, model)
-        && !original.dropped.is_empty()
-        && let Ok(dropped) = HeaderValue::from_str(&original.dropped.join(", "))
     {
-        headers.insert(DROPPED, dropped);
+        let dropped = dialect::dropped_for(original, model);
+        if !dropped.is_empty()
+            && let Ok(dropped) = HeaderValue::from_str(&dropped.join(", "))
+        {
+            headers.insert(DROPPED, dropped);
+        }
     }
 }

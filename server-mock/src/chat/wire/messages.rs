@@ -1,7 +1,8 @@
 //! What the gateway writes to Messages clients: a whole answer as Anthropic's `message` (an
 //! Anthropic upstream's as it wrote it), and a streamed answer from a model that is not
 //! Anthropic's as Anthropic's events:
-//! `message_start` (usage with the cache fields at 0) and a `ping`; each run of text, thinking
+//! `message_start` (usage with the cache fields at 0) and a `ping` (another each time the
+//! upstream is silent for the gateway's ping interval); each run of text, thinking
 //! or a tool call as one content block (`content_block_start`, its `content_block_delta`s,
 //! `content_block_stop`); then `message_delta` with the stop reason and the usage as billed,
 //! and `message_stop`. A failure after the start is an `error` event.
@@ -80,11 +81,10 @@ impl Writer {
                       "cache_read_input_tokens": 0, "output_tokens": 0},
         }});
         out.push_back(Event::named("message_start", start.to_string()));
-        let ping = r#"{"type":"ping"}"#.to_string();
-        out.push_back(Event::named("ping", ping));
+        out.push_back(Event::named("ping", ping()));
     }
 
-    /// The events of `item`; whether it was a piece of the answer (for the bill).
+    /// The events of a typed `item`; whether it was a piece of the answer (for the bill).
     pub fn piece(&mut self, item: &Item, out: &mut VecDeque<Event>) -> bool {
         match item {
             Item::Text(text) => self.delta(Kind::Text, Piece::Text { text }, out),
@@ -97,14 +97,7 @@ impl Writer {
                 let piece = Piece::InputJson { partial_json };
                 self.delta(Kind::Tool(*index), piece, out);
             }
-            Item::Delta(raw) => {
-                let pieces = Item::typed(raw);
-                for piece in &pieces {
-                    self.piece(piece, out);
-                }
-                return !pieces.is_empty();
-            }
-            Item::Finish(_) | Item::Usage { .. } | Item::Event(_) => return false,
+            _ => return false,
         }
         true
     }
@@ -167,6 +160,11 @@ impl Writer {
         out.push_back(Event::named("message_delta", delta.to_string()));
         out.push_back(Event::named("message_stop", stop_event()));
     }
+}
+
+/// `ping`'s data: sent after `message_start`, and while the upstream is silent.
+pub fn ping() -> String {
+    r#"{"type":"ping"}"#.to_string()
 }
 
 /// `message_stop`'s data.

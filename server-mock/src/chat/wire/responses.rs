@@ -8,126 +8,79 @@
 //! details) or `response.failed`. A function whose name joins a namespace's of the request's
 //! tools (`form/responses.rs`) goes back under its own name with that `namespace`.
 
+mod object;
+
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde_json::value::{RawValue, to_raw_value};
+use serde_json::{Map, Value};
 
-use axum::Json;
+use axum::http::{HeaderValue, header::CONTENT_TYPE};
 use axum::response::{IntoResponse, Response};
 
 use crate::chat::answer::{Completion, Event, Item, Message};
 use crate::chat::catalogue::Model;
-use crate::chat::form::responses::JOIN;
 use crate::chat::form::{Finish, Said, Tokens};
 use crate::chat::request::Original;
+use object::{Kind, Object, Output, Part, Status};
 
-/// The answer's output items so far, and which is open.
+/// The answer's output items so far, the open one last.
 pub struct Writer {
     id: String,
     model: String,
-    /// The request as the client wrote it, echoed in the `response` object.
+    /// The request as the client wrote it, its settings echoed in the `response` object.
     original: Arc<Original>,
     created: i64,
     sequence: u64,
-    /// Items written so far, the open one last.
-    output: Vec<Value>,
-    /// Whether the last item is still open, and tool call indexes to output indexes.
-    open: bool,
+    output: Vec<Output>,
+    /// Tool call indexes to output indexes.
     calls: Vec<(u32, usize)>,
 }
 
-/// A `response` object for `id` from `model`: the request's settings echoed, `output`, the
-/// status the finish reason gives, and usage.
-pub fn response(request: &Map<String, Value>, id: &str, model: &str, created: i64) -> Value {
-    let setting = |key: &str, default: Value| match request.get(key) {
-        Some(value) if !value.is_null() => value.clone(),
-        _ => default,
-    };
-    json!({
-        "id": id, "object": "response", "created_at": created, "status": "in_progress",
-        "error": null, "incomplete_details": null,
-        "instructions": setting("instructions", Value::Null),
-        "max_output_tokens": setting("max_output_tokens", Value::Null),
-        "model": model, "output": [],
-        "parallel_tool_calls": setting("parallel_tool_calls", json!(true)),
-        "previous_response_id": null,
-        "reasoning": {"effort": null, "summary": null},
-        "store": false,
-        "temperature": setting("temperature", json!(1.0)),
-        "text": setting("text", json!({"format": {"type": "text"}})),
-        "tool_choice": setting("tool_choice", json!("auto")),
-        "tools": setting("tools", json!([])),
-        "top_p": setting("top_p", json!(1.0)),
-        "truncation": "disabled",
-        "usage": null,
-        "metadata": setting("metadata", json!({})),
-    })
+/// An event's data: its type and number, then what it carries.
+#[derive(Serialize, Default)]
+struct Frame<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    sequence_number: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response: Option<&'a RawValue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    item_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output_index: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content_index: Option<u8>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    summary_index: Option<u8>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    item: Option<&'a Output>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    part: Option<Part<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    delta: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    arguments: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    logprobs: Option<[(); 0]>,
 }
 
-/// Responses' `usage`: cached input and reasoning output apart.
-pub fn usage(tokens: &Tokens) -> Value {
-    json!({
-        "input_tokens": tokens.prompt,
-        "input_tokens_details": {"cached_tokens": tokens.cache_read},
-        "output_tokens": tokens.completion,
-        "output_tokens_details": {"reasoning_tokens": tokens.reasoning},
-        "total_tokens": tokens.prompt + tokens.completion,
-    })
+/// `frame` numbered `sequence` (which moves on), as the event it names.
+fn emit(sequence: &mut u64, mut frame: Frame<'_>, out: &mut VecDeque<Event>) {
+    frame.sequence_number = *sequence;
+    *sequence += 1;
+    // Strings and numbers always serialise.
+    let data = serde_json::to_string(&frame).unwrap_or_default();
+    out.push_back(Event::named(frame.kind, data));
 }
 
-/// `response` completed (or incomplete, when the answer ran out of tokens) with `output`.
-fn finished(mut response: Value, output: Vec<Value>, finish: &Finish, tokens: &Tokens) -> Value {
-    let cut = finish.reason == "length";
-    response["status"] = json!(if cut { "incomplete" } else { "completed" });
-    if cut {
-        response["incomplete_details"] = json!({"reason": "max_output_tokens"});
-    }
-    response["output"] = Value::Array(output);
-    response["usage"] = usage(tokens);
-    response
-}
-
-/// A function call's item: a flattened namespace's function back under its own name.
-fn call_item(
-    request: &Map<String, Value>,
-    id: &str,
-    call_id: &str,
-    name: &str,
-    arguments: &str,
-) -> Value {
-    let mut item = json!({"type": "function_call", "id": id, "call_id": call_id, "name": name,
-                          "arguments": arguments, "status": "completed"});
-    let namespaces = request
-        .get("tools")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter(|tool| tool["type"] == "namespace")
-        .filter_map(|tool| tool["name"].as_str());
-    for namespace in namespaces {
-        if let Some(own) = name
-            .strip_prefix(namespace)
-            .and_then(|rest| rest.strip_prefix(JOIN))
-        {
-            item["name"] = json!(own);
-            item["namespace"] = json!(namespace);
-            break;
-        }
-    }
-    item
-}
-
-fn message_item(id: &str, text: &str) -> Value {
-    json!({"type": "message", "id": id, "status": "completed", "role": "assistant",
-           "content": [{"type": "output_text", "text": text, "annotations": []}]})
-}
-
-fn reasoning_item(id: &str, text: &str) -> Value {
-    json!({"type": "reasoning", "id": id, "summary": [{"type": "summary_text", "text": text}]})
-}
-
-/// A whole answer as a `response` object.
+/// A whole answer as a `response` object's JSON text.
 pub fn whole(
     request: &Map<String, Value>,
     id: &str,
@@ -135,31 +88,34 @@ pub fn whole(
     said: &Said,
     finish: &Finish,
     tokens: &Tokens,
-) -> Value {
+) -> String {
+    let done = |mut item: Output, text: &str| {
+        item.text = text.to_string();
+        item.done = true;
+        item
+    };
     let mut output = Vec::new();
     if let Some(reasoning) = &said.reasoning {
-        output.push(reasoning_item(&format!("rs_{id}"), reasoning));
+        let item = Output::new(format!("rs_{id}"), Kind::Reasoning);
+        output.push(done(item, reasoning));
     }
     if !said.text.is_empty() || said.tool_calls.is_empty() {
-        output.push(message_item(&format!("msg_{id}"), &said.text));
+        let item = Output::new(format!("msg_{id}"), Kind::Message);
+        output.push(done(item, &said.text));
     }
     for (i, call) in said.tool_calls.iter().enumerate() {
-        let item_id = format!("fc_{id}_{i}");
-        output.push(call_item(
-            request,
-            &item_id,
-            &call.id,
-            &call.name,
-            &call.arguments,
-        ));
+        let item = Output::call(request, format!("fc_{id}_{i}"), &call.id, &call.name);
+        output.push(done(item, &call.arguments));
     }
-    let created = chrono::Utc::now().timestamp();
-    finished(
-        response(request, id, model, created),
-        output,
-        finish,
-        tokens,
-    )
+    let object = Object {
+        request,
+        id,
+        model,
+        created: chrono::Utc::now().timestamp(),
+        status: Status::Ended(finish, tokens),
+        output: &output,
+    };
+    object.text()
 }
 
 /// A whole answer as a `response` object for the request `original`.
@@ -170,26 +126,22 @@ pub(crate) fn answer(
     tokens: &Tokens,
     original: &Original,
 ) -> Response {
+    let json = [(CONTENT_TYPE, HeaderValue::from_static("application/json"))];
     let said = match &answer.message {
+        // An upstream serving Responses: its own object.
+        Message::Whole(raw) => return (json, raw.get().to_string()).into_response(),
         Message::Said(said) => std::borrow::Cow::Borrowed(said),
-        Message::Raw(raw) | Message::Whole(raw) => {
+        Message::Raw(raw) => {
             let message = serde_json::from_str(raw.get()).unwrap_or_default();
             std::borrow::Cow::Owned(Said::from_chat_message(&message))
         }
     };
-    Json(whole(
-        &original.body,
-        id,
-        &model.id,
-        &said,
-        &answer.finish,
-        tokens,
-    ))
-    .into_response()
+    let body = whole(&original.body, id, &model.id, &said, &answer.finish, tokens);
+    (json, body).into_response()
 }
 
 impl Writer {
-    /// A writer for the response `id` from `model`, answering `request`.
+    /// A writer for the response `id` from `model`, answering `original`.
     pub fn new(id: String, model: String, original: Arc<Original>) -> Self {
         Writer {
             id,
@@ -198,133 +150,123 @@ impl Writer {
             created: chrono::Utc::now().timestamp(),
             sequence: 0,
             output: Vec::new(),
-            open: false,
             calls: Vec::new(),
         }
     }
 
-    fn event(&mut self, name: &'static str, mut data: Value, out: &mut VecDeque<Event>) {
-        data["type"] = json!(name);
-        data["sequence_number"] = json!(self.sequence);
-        self.sequence += 1;
-        out.push_back(Event::named(name, data.to_string()));
-    }
-
-    fn response(&self) -> Value {
-        response(&self.original.body, &self.id, &self.model, self.created)
+    /// The `response` object as it stands, as JSON text.
+    fn object(&self, status: Status<'_>) -> Option<Box<RawValue>> {
+        let object = Object {
+            request: &self.original.body,
+            id: &self.id,
+            model: &self.model,
+            created: self.created,
+            status,
+            output: &self.output,
+        };
+        to_raw_value(&object).ok()
     }
 
     /// `response.created` and `response.in_progress`.
     pub fn opening(&mut self, out: &mut VecDeque<Event>) {
-        let response = self.response();
-        self.event("response.created", json!({"response": response}), out);
-        self.event("response.in_progress", json!({"response": response}), out);
+        let response = self.object(Status::InProgress);
+        for kind in ["response.created", "response.in_progress"] {
+            let response = response.as_deref();
+            let frame = Frame {
+                kind,
+                response,
+                ..Frame::default()
+            };
+            emit(&mut self.sequence, frame, out);
+        }
     }
 
-    /// The events of `item`; whether it was a piece of the answer (for the bill).
+    /// The events of a typed `item`; whether it was a piece of the answer (for the bill).
     pub fn piece(&mut self, item: &Item, out: &mut VecDeque<Event>) -> bool {
         match item {
             Item::Text(text) => self.text(text, out),
             Item::Reasoning(text) => self.reasoning(text, out),
             Item::ToolCall { index, id, name } => self.call(*index, id, name, out),
             Item::ToolArguments { index, piece } => self.arguments(*index, piece, out),
-            Item::Delta(raw) => {
-                let pieces = Item::typed(raw);
-                for piece in &pieces {
-                    self.piece(piece, out);
-                }
-                return !pieces.is_empty();
-            }
-            Item::Finish(_) | Item::Usage { .. } | Item::Event(_) => return false,
+            _ => return false,
         }
         true
     }
 
-    /// The open item of `kind`, opened (the one before closed) when another is open.
-    fn ensure(
-        &mut self,
-        kind: &str,
-        item: impl FnOnce(&str) -> Value,
-        out: &mut VecDeque<Event>,
-    ) -> usize {
-        let open = self.open && self.output.last().is_some_and(|last| last["type"] == kind);
-        if !open {
-            self.close(out);
-            let index = self.output.len();
-            let item = item(&format!("{}_{}_{index}", &kind[..2], self.id));
-            self.open_item(item, out);
-        }
-        self.output.len() - 1
+    /// The open item, when it is of `kind`'s sort.
+    fn open_as(&self, kind: &Kind) -> Option<usize> {
+        let last = self.output.last().filter(|last| !last.done)?;
+        let same = std::mem::discriminant(&last.kind) == std::mem::discriminant(kind);
+        same.then(|| self.output.len() - 1)
     }
 
-    fn open_item(&mut self, mut item: Value, out: &mut VecDeque<Event>) {
-        item["status"] = json!("in_progress");
+    /// Closes the open item and opens `item`: `response.output_item.added`; its index.
+    fn open(&mut self, item: Output, out: &mut VecDeque<Event>) -> usize {
+        self.close(out);
         let index = self.output.len();
-        self.event(
-            "response.output_item.added",
-            json!({"output_index": index, "item": item}),
-            out,
-        );
         self.output.push(item);
-        self.open = true;
+        let frame = Frame {
+            kind: "response.output_item.added",
+            output_index: Some(index),
+            item: self.output.last(),
+            ..Frame::default()
+        };
+        emit(&mut self.sequence, frame, out);
+        index
+    }
+
+    /// The open item of `kind` (a message or reasoning), opened with its one empty part when
+    /// another is open.
+    fn ensure(&mut self, kind: Kind, out: &mut VecDeque<Event>) -> usize {
+        if let Some(index) = self.open_as(&kind) {
+            return index;
+        }
+        let (prefix, added) = match kind {
+            Kind::Reasoning => ("rs", "response.reasoning_summary_part.added"),
+            _ => ("msg", "response.content_part.added"),
+        };
+        let id = format!("{prefix}_{}_{}", self.id, self.output.len());
+        let index = self.open(Output::new(id, kind), out);
+        let item = &self.output[index];
+        let frame = Frame {
+            kind: added,
+            part: Some(item.part()),
+            ..at(item, index)
+        };
+        emit(&mut self.sequence, frame, out);
+        index
     }
 
     fn text(&mut self, piece: &str, out: &mut VecDeque<Event>) {
-        let started = self.open
-            && self
-                .output
-                .last()
-                .is_some_and(|last| last["type"] == "message");
-        let index = self.ensure(
-            "message",
-            |id| json!({"type": "message", "id": id, "role": "assistant", "content": []}),
-            out,
-        );
-        let item_id = self.output[index]["id"].clone();
-        if !started {
-            let part = json!({"type": "output_text", "text": "", "annotations": []});
-            self.event("response.content_part.added", json!({"item_id": item_id, "output_index": index, "content_index": 0, "part": part}), out);
-            self.output[index]["content"] = json!([part]);
-        }
-        let text = &mut self.output[index]["content"][0]["text"];
-        *text = json!(format!("{}{piece}", text.as_str().unwrap_or_default()));
-        self.event("response.output_text.delta", json!({"item_id": item_id, "output_index": index, "content_index": 0, "delta": piece, "logprobs": []}), out);
+        let index = self.ensure(Kind::Message, out);
+        let item = &mut self.output[index];
+        item.text.push_str(piece);
+        let frame = Frame {
+            kind: "response.output_text.delta",
+            delta: Some(piece),
+            logprobs: Some([]),
+            ..at(item, index)
+        };
+        emit(&mut self.sequence, frame, out);
     }
 
     fn reasoning(&mut self, piece: &str, out: &mut VecDeque<Event>) {
-        let started = self.open
-            && self
-                .output
-                .last()
-                .is_some_and(|last| last["type"] == "reasoning");
-        let index = self.ensure(
-            "reasoning",
-            |id| json!({"type": "reasoning", "id": id, "summary": []}),
-            out,
-        );
-        let item_id = self.output[index]["id"].clone();
-        if !started {
-            let part = json!({"type": "summary_text", "text": ""});
-            self.event("response.reasoning_summary_part.added", json!({"item_id": item_id, "output_index": index, "summary_index": 0, "part": part}), out);
-            self.output[index]["summary"] = json!([part]);
-        }
-        let text = &mut self.output[index]["summary"][0]["text"];
-        *text = json!(format!("{}{piece}", text.as_str().unwrap_or_default()));
-        self.event(
-            "response.reasoning_summary_text.delta",
-            json!({"item_id": item_id, "output_index": index, "summary_index": 0, "delta": piece}),
-            out,
-        );
+        let index = self.ensure(Kind::Reasoning, out);
+        let item = &mut self.output[index];
+        item.text.push_str(piece);
+        let frame = Frame {
+            kind: "response.reasoning_summary_text.delta",
+            delta: Some(piece),
+            ..at(item, index)
+        };
+        emit(&mut self.sequence, frame, out);
     }
 
     fn call(&mut self, index: u32, call_id: &str, name: &str, out: &mut VecDeque<Event>) {
-        self.close(out);
-        let output_index = self.output.len();
-        let item_id = format!("fc_{}_{output_index}", self.id);
-        let mut item = call_item(&self.original.body, &item_id, call_id, name, "");
-        item["status"] = json!("in_progress");
+        let id = format!("fc_{}_{}", self.id, self.output.len());
+        let item = Output::call(&self.original.body, id, call_id, name);
+        let output_index = self.open(item, out);
         self.calls.push((index, output_index));
-        self.open_item(item, out);
     }
 
     fn arguments(&mut self, index: u32, piece: &str, out: &mut VecDeque<Event>) {
@@ -332,68 +274,136 @@ impl Writer {
             return;
         };
         let item = &mut self.output[output_index];
-        item["arguments"] = json!(format!(
-            "{}{piece}",
-            item["arguments"].as_str().unwrap_or_default()
-        ));
-        let item_id = item["id"].clone();
-        self.event(
-            "response.function_call_arguments.delta",
-            json!({"item_id": item_id, "output_index": output_index, "delta": piece}),
-            out,
-        );
+        item.text.push_str(piece);
+        let frame = Frame {
+            kind: "response.function_call_arguments.delta",
+            output_index: Some(output_index),
+            item_id: Some(&item.id),
+            delta: Some(piece),
+            ..Frame::default()
+        };
+        emit(&mut self.sequence, frame, out);
     }
 
     /// Closes the open item: its pieces' `.done` events, then `response.output_item.done`.
     fn close(&mut self, out: &mut VecDeque<Event>) {
-        if !std::mem::replace(&mut self.open, false) {
+        let index = self.output.len().saturating_sub(1);
+        let Some(item) = self.output.last_mut().filter(|last| !last.done) else {
             return;
+        };
+        let sequence = &mut self.sequence;
+        let text = Some(item.text.as_str());
+        match &item.kind {
+            Kind::Message => {
+                let done = Frame {
+                    kind: "response.output_text.done",
+                    text,
+                    logprobs: Some([]),
+                    ..at(item, index)
+                };
+                emit(sequence, done, out);
+                let part = Frame {
+                    kind: "response.content_part.done",
+                    part: Some(item.part()),
+                    ..at(item, index)
+                };
+                emit(sequence, part, out);
+            }
+            Kind::Reasoning => {
+                let done = Frame {
+                    kind: "response.reasoning_summary_text.done",
+                    text,
+                    ..at(item, index)
+                };
+                emit(sequence, done, out);
+                let part = Frame {
+                    kind: "response.reasoning_summary_part.done",
+                    part: Some(item.part()),
+                    ..at(item, index)
+                };
+                emit(sequence, part, out);
+            }
+            Kind::Call { name, .. } => {
+                let done = Frame {
+                    kind: "response.function_call_arguments.done",
+                    output_index: Some(index),
+                    item_id: Some(&item.id),
+                    arguments: text,
+                    name: Some(name),
+                    ..Frame::default()
+                };
+                emit(sequence, done, out);
+            }
         }
-        let index = self.output.len() - 1;
-        self.output[index]["status"] = json!("completed");
-        let item = self.output[index].clone();
-        let item_id = item["id"].clone();
-        match item["type"].as_str() {
-            Some("message") => {
-                let part = item["content"][0].clone();
-                self.event("response.output_text.done", json!({"item_id": item_id, "output_index": index, "content_index": 0, "text": part["text"], "logprobs": []}), out);
-                self.event("response.content_part.done", json!({"item_id": item_id, "output_index": index, "content_index": 0, "part": part}), out);
-            }
-            Some("reasoning") => {
-                self.output[index]
-                    .as_object_mut()
-                    .map(|o| o.remove("status"));
-                let part = item["summary"][0].clone();
-                self.event("response.reasoning_summary_text.done", json!({"item_id": item_id, "output_index": index, "summary_index": 0, "text": part["text"]}), out);
-                self.event("response.reasoning_summary_part.done", json!({"item_id": item_id, "output_index": index, "summary_index": 0, "part": part}), out);
-            }
-            _ => {
-                self.event("response.function_call_arguments.done", json!({"item_id": item_id, "output_index": index, "arguments": item["arguments"], "name": item["name"]}), out);
-            }
-        }
-        let item = self.output[index].clone();
-        self.event(
-            "response.output_item.done",
-            json!({"output_index": index, "item": item}),
-            out,
-        );
+        item.done = true;
+        let frame = Frame {
+            kind: "response.output_item.done",
+            output_index: Some(index),
+            item: Some(item),
+            ..Frame::default()
+        };
+        emit(sequence, frame, out);
     }
 
     /// The end: the open item closed, `response.completed` with the output and usage.
     pub fn closing(&mut self, finish: &Finish, tokens: &Tokens, out: &mut VecDeque<Event>) {
         self.close(out);
-        let output = std::mem::take(&mut self.output);
-        let response = finished(self.response(), output, finish, tokens);
-        self.event("response.completed", json!({"response": response}), out);
+        let response = self.object(Status::Ended(finish, tokens));
+        let frame = Frame {
+            kind: "response.completed",
+            response: response.as_deref(),
+            ..Frame::default()
+        };
+        emit(&mut self.sequence, frame, out);
     }
 
     /// `response.failed`, saying `message`.
     pub fn failed(&mut self, message: &str, out: &mut VecDeque<Event>) {
-        let mut response = self.response();
-        response["status"] = json!("failed");
-        response["error"] = json!({"code": "server_error", "message": message});
-        response["output"] = Value::Array(std::mem::take(&mut self.output));
-        self.event("response.failed", json!({"response": response}), out);
+        let response = self.object(Status::Failed(message));
+        let frame = Frame {
+            kind: "response.failed",
+            response: response.as_deref(),
+            ..Frame::default()
+        };
+        emit(&mut self.sequence, frame, out);
+    }
+}
+
+/// The event ending a relayed stream that failed: the upstream's own (`response.failed` or
+/// `error`, its `body`) when it sent one, else an `error` event saying `message`.
+pub fn relayed_error(message: &str, body: Option<&[u8]>) -> Event {
+    #[derive(serde::Deserialize)]
+    struct Kind {
+        #[serde(rename = "type")]
+        kind: String,
+    }
+    if let Some(body) = body
+        && let Ok(data) = std::str::from_utf8(body)
+        && let Ok(Kind { kind }) = serde_json::from_str(data)
+    {
+        let name = match kind.as_str() {
+            "response.failed" => "response.failed",
+            _ => "error",
+        };
+        return Event::named(name, data.to_string());
+    }
+    let error = serde_json::json!({"type": "error", "code": "upstream_error", "message": message, "param": null});
+    Event::named("error", error.to_string())
+}
+
+/// Where a piece of `item` (at `index`) goes: its id, output index and part index 0.
+fn at(item: &Output, index: usize) -> Frame<'_> {
+    let first = Some(0);
+    let (content_index, summary_index) = match item.kind {
+        Kind::Reasoning => (None, first),
+        _ => (first, None),
+    };
+    Frame {
+        item_id: Some(&item.id),
+        output_index: Some(index),
+        content_index,
+        summary_index,
+        ..Frame::default()
     }
 }
 

@@ -75,7 +75,6 @@ fn what_codex_sends_is_read_and_what_has_no_place_is_named() {
     for dropped in [
         "input.reasoning",
         "tools.web_search",
-        "reasoning",
         "text.verbosity",
         "include",
         "prompt_cache_key",
@@ -87,6 +86,12 @@ fn what_codex_sends_is_read_and_what_has_no_place_is_named() {
         );
     }
     assert!(!read.dropped.iter().any(|d| d == "store" || d == "stream"));
+    let effort = read.effort.expect("reasoning.effort read");
+    assert_eq!(
+        effort.from,
+        ["reasoning"],
+        "named dropped only for a model without it"
+    );
 }
 
 #[test]

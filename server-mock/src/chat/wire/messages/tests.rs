@@ -86,18 +86,20 @@ fn text_then_a_tool_call_are_two_blocks_between_start_and_stop() {
 fn an_openai_upstreams_deltas_are_read_into_blocks() {
     let mut writer = Writer::new("msg_1".into(), "m".into());
     let mut out = VecDeque::new();
-    let raw =
-        |json: &str| Item::Delta(serde_json::value::RawValue::from_string(json.into()).unwrap());
-    assert!(writer.piece(&raw(r#"{"reasoning_content":"hmm"}"#), &mut out));
-    assert!(writer.piece(&raw(r#"{"content":"ok"}"#), &mut out));
-    assert!(writer.piece(
-        &raw(r#"{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"Bash","arguments":""}}]}"#),
-        &mut out
-    ));
-    assert!(writer.piece(
-        &raw(r#"{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]}"#),
-        &mut out
-    ));
+    let deltas = [
+        r#"{"reasoning_content":"hmm"}"#,
+        r#"{"content":"ok"}"#,
+        r#"{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"Bash","arguments":""}}]}"#,
+        r#"{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]}"#,
+    ];
+    for delta in deltas {
+        let raw = serde_json::value::RawValue::from_string(delta.into()).unwrap();
+        let pieces = Item::typed(&raw);
+        assert!(!pieces.is_empty(), "{delta}");
+        for piece in &pieces {
+            assert!(writer.piece(piece, &mut out), "{delta}");
+        }
+    }
     let events = written(&out);
     let kinds: Vec<String> = events
         .iter()

@@ -10,6 +10,7 @@ fn original(body: Value) -> Arc<Original> {
         body: body.as_object().unwrap().clone(),
         headers: Vec::new(),
         dropped: Vec::new(),
+        effort: None,
     })
 }
 
@@ -132,6 +133,7 @@ fn a_whole_answer_is_a_response_object_and_a_cut_one_is_incomplete() {
         &Finish::plain("length"),
         &Tokens::new(3, 5),
     );
+    let whole: Value = serde_json::from_str(&whole).unwrap();
     assert_eq!(whole["object"], "response");
     assert_eq!(whole["status"], "incomplete");
     assert_eq!(whole["incomplete_details"]["reason"], "max_output_tokens");

@@ -1,7 +1,10 @@
 //! The `openai` provider: any OpenAI-compatible upstream. The request goes through unchanged
 //! (`temperature`, `tools`, `tool_choice` and unknown fields included) except for the model
 //! name, our extensions, and `max_tokens`, which is always set so the budget holds. Streams are
-//! forwarded chunk by chunk as they arrive.
+//! forwarded chunk by chunk as they arrive. An upstream serving the Responses API itself
+//! (`responses = true`) takes a Responses client's own request instead (`relay.rs`).
+
+pub mod relay;
 
 use std::borrow::Cow;
 use std::time::Duration;
@@ -57,6 +60,8 @@ struct UpstreamRequest<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     stream_options: Option<IncludeUsage>,
     /// The fields the gateway does not read (`top_p`, `n`, `stop`, ...), unchanged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning_effort: Option<&'a str>,
     #[serde(flatten)]
     extra: &'a Map<String, Value>,
 }
@@ -66,10 +71,19 @@ struct IncludeUsage {
     include_usage: bool,
 }
 
-/// The request's body for `model`'s upstream, asking for at most `cap` tokens.
-pub fn encode(model: &Model, cap: u32, request: &ChatRequest, stream: bool) -> Vec<u8> {
+/// The request's body for `model`'s upstream, asking for at most `cap` tokens (and for
+/// `effort` as `reasoning_effort`, when a request of another dialect asked for one).
+pub fn encode(
+    model: &Model,
+    cap: u32,
+    request: &ChatRequest,
+    stream: bool,
+    effort: Option<&str>,
+) -> Vec<u8> {
+    let mut body = body(model, cap, request, stream);
+    body.reasoning_effort = effort;
     // Strings, numbers and JSON values always serialise.
-    serde_json::to_vec(&body(model, cap, request, stream)).unwrap_or_default()
+    serde_json::to_vec(&body).unwrap_or_default()
 }
 
 fn body<'a>(
@@ -81,7 +95,7 @@ fn body<'a>(
     // The cap goes under the name the client used.
     let newer = request.max_completion_tokens.is_some();
     UpstreamRequest {
-        model: model.upstream_model.as_deref().unwrap_or(&model.id),
+        model: model.upstream_name(),
         messages: &request.messages,
         max_tokens: (!newer).then_some(cap),
         max_completion_tokens: newer.then_some(cap),
@@ -92,6 +106,7 @@ fn body<'a>(
         stream_options: stream.then_some(IncludeUsage {
             include_usage: true,
         }),
+        reasoning_effort: None,
         extra: &request.extra,
     }
 }
