@@ -1,8 +1,8 @@
 """Time to the first event of a streamed answer, per inbound dialect (bench/gateway.sh
 DIALECTS=only): from sending a request to receiving the first whole SSE event (the first blank
-line after the response's headers), one request at a time on one keep-alive connection per
-path, in ROUNDS with the order rotating. The client's own share (a few syscalls in Python) is
-in every figure alike, so differences between paths are the gateway's.
+line after the response's headers), one request at a time on a keep-alive connection, in
+ROUNDS with the order rotating. The client's own share (a few syscalls in Python) is in every
+figure alike, so differences between paths are the gateway's.
 
 Usage: first_event.py HOST:PORT KEY ROUNDS REQUESTS PATH=BODY...
 Prints one line per path: the median over rounds of each round's p50, in microseconds.
@@ -54,16 +54,18 @@ def once(sock, raw):
 
 def main(address, key, rounds, requests, *pairs):
     targets = [pair.split("=", 1) for pair in pairs]
-    socks = {path: connect(address) for path, _ in targets}
-    raws = {path: request(path, key, body) for path, body in targets}
-    for path, _ in targets:  # warm-up
-        for _ in range(100):
-            once(socks[path], raws[path])
     p50s = {path: [] for path, _ in targets}
     for round_ in range(int(rounds)):
         for i in range(len(targets)):
-            path = targets[(i + round_) % len(targets)][0]
-            times = [once(socks[path], raws[path]) for _ in range(int(requests))]
+            path, body = targets[(i + round_) % len(targets)]
+            # A connection of its own each time: an idle one would be closed by the server's
+            # header timeout while the other paths run.
+            sock = connect(address)
+            raw = request(path, key, body)
+            for _ in range(50):  # warm-up
+                once(sock, raw)
+            times = [once(sock, raw) for _ in range(int(requests))]
+            sock.close()
             p50s[path].append(statistics.median(times))
     for path, _ in targets:
         print(f"{path} {statistics.median(p50s[path]):.1f}")

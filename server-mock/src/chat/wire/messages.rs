@@ -10,7 +10,6 @@
 use std::collections::VecDeque;
 
 use serde::Serialize;
-use serde_json::json;
 
 use axum::Json;
 use axum::http::HeaderValue;
@@ -38,6 +37,93 @@ enum Kind {
     Thinking,
     /// Tool call number n of the answer.
     Tool(u32),
+}
+
+/// `message_start`'s data: the message so far, nothing in it.
+#[derive(Serialize)]
+struct Start<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    message: StartMessage<'a>,
+}
+
+#[derive(Serialize)]
+struct StartMessage<'a> {
+    id: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    role: &'static str,
+    model: &'a str,
+    content: [(); 0],
+    stop_reason: (),
+    stop_sequence: (),
+    usage: StartUsage,
+}
+
+#[derive(Serialize)]
+struct StartUsage {
+    input_tokens: u64,
+    cache_creation_input_tokens: u64,
+    cache_read_input_tokens: u64,
+    output_tokens: u64,
+}
+
+/// A `content_block_start` event's data.
+#[derive(Serialize)]
+struct BlockStart<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    index: u32,
+    content_block: Block<'a>,
+}
+
+/// A block as it starts, empty.
+#[derive(Serialize)]
+#[serde(tag = "type")]
+enum Block<'a> {
+    #[serde(rename = "text")]
+    Text { text: &'static str },
+    #[serde(rename = "thinking")]
+    Thinking {
+        thinking: &'static str,
+        signature: &'static str,
+    },
+    #[serde(rename = "tool_use")]
+    ToolUse {
+        id: &'a str,
+        name: &'a str,
+        input: Empty,
+    },
+}
+
+/// `{}`.
+struct Empty;
+
+impl Serialize for Empty {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        serializer.serialize_map(Some(0))?.end()
+    }
+}
+
+/// `message_delta`'s data: the stop reason and the usage billed.
+#[derive(Serialize)]
+struct MessageDelta<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    delta: StopDelta<'a>,
+    usage: crate::chat::form::to_message::Usage,
+}
+
+#[derive(Serialize)]
+struct StopDelta<'a> {
+    stop_reason: &'a str,
+    stop_sequence: (),
+}
+
+/// `value` as JSON text (strings and numbers always serialise).
+fn text(value: &impl Serialize) -> String {
+    serde_json::to_string(value).unwrap_or_default()
 }
 
 /// A `content_block_delta` event's data.
@@ -74,13 +160,25 @@ impl Writer {
 
     /// `message_start`, with the prompt's estimated tokens, and a `ping`.
     pub fn opening(&self, prompt: u64, out: &mut VecDeque<Event>) {
-        let start = json!({"type": "message_start", "message": {
-            "id": self.id, "type": "message", "role": "assistant", "model": self.model,
-            "content": [], "stop_reason": null, "stop_sequence": null,
-            "usage": {"input_tokens": prompt, "cache_creation_input_tokens": 0,
-                      "cache_read_input_tokens": 0, "output_tokens": 0},
-        }});
-        out.push_back(Event::named("message_start", start.to_string()));
+        let start = Start {
+            kind: "message_start",
+            message: StartMessage {
+                id: &self.id,
+                kind: "message",
+                role: "assistant",
+                model: &self.model,
+                content: [],
+                stop_reason: (),
+                stop_sequence: (),
+                usage: StartUsage {
+                    input_tokens: prompt,
+                    cache_creation_input_tokens: 0,
+                    cache_read_input_tokens: 0,
+                    output_tokens: 0,
+                },
+            },
+        };
+        out.push_back(Event::named("message_start", text(&start)));
         out.push_back(Event::named("ping", ping()));
     }
 
@@ -104,8 +202,8 @@ impl Writer {
 
     /// Tool call `index` begins: a `tool_use` block.
     fn tool(&mut self, index: u32, id: &str, name: &str, out: &mut VecDeque<Event>) {
-        let block = json!({"type": "tool_use", "id": id, "name": name, "input": {}});
-        self.start(Kind::Tool(index), block, out);
+        let input = Empty;
+        self.start(Kind::Tool(index), Block::ToolUse { id, name, input }, out);
     }
 
     /// `piece` in the open block of `kind`, which is opened first when another is open.
@@ -114,10 +212,17 @@ impl Writer {
             Some((index, open)) if open == kind => index,
             _ => {
                 let block = match kind {
-                    Kind::Text => json!({"type": "text", "text": ""}),
-                    Kind::Thinking => json!({"type": "thinking", "thinking": "", "signature": ""}),
+                    Kind::Text => Block::Text { text: "" },
+                    Kind::Thinking => Block::Thinking {
+                        thinking: "",
+                        signature: "",
+                    },
                     // Arguments of a call whose start was not seen: a block with no id.
-                    Kind::Tool(_) => json!({"type": "tool_use", "id": "", "name": "", "input": {}}),
+                    Kind::Tool(_) => Block::ToolUse {
+                        id: "",
+                        name: "",
+                        input: Empty,
+                    },
                 };
                 self.start(kind, block, out)
             }
@@ -127,26 +232,28 @@ impl Writer {
             index,
             delta: piece,
         };
-        // Strings and numbers always serialise.
-        let data = serde_json::to_string(&delta).unwrap_or_default();
-        out.push_back(Event::named("content_block_delta", data));
+        out.push_back(Event::named("content_block_delta", text(&delta)));
     }
 
     /// Closes the open block and opens `block`; its index.
-    fn start(&mut self, kind: Kind, block: serde_json::Value, out: &mut VecDeque<Event>) -> u32 {
+    fn start(&mut self, kind: Kind, block: Block<'_>, out: &mut VecDeque<Event>) -> u32 {
         self.stop(out);
         let index = self.blocks;
         self.blocks += 1;
         self.open = Some((index, kind));
-        let start = json!({"type": "content_block_start", "index": index, "content_block": block});
-        out.push_back(Event::named("content_block_start", start.to_string()));
+        let start = BlockStart {
+            kind: "content_block_start",
+            index,
+            content_block: block,
+        };
+        out.push_back(Event::named("content_block_start", text(&start)));
         index
     }
 
     fn stop(&mut self, out: &mut VecDeque<Event>) {
         if let Some((index, _)) = self.open.take() {
-            let stop = json!({"type": "content_block_stop", "index": index});
-            out.push_back(Event::named("content_block_stop", stop.to_string()));
+            let stop = format!(r#"{{"type":"content_block_stop","index":{index}}}"#);
+            out.push_back(Event::named("content_block_stop", stop));
         }
     }
 
@@ -154,10 +261,15 @@ impl Writer {
     /// `message_stop`.
     pub fn closing(&mut self, finish: &Finish, tokens: &Tokens, out: &mut VecDeque<Event>) {
         self.stop(out);
-        let delta = json!({"type": "message_delta",
-            "delta": {"stop_reason": stop_reason(finish), "stop_sequence": null},
-            "usage": usage(tokens)});
-        out.push_back(Event::named("message_delta", delta.to_string()));
+        let delta = MessageDelta {
+            kind: "message_delta",
+            delta: StopDelta {
+                stop_reason: stop_reason(finish),
+                stop_sequence: (),
+            },
+            usage: usage(tokens),
+        };
+        out.push_back(Event::named("message_delta", text(&delta)));
         out.push_back(Event::named("message_stop", stop_event()));
     }
 }
