@@ -7,6 +7,8 @@
 //! The relay is the response body itself, polled by the connection that serves the client: no
 //! task or channel sits between the upstream and the client.
 
+mod writer;
+
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -31,6 +33,7 @@ use crate::http::openai::GatewayError;
 use crate::usage::Recorded;
 use crate::x402::payment::{Charged, Payment};
 use crate::x402::wire::PAYMENT_RESPONSE;
+use writer::{Writer, is_final};
 
 /// Opens the first candidate that produces anything, then streams it to the client. A
 /// candidate that fails or ends before its first item is replaced by the next one. An `exact`
@@ -159,46 +162,6 @@ pub async fn respond(
         }
     }
     failures.give_up(gateway, timing, &checked.inbound)
-}
-
-/// How a stream is written for the client.
-enum Writer {
-    /// As chat completions' chunks.
-    Chat,
-    /// As Anthropic's events, from a model that is not Anthropic's.
-    Messages(events::Writer),
-    /// As OpenAI Responses' events.
-    Responses(responses::Writer),
-    /// An upstream's own events in the client's dialect, relayed; the event ending the answer
-    /// is held until it is recorded.
-    Relayed {
-        held: Option<Event>,
-        responses: bool,
-    },
-}
-
-impl Writer {
-    /// A relay of an upstream's own events for a client of `inbound`'s dialect: Anthropic's end
-    /// with `message_stop` (written here once the answer is recorded, when the upstream's is not
-    /// there to hold), Responses' with the upstream's `response.completed`.
-    fn relayed(inbound: &Inbound) -> Self {
-        let responses = matches!(inbound, Inbound::Responses(_));
-        let stop = Event::named("message_stop", events::stop_event());
-        Writer::Relayed {
-            held: (!responses).then_some(stop),
-            responses,
-        }
-    }
-
-    /// The events of a typed piece for a client of another dialect; whether it was a piece of
-    /// the answer.
-    fn piece(&mut self, item: &Item, out: &mut VecDeque<Event>) -> bool {
-        match self {
-            Writer::Messages(writer) => writer.piece(item, out),
-            Writer::Responses(writer) => writer.piece(item, out),
-            Writer::Chat | Writer::Relayed { .. } => false,
-        }
-    }
 }
 
 /// One answer being relayed; dropping it (the client hung up) drops the upstream and settles
@@ -455,10 +418,4 @@ impl Drop for Relay {
             tokio::spawn(payment.finish(charged));
         }
     }
-}
-
-/// Whether an upstream's relayed `event` ends the answer (held until it is recorded).
-fn is_final(event: &Event) -> bool {
-    let name = event.name.as_deref().unwrap_or_default();
-    name == "message_stop" || crate::chat::openai::relay::FINAL.contains(&name)
 }

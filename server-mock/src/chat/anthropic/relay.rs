@@ -6,7 +6,6 @@
 //! stays on the failure, so the client gets it unchanged when no other model answers.
 
 use futures::StreamExt;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use sse_core::{SseEvent, SseStream, SseStreamError};
 
@@ -25,13 +24,7 @@ pub fn body(model: &Model, cap: u32, body: &Map<String, Value>, stream: bool) ->
 /// A whole answer, kept as the upstream wrote it.
 pub async fn complete(model: &Model, extra: &Extra, body: Vec<u8>) -> Result<Completion, Failure> {
     let bytes = whole(model, extra, body).await?;
-    let invalid = |err: serde_json::Error| {
-        Failure::invalid(format!("the upstream answer could not be read: {err}"))
-    };
-    let text = std::str::from_utf8(&bytes)
-        .map_err(|_| Failure::invalid("the upstream answer is not UTF-8"))?;
-    let answer: reply::Answer = serde_json::from_str(text).map_err(invalid)?;
-    let raw = RawValue::from_string(text.to_string()).map_err(invalid)?;
+    let (answer, raw): (reply::Answer, _) = relayed::read(&bytes)?;
     let usage = answer.usage.unwrap_or_default();
     let said = answer.said();
     let completion_tokens = usage

@@ -9,7 +9,6 @@ use std::borrow::Cow;
 
 use futures::StreamExt;
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use sse_core::{SseEvent, SseStream, SseStreamError};
 
@@ -125,13 +124,7 @@ impl Response {
 /// A whole answer, kept as the upstream wrote it.
 pub async fn complete(model: &Model, extra: &Extra, body: Vec<u8>) -> Result<Completion, Failure> {
     let bytes = whole(model, extra, body).await?;
-    let invalid = |err: serde_json::Error| {
-        Failure::invalid(format!("the upstream answer could not be read: {err}"))
-    };
-    let text = std::str::from_utf8(&bytes)
-        .map_err(|_| Failure::invalid("the upstream answer is not UTF-8"))?;
-    let answer: Response = serde_json::from_str(text).map_err(invalid)?;
-    let raw = RawValue::from_string(text.to_string()).map_err(invalid)?;
+    let (answer, raw): (Response, _) = relayed::read(&bytes)?;
     Ok(Completion {
         message: Message::Whole(raw),
         finish: answer.finish(),

@@ -1,9 +1,14 @@
 //! A client's own body for an upstream of its dialect (Anthropic's Messages, OpenAI's
 //! Responses): the model's upstream name, the cap and the stream flag put in; every other field
-//! as the client wrote it, in its order.
+//! as the client wrote it, in its order; and the upstream's whole answer read for the bill and
+//! kept as it came.
 
+use serde::de::DeserializeOwned;
 use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+
+use crate::chat::answer::Failure;
 
 /// `body` for the upstream's `model`, at most `cap` tokens (under the dialect's name for the
 /// cap, `cap_field`), streamed or not.
@@ -47,4 +52,16 @@ impl Serialize for Relayed<'_> {
         }
         map.end()
     }
+}
+
+/// A whole answer `bytes`: what the bill reads of it (`T`), and the answer as it came.
+pub fn read<T: DeserializeOwned>(bytes: &[u8]) -> Result<(T, Box<RawValue>), Failure> {
+    let invalid = |err: serde_json::Error| {
+        Failure::invalid(format!("the upstream answer could not be read: {err}"))
+    };
+    let text = std::str::from_utf8(bytes)
+        .map_err(|_| Failure::invalid("the upstream answer is not UTF-8"))?;
+    let read = serde_json::from_str(text).map_err(invalid)?;
+    let raw = RawValue::from_string(text.to_string()).map_err(invalid)?;
+    Ok((read, raw))
 }
