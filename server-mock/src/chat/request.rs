@@ -290,8 +290,9 @@ impl ChatRequest {
 
 /// Header `name`'s text, if sent; a value that is not text is refused.
 fn header<'h>(headers: &'h HeaderMap, name: &'static str) -> Result<Option<&'h str>, GatewayError> {
+    // A name from a constant: no parse of the text per request.
     headers
-        .get(name)
+        .get(HeaderName::from_static(name))
         .map(|value| {
             value
                 .to_str()

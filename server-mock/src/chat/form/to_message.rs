@@ -150,17 +150,18 @@ pub fn stop_reason(finish: &Finish) -> &str {
 /// Anthropic's `usage`: `input_tokens` without the cached ones, which are counted apart.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct Usage {
-    input_tokens: u64,
-    cache_creation_input_tokens: u64,
-    cache_read_input_tokens: u64,
-    cache_creation: CacheCreation,
-    output_tokens: u64,
+    pub input_tokens: u64,
+    pub cache_creation_input_tokens: u64,
+    pub cache_read_input_tokens: u64,
+    pub cache_creation: CacheCreation,
+    pub output_tokens: u64,
 }
 
+/// The cache writes by how long they last.
 #[derive(Debug, Clone, Copy, Serialize)]
-struct CacheCreation {
-    ephemeral_5m_input_tokens: u64,
-    ephemeral_1h_input_tokens: u64,
+pub struct CacheCreation {
+    pub ephemeral_5m_input_tokens: u64,
+    pub ephemeral_1h_input_tokens: u64,
 }
 
 /// The usage `tokens` make.

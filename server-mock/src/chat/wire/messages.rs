@@ -9,16 +9,15 @@
 
 use std::collections::VecDeque;
 
-use serde::Serialize;
-
 use axum::Json;
 use axum::http::HeaderValue;
 use axum::response::{IntoResponse, Response};
 
 use crate::chat::answer::{Completion, Event, Item, Message};
 use crate::chat::catalogue::Model;
-use crate::chat::form::to_message::{stop_reason, usage};
+use crate::chat::form::to_message::{Usage, stop_reason, usage};
 use crate::chat::form::{Finish, Said, Tokens};
+use crate::chat::wire::text::Text;
 use crate::http::anthropic::envelope;
 
 /// What the writer has opened so far.
@@ -39,112 +38,18 @@ enum Kind {
     Tool(u32),
 }
 
-/// `message_start`'s data: the message so far, nothing in it.
-#[derive(Serialize)]
-struct Start<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    message: StartMessage<'a>,
-}
-
-#[derive(Serialize)]
-struct StartMessage<'a> {
-    id: &'a str,
-    #[serde(rename = "type")]
-    kind: &'static str,
-    role: &'static str,
-    model: &'a str,
-    content: [(); 0],
-    stop_reason: (),
-    stop_sequence: (),
-    usage: StartUsage,
-}
-
-#[derive(Serialize)]
-struct StartUsage {
-    input_tokens: u64,
-    cache_creation_input_tokens: u64,
-    cache_read_input_tokens: u64,
-    output_tokens: u64,
-}
-
-/// A `content_block_start` event's data.
-#[derive(Serialize)]
-struct BlockStart<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    index: u32,
-    content_block: Block<'a>,
+/// A delta's piece: `text_delta`, `thinking_delta` or `input_json_delta`.
+enum Piece<'a> {
+    Text(&'a str),
+    Thinking(&'a str),
+    InputJson(&'a str),
 }
 
 /// A block as it starts, empty.
-#[derive(Serialize)]
-#[serde(tag = "type")]
 enum Block<'a> {
-    #[serde(rename = "text")]
-    Text { text: &'static str },
-    #[serde(rename = "thinking")]
-    Thinking {
-        thinking: &'static str,
-        signature: &'static str,
-    },
-    #[serde(rename = "tool_use")]
-    ToolUse {
-        id: &'a str,
-        name: &'a str,
-        input: Empty,
-    },
-}
-
-/// `{}`.
-struct Empty;
-
-impl Serialize for Empty {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        serializer.serialize_map(Some(0))?.end()
-    }
-}
-
-/// `message_delta`'s data: the stop reason and the usage billed.
-#[derive(Serialize)]
-struct MessageDelta<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    delta: StopDelta<'a>,
-    usage: crate::chat::form::to_message::Usage,
-}
-
-#[derive(Serialize)]
-struct StopDelta<'a> {
-    stop_reason: &'a str,
-    stop_sequence: (),
-}
-
-/// `value` as JSON text (strings and numbers always serialise).
-fn text(value: &impl Serialize) -> String {
-    serde_json::to_string(value).unwrap_or_default()
-}
-
-/// A `content_block_delta` event's data.
-#[derive(Serialize)]
-struct BlockDelta<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    index: u32,
-    delta: Piece<'a>,
-}
-
-/// A delta's piece, tagged with its type (`text_delta`, ...).
-#[derive(Serialize)]
-#[serde(tag = "type")]
-enum Piece<'a> {
-    #[serde(rename = "text_delta")]
-    Text { text: &'a str },
-    #[serde(rename = "thinking_delta")]
-    Thinking { thinking: &'a str },
-    #[serde(rename = "input_json_delta")]
-    InputJson { partial_json: &'a str },
+    Text,
+    Thinking,
+    ToolUse { id: &'a str, name: &'a str },
 }
 
 impl Writer {
@@ -160,40 +65,28 @@ impl Writer {
 
     /// `message_start`, with the prompt's estimated tokens, and a `ping`.
     pub fn opening(&self, prompt: u64, out: &mut VecDeque<Event>) {
-        let start = Start {
-            kind: "message_start",
-            message: StartMessage {
-                id: &self.id,
-                kind: "message",
-                role: "assistant",
-                model: &self.model,
-                content: [],
-                stop_reason: (),
-                stop_sequence: (),
-                usage: StartUsage {
-                    input_tokens: prompt,
-                    cache_creation_input_tokens: 0,
-                    cache_read_input_tokens: 0,
-                    output_tokens: 0,
-                },
-            },
-        };
-        out.push_back(Event::named("message_start", text(&start)));
+        let mut t = Text::with_capacity(320);
+        t.raw(r#"{"type":"message_start","message":{"id":"#)
+            .string(&self.id);
+        t.raw(r#","type":"message","role":"assistant","model":"#);
+        t.string(&self.model);
+        t.raw(r#","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":"#);
+        t.number(prompt);
+        t.raw(
+            r#","cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0}}}"#,
+        );
+        out.push_back(Event::named("message_start", t.finish()));
         out.push_back(Event::named("ping", ping()));
     }
 
     /// The events of a typed `item`; whether it was a piece of the answer (for the bill).
     pub fn piece(&mut self, item: &Item, out: &mut VecDeque<Event>) -> bool {
         match item {
-            Item::Text(text) => self.delta(Kind::Text, Piece::Text { text }, out),
-            Item::Reasoning(thinking) => {
-                self.delta(Kind::Thinking, Piece::Thinking { thinking }, out)
-            }
+            Item::Text(text) => self.delta(Kind::Text, Piece::Text(text), out),
+            Item::Reasoning(thinking) => self.delta(Kind::Thinking, Piece::Thinking(thinking), out),
             Item::ToolCall { index, id, name } => self.tool(*index, id, name, out),
             Item::ToolArguments { index, piece } => {
-                let partial_json = piece.as_str();
-                let piece = Piece::InputJson { partial_json };
-                self.delta(Kind::Tool(*index), piece, out);
+                self.delta(Kind::Tool(*index), Piece::InputJson(piece), out);
             }
             _ => return false,
         }
@@ -202,8 +95,7 @@ impl Writer {
 
     /// Tool call `index` begins: a `tool_use` block.
     fn tool(&mut self, index: u32, id: &str, name: &str, out: &mut VecDeque<Event>) {
-        let input = Empty;
-        self.start(Kind::Tool(index), Block::ToolUse { id, name, input }, out);
+        self.start(Kind::Tool(index), Block::ToolUse { id, name }, out);
     }
 
     /// `piece` in the open block of `kind`, which is opened first when another is open.
@@ -212,27 +104,27 @@ impl Writer {
             Some((index, open)) if open == kind => index,
             _ => {
                 let block = match kind {
-                    Kind::Text => Block::Text { text: "" },
-                    Kind::Thinking => Block::Thinking {
-                        thinking: "",
-                        signature: "",
-                    },
+                    Kind::Text => Block::Text,
+                    Kind::Thinking => Block::Thinking,
                     // Arguments of a call whose start was not seen: a block with no id.
-                    Kind::Tool(_) => Block::ToolUse {
-                        id: "",
-                        name: "",
-                        input: Empty,
-                    },
+                    Kind::Tool(_) => Block::ToolUse { id: "", name: "" },
                 };
                 self.start(kind, block, out)
             }
         };
-        let delta = BlockDelta {
-            kind: "content_block_delta",
-            index,
-            delta: piece,
+        let mut t = Text::with_capacity(128);
+        t.raw(r#"{"type":"content_block_delta","index":"#)
+            .number(index);
+        let (kind, piece) = match piece {
+            Piece::Text(text) => (r#","delta":{"type":"text_delta","text":"#, text),
+            Piece::Thinking(text) => (r#","delta":{"type":"thinking_delta","thinking":"#, text),
+            Piece::InputJson(json) => (
+                r#","delta":{"type":"input_json_delta","partial_json":"#,
+                json,
+            ),
         };
-        out.push_back(Event::named("content_block_delta", text(&delta)));
+        t.raw(kind).string(piece).raw("}}");
+        out.push_back(Event::named("content_block_delta", t.finish()));
     }
 
     /// Closes the open block and opens `block`; its index.
@@ -241,12 +133,21 @@ impl Writer {
         let index = self.blocks;
         self.blocks += 1;
         self.open = Some((index, kind));
-        let start = BlockStart {
-            kind: "content_block_start",
-            index,
-            content_block: block,
+        let mut t = Text::with_capacity(128);
+        t.raw(r#"{"type":"content_block_start","index":"#)
+            .number(index);
+        match block {
+            Block::Text => t.raw(r#","content_block":{"type":"text","text":""}}"#),
+            Block::Thinking => {
+                t.raw(r#","content_block":{"type":"thinking","thinking":"","signature":""}}"#)
+            }
+            Block::ToolUse { id, name } => {
+                t.raw(r#","content_block":{"type":"tool_use","id":"#)
+                    .string(id);
+                t.raw(r#","name":"#).string(name).raw(r#","input":{}}}"#)
+            }
         };
-        out.push_back(Event::named("content_block_start", text(&start)));
+        out.push_back(Event::named("content_block_start", t.finish()));
         index
     }
 
@@ -261,17 +162,32 @@ impl Writer {
     /// `message_stop`.
     pub fn closing(&mut self, finish: &Finish, tokens: &Tokens, out: &mut VecDeque<Event>) {
         self.stop(out);
-        let delta = MessageDelta {
-            kind: "message_delta",
-            delta: StopDelta {
-                stop_reason: stop_reason(finish),
-                stop_sequence: (),
-            },
-            usage: usage(tokens),
-        };
-        out.push_back(Event::named("message_delta", text(&delta)));
+        let mut t = Text::with_capacity(256);
+        t.raw(r#"{"type":"message_delta","delta":{"stop_reason":"#);
+        t.string(stop_reason(finish))
+            .raw(r#","stop_sequence":null},"usage":"#);
+        write_usage(&usage(tokens), &mut t);
+        t.raw("}");
+        out.push_back(Event::named("message_delta", t.finish()));
         out.push_back(Event::named("message_stop", stop_event()));
     }
+}
+
+/// Anthropic's `usage` as JSON text, as it serialises.
+fn write_usage(usage: &Usage, t: &mut Text) {
+    t.raw(r#"{"input_tokens":"#).number(usage.input_tokens);
+    t.raw(r#","cache_creation_input_tokens":"#);
+    t.number(usage.cache_creation_input_tokens);
+    t.raw(r#","cache_read_input_tokens":"#)
+        .number(usage.cache_read_input_tokens);
+    let cache = &usage.cache_creation;
+    t.raw(r#","cache_creation":{"ephemeral_5m_input_tokens":"#);
+    t.number(cache.ephemeral_5m_input_tokens);
+    t.raw(r#","ephemeral_1h_input_tokens":"#);
+    t.number(cache.ephemeral_1h_input_tokens);
+    t.raw(r#"},"output_tokens":"#)
+        .number(usage.output_tokens)
+        .raw("}");
 }
 
 /// `ping`'s data: sent after `message_start`, and while the upstream is silent.

@@ -9,6 +9,7 @@ use serde_json::value::RawValue;
 pub mod headers;
 pub mod messages;
 pub mod responses;
+pub mod text;
 
 use super::Platform;
 use super::answer::{Event, Item, Message, Tokens};

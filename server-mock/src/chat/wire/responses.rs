@@ -13,25 +13,26 @@ mod object;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use serde::Serialize;
-use serde_json::value::{RawValue, to_raw_value};
 use serde_json::{Map, Value};
 
 use axum::http::{HeaderValue, header::CONTENT_TYPE};
 use axum::response::{IntoResponse, Response};
 
+use super::text::Text;
 use crate::chat::answer::{Completion, Event, Item, Message};
 use crate::chat::catalogue::Model;
 use crate::chat::form::{Finish, Said, Tokens};
 use crate::chat::request::Original;
-use object::{Kind, Object, Output, Part, Status};
+use object::{Kind, Object, Output, Status, echo};
 
 /// The answer's output items so far, the open one last.
 pub struct Writer {
     id: String,
     model: String,
-    /// The request as the client wrote it, its settings echoed in the `response` object.
+    /// The request as the client wrote it (its namespaces restore a flattened call's name).
     original: Arc<Original>,
+    /// Its settings as every `response` object echoes them, written once.
+    echo: String,
     created: i64,
     sequence: u64,
     output: Vec<Output>,
@@ -39,45 +40,32 @@ pub struct Writer {
     calls: Vec<(u32, usize)>,
 }
 
-/// An event's data: its type and number, then what it carries.
-#[derive(Serialize, Default)]
-struct Frame<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    sequence_number: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    response: Option<&'a RawValue>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    item_id: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    output_index: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    content_index: Option<u8>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    summary_index: Option<u8>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    item: Option<&'a Output>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    part: Option<Part<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    delta: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    text: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    arguments: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    name: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    logprobs: Option<[(); 0]>,
+/// An event's data begun: its type and number (which moves on); what it carries follows.
+fn start(kind: &'static str, sequence: &mut u64) -> Text {
+    // Most events are under 256 bytes; one carrying the `response` object grows once.
+    let mut t = Text::with_capacity(256);
+    t.raw(r#"{"type":""#)
+        .raw(kind)
+        .raw(r#"","sequence_number":"#);
+    t.number(*sequence);
+    *sequence += 1;
+    t
 }
 
-/// `frame` numbered `sequence` (which moves on), as the event it names.
-fn emit(sequence: &mut u64, mut frame: Frame<'_>, out: &mut VecDeque<Event>) {
-    frame.sequence_number = *sequence;
-    *sequence += 1;
-    // Strings and numbers always serialise.
-    let data = serde_json::to_string(&frame).unwrap_or_default();
-    out.push_back(Event::named(frame.kind, data));
+/// The event `kind` with the data `t`, ended.
+fn emit(kind: &'static str, mut t: Text, out: &mut VecDeque<Event>) {
+    t.raw("}");
+    out.push_back(Event::named(kind, t.finish()));
+}
+
+/// Where a piece of `item` (at `index`) goes: its id, output index and part index 0.
+fn at(item: &Output, index: usize, t: &mut Text) {
+    t.raw(r#","item_id":"#).string(&item.id);
+    t.raw(r#","output_index":"#).number(index);
+    match item.kind {
+        Kind::Reasoning => t.raw(r#","summary_index":0"#),
+        _ => t.raw(r#","content_index":0"#),
+    };
 }
 
 /// A whole answer as a `response` object's JSON text.
@@ -108,7 +96,7 @@ pub fn whole(
         output.push(done(item, &call.arguments));
     }
     let object = Object {
-        request,
+        echo: &echo(request),
         id,
         model,
         created: chrono::Utc::now().timestamp(),
@@ -146,6 +134,7 @@ impl Writer {
         Writer {
             id,
             model,
+            echo: echo(&original.body),
             original,
             created: chrono::Utc::now().timestamp(),
             sequence: 0,
@@ -154,30 +143,37 @@ impl Writer {
         }
     }
 
-    /// The `response` object as it stands, as JSON text.
-    fn object(&self, status: Status<'_>) -> Option<Box<RawValue>> {
+    /// The event `kind` carrying the `response` object as it stands.
+    fn object(&mut self, kind: &'static str, status: Status<'_>, out: &mut VecDeque<Event>) {
+        let mut t = start(kind, &mut self.sequence);
+        t.raw(r#","response":"#);
         let object = Object {
-            request: &self.original.body,
+            echo: &self.echo,
             id: &self.id,
             model: &self.model,
             created: self.created,
             status,
             output: &self.output,
         };
-        to_raw_value(&object).ok()
+        object.write(&mut t);
+        emit(kind, t, out);
     }
 
     /// `response.created` and `response.in_progress`.
     pub fn opening(&mut self, out: &mut VecDeque<Event>) {
-        let response = self.object(Status::InProgress);
+        let object = Object {
+            echo: &self.echo,
+            id: &self.id,
+            model: &self.model,
+            created: self.created,
+            status: Status::InProgress,
+            output: &[],
+        };
+        let object = object.text();
         for kind in ["response.created", "response.in_progress"] {
-            let response = response.as_deref();
-            let frame = Frame {
-                kind,
-                response,
-                ..Frame::default()
-            };
-            emit(&mut self.sequence, frame, out);
+            let mut t = start(kind, &mut self.sequence);
+            t.raw(r#","response":"#).raw(&object);
+            emit(kind, t, out);
         }
     }
 
@@ -204,14 +200,14 @@ impl Writer {
     fn open(&mut self, item: Output, out: &mut VecDeque<Event>) -> usize {
         self.close(out);
         let index = self.output.len();
+        let kind = "response.output_item.added";
+        let mut t = start(kind, &mut self.sequence);
+        t.raw(r#","output_index":"#)
+            .number(index)
+            .raw(r#","item":"#);
+        item.write(&mut t);
+        emit(kind, t, out);
         self.output.push(item);
-        let frame = Frame {
-            kind: "response.output_item.added",
-            output_index: Some(index),
-            item: self.output.last(),
-            ..Frame::default()
-        };
-        emit(&mut self.sequence, frame, out);
         index
     }
 
@@ -228,12 +224,11 @@ impl Writer {
         let id = format!("{prefix}_{}_{}", self.id, self.output.len());
         let index = self.open(Output::new(id, kind), out);
         let item = &self.output[index];
-        let frame = Frame {
-            kind: added,
-            part: Some(item.part()),
-            ..at(item, index)
-        };
-        emit(&mut self.sequence, frame, out);
+        let mut t = start(added, &mut self.sequence);
+        at(item, index, &mut t);
+        t.raw(r#","part":"#);
+        item.part(&mut t);
+        emit(added, t, out);
         index
     }
 
@@ -241,25 +236,22 @@ impl Writer {
         let index = self.ensure(Kind::Message, out);
         let item = &mut self.output[index];
         item.text.push_str(piece);
-        let frame = Frame {
-            kind: "response.output_text.delta",
-            delta: Some(piece),
-            logprobs: Some([]),
-            ..at(item, index)
-        };
-        emit(&mut self.sequence, frame, out);
+        let kind = "response.output_text.delta";
+        let mut t = start(kind, &mut self.sequence);
+        at(item, index, &mut t);
+        t.raw(r#","delta":"#).string(piece).raw(r#","logprobs":[]"#);
+        emit(kind, t, out);
     }
 
     fn reasoning(&mut self, piece: &str, out: &mut VecDeque<Event>) {
         let index = self.ensure(Kind::Reasoning, out);
         let item = &mut self.output[index];
         item.text.push_str(piece);
-        let frame = Frame {
-            kind: "response.reasoning_summary_text.delta",
-            delta: Some(piece),
-            ..at(item, index)
-        };
-        emit(&mut self.sequence, frame, out);
+        let kind = "response.reasoning_summary_text.delta";
+        let mut t = start(kind, &mut self.sequence);
+        at(item, index, &mut t);
+        t.raw(r#","delta":"#).string(piece);
+        emit(kind, t, out);
     }
 
     fn call(&mut self, index: u32, call_id: &str, name: &str, out: &mut VecDeque<Event>) {
@@ -275,14 +267,12 @@ impl Writer {
         };
         let item = &mut self.output[output_index];
         item.text.push_str(piece);
-        let frame = Frame {
-            kind: "response.function_call_arguments.delta",
-            output_index: Some(output_index),
-            item_id: Some(&item.id),
-            delta: Some(piece),
-            ..Frame::default()
-        };
-        emit(&mut self.sequence, frame, out);
+        let kind = "response.function_call_arguments.delta";
+        let mut t = start(kind, &mut self.sequence);
+        t.raw(r#","item_id":"#).string(&item.id);
+        t.raw(r#","output_index":"#).number(output_index);
+        t.raw(r#","delta":"#).string(piece);
+        emit(kind, t, out);
     }
 
     /// Closes the open item: its pieces' `.done` events, then `response.output_item.done`.
@@ -292,80 +282,63 @@ impl Writer {
             return;
         };
         let sequence = &mut self.sequence;
-        let text = Some(item.text.as_str());
+        let (done, part) = match &item.kind {
+            Kind::Message => (
+                "response.output_text.done",
+                Some("response.content_part.done"),
+            ),
+            Kind::Reasoning => (
+                "response.reasoning_summary_text.done",
+                Some("response.reasoning_summary_part.done"),
+            ),
+            Kind::Call { .. } => ("response.function_call_arguments.done", None),
+        };
+        let mut t = start(done, sequence);
         match &item.kind {
+            Kind::Call { name, .. } => {
+                t.raw(r#","item_id":"#).string(&item.id);
+                t.raw(r#","output_index":"#).number(index);
+                t.raw(r#","arguments":"#).string(&item.text);
+                t.raw(r#","name":"#).string(name);
+            }
             Kind::Message => {
-                let done = Frame {
-                    kind: "response.output_text.done",
-                    text,
-                    logprobs: Some([]),
-                    ..at(item, index)
-                };
-                emit(sequence, done, out);
-                let part = Frame {
-                    kind: "response.content_part.done",
-                    part: Some(item.part()),
-                    ..at(item, index)
-                };
-                emit(sequence, part, out);
+                at(item, index, &mut t);
+                t.raw(r#","text":"#)
+                    .string(&item.text)
+                    .raw(r#","logprobs":[]"#);
             }
             Kind::Reasoning => {
-                let done = Frame {
-                    kind: "response.reasoning_summary_text.done",
-                    text,
-                    ..at(item, index)
-                };
-                emit(sequence, done, out);
-                let part = Frame {
-                    kind: "response.reasoning_summary_part.done",
-                    part: Some(item.part()),
-                    ..at(item, index)
-                };
-                emit(sequence, part, out);
-            }
-            Kind::Call { name, .. } => {
-                let done = Frame {
-                    kind: "response.function_call_arguments.done",
-                    output_index: Some(index),
-                    item_id: Some(&item.id),
-                    arguments: text,
-                    name: Some(name),
-                    ..Frame::default()
-                };
-                emit(sequence, done, out);
+                at(item, index, &mut t);
+                t.raw(r#","text":"#).string(&item.text);
             }
         }
+        emit(done, t, out);
         item.done = true;
-        let frame = Frame {
-            kind: "response.output_item.done",
-            output_index: Some(index),
-            item: Some(item),
-            ..Frame::default()
-        };
-        emit(sequence, frame, out);
+        if let Some(part) = part {
+            let mut t = start(part, sequence);
+            at(item, index, &mut t);
+            t.raw(r#","part":"#);
+            item.part(&mut t);
+            emit(part, t, out);
+        }
+        let kind = "response.output_item.done";
+        let mut t = start(kind, sequence);
+        t.raw(r#","output_index":"#)
+            .number(index)
+            .raw(r#","item":"#);
+        item.write(&mut t);
+        emit(kind, t, out);
     }
 
     /// The end: the open item closed, `response.completed` with the output and usage.
     pub fn closing(&mut self, finish: &Finish, tokens: &Tokens, out: &mut VecDeque<Event>) {
         self.close(out);
-        let response = self.object(Status::Ended(finish, tokens));
-        let frame = Frame {
-            kind: "response.completed",
-            response: response.as_deref(),
-            ..Frame::default()
-        };
-        emit(&mut self.sequence, frame, out);
+        self.object("response.completed", Status::Ended(finish, tokens), out);
     }
 
     /// `response.failed`, saying `message`.
     pub fn failed(&mut self, message: &str, out: &mut VecDeque<Event>) {
-        let response = self.object(Status::Failed(message));
-        let frame = Frame {
-            kind: "response.failed",
-            response: response.as_deref(),
-            ..Frame::default()
-        };
-        emit(&mut self.sequence, frame, out);
+        self.object("response.failed", Status::Failed(message), out);
     }
 }
 
@@ -389,22 +362,6 @@ pub fn relayed_error(message: &str, body: Option<&[u8]>) -> Event {
     }
     let error = serde_json::json!({"type": "error", "code": "upstream_error", "message": message, "param": null});
     Event::named("error", error.to_string())
-}
-
-/// Where a piece of `item` (at `index`) goes: its id, output index and part index 0.
-fn at(item: &Output, index: usize) -> Frame<'_> {
-    let first = Some(0);
-    let (content_index, summary_index) = match item.kind {
-        Kind::Reasoning => (None, first),
-        _ => (first, None),
-    };
-    Frame {
-        item_id: Some(&item.id),
-        output_index: Some(index),
-        content_index,
-        summary_index,
-        ..Frame::default()
-    }
 }
 
 #[cfg(test)]

@@ -139,3 +139,37 @@ fn an_error_is_the_upstreams_own_when_it_gave_one() {
     let theirs = r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
     assert_eq!(error(status, "x", Some(theirs.as_bytes())).data, theirs);
 }
+
+#[test]
+fn the_streamed_usage_is_the_whole_answers_usage_and_odd_text_survives() {
+    let mut writer = Writer::new("msg_1".into(), "a \"quoted\" model".into());
+    let mut out = VecDeque::new();
+    writer.opening(3, &mut out);
+    let odd = "line\nbreak, \"quote\", back\\slash, \u{1}, é";
+    assert!(writer.piece(&Item::Text(odd.into()), &mut out));
+    assert!(writer.piece(&Item::Reasoning(odd.into()), &mut out));
+    let tokens = Tokens::with(
+        20,
+        7,
+        Detail {
+            cache_read: 4,
+            cache_write: 3,
+            cache_write_1h: 2,
+            reasoning: 1,
+        },
+    );
+    writer.closing(&Finish::plain("stop"), &tokens, &mut out);
+    let events = written(&out);
+    assert_eq!(events[0].1["message"]["model"], "a \"quoted\" model");
+    assert_eq!(events[3].1["delta"]["text"], odd);
+    assert_eq!(events[6].1["delta"]["thinking"], odd);
+    let delta = events
+        .iter()
+        .find(|(name, _)| name == "message_delta")
+        .unwrap();
+    assert_eq!(
+        delta.1["usage"],
+        serde_json::to_value(usage(&tokens)).unwrap(),
+        "the stream's usage as the whole answer's"
+    );
+}

@@ -1,15 +1,13 @@
-//! The Responses API's `response` object and its output items, written from borrowed parts
-//! (no JSON tree per answer): the request's settings echoed as the client sent them, the items
-//! as the writer keeps them, and usage with cached and reasoning details.
+//! The Responses API's `response` object and its output items, written as JSON text from
+//! borrowed parts (no tree, no serialiser per key: `wire/text.rs`): the request's settings
+//! echoed as the client sent them (written once per answer), the items as the writer keeps
+//! them, and usage with cached and reasoning details.
 
-use std::sync::LazyLock;
-
-use serde::Serialize;
-use serde::ser::{SerializeMap, Serializer};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::chat::form::responses::JOIN;
 use crate::chat::form::{Finish, Tokens};
+use crate::chat::wire::text::Text;
 
 /// An output item: a message, reasoning or a function call, with its text so far.
 pub struct Output {
@@ -74,117 +72,81 @@ impl Output {
         }
     }
 
-    /// Its status word.
-    pub fn status(&self) -> &'static str {
+    /// `"status":` and its word.
+    fn status(&self) -> &'static str {
         match self.done {
-            true => "completed",
-            false => "in_progress",
+            true => r#","status":"completed""#,
+            false => r#","status":"in_progress""#,
         }
     }
 
-    /// Its one content part (a message's text, a reasoning's summary), as written when done.
-    pub fn part(&self) -> Part<'_> {
-        Part {
-            summary: matches!(self.kind, Kind::Reasoning),
-            text: &self.text,
+    /// Its one content part (a message's text, a reasoning's summary), as written when done:
+    /// `{"type":"output_text",...}` or `{"type":"summary_text",...}`.
+    pub fn part(&self, t: &mut Text) {
+        match self.kind {
+            Kind::Reasoning => {
+                t.raw(r#"{"type":"summary_text","text":"#);
+                t.string(&self.text).raw("}");
+            }
+            _ => {
+                t.raw(r#"{"type":"output_text","text":"#);
+                t.string(&self.text).raw(r#","annotations":[]}"#);
+            }
         }
     }
-}
 
-/// A message's `output_text` part or a reasoning's `summary_text`.
-pub struct Part<'a> {
-    summary: bool,
-    text: &'a str,
-}
-
-impl Serialize for Part<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
-        if self.summary {
-            map.serialize_entry("type", "summary_text")?;
-            map.serialize_entry("text", self.text)?;
-        } else {
-            map.serialize_entry("type", "output_text")?;
-            map.serialize_entry("text", self.text)?;
-            map.serialize_entry("annotations", &[(); 0])?;
-        }
-        map.end()
-    }
-}
-
-impl Serialize for Output {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
-        // An open message or reasoning shows no part yet; a done one its one part.
-        let parts: &[Part] = &[self.part()];
-        let parts = if self.done { parts } else { &[] };
+    /// The item as JSON text: an open message or reasoning shows no part yet, a done one its
+    /// one part.
+    pub fn write(&self, t: &mut Text) {
         match &self.kind {
             Kind::Message => {
-                map.serialize_entry("type", "message")?;
-                map.serialize_entry("id", &self.id)?;
-                map.serialize_entry("status", self.status())?;
-                map.serialize_entry("role", "assistant")?;
-                map.serialize_entry("content", parts)?;
+                t.raw(r#"{"type":"message","id":"#).string(&self.id);
+                t.raw(self.status())
+                    .raw(r#","role":"assistant","content":["#);
+                if self.done {
+                    self.part(t);
+                }
+                t.raw("]}");
             }
             Kind::Reasoning => {
-                map.serialize_entry("type", "reasoning")?;
-                map.serialize_entry("id", &self.id)?;
+                t.raw(r#"{"type":"reasoning","id":"#).string(&self.id);
                 if !self.done {
-                    map.serialize_entry("status", self.status())?;
+                    t.raw(self.status());
                 }
-                map.serialize_entry("summary", parts)?;
+                t.raw(r#","summary":["#);
+                if self.done {
+                    self.part(t);
+                }
+                t.raw("]}");
             }
             Kind::Call {
                 call_id,
                 name,
                 namespace,
             } => {
-                map.serialize_entry("type", "function_call")?;
-                map.serialize_entry("id", &self.id)?;
-                map.serialize_entry("call_id", call_id)?;
-                map.serialize_entry("name", name)?;
+                t.raw(r#"{"type":"function_call","id":"#).string(&self.id);
+                t.raw(r#","call_id":"#).string(call_id);
+                t.raw(r#","name":"#).string(name);
                 if let Some(namespace) = namespace {
-                    map.serialize_entry("namespace", namespace)?;
+                    t.raw(r#","namespace":"#).string(namespace);
                 }
-                map.serialize_entry("arguments", &self.text)?;
-                map.serialize_entry("status", self.status())?;
+                t.raw(r#","arguments":"#).string(&self.text);
+                t.raw(self.status()).raw("}");
             }
         }
-        map.end()
     }
 }
 
-/// Responses' `usage`: cached input and reasoning output apart.
-pub struct Usage<'a>(pub &'a Tokens);
-
-impl Serialize for Usage<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let tokens = self.0;
-        let mut map = serializer.serialize_map(Some(5))?;
-        map.serialize_entry("input_tokens", &tokens.prompt)?;
-        map.serialize_entry(
-            "input_tokens_details",
-            &Detail("cached_tokens", tokens.cache_read),
-        )?;
-        map.serialize_entry("output_tokens", &tokens.completion)?;
-        map.serialize_entry(
-            "output_tokens_details",
-            &Detail("reasoning_tokens", tokens.reasoning),
-        )?;
-        map.serialize_entry("total_tokens", &(tokens.prompt + tokens.completion))?;
-        map.end()
-    }
-}
-
-/// `{name: count}`.
-struct Detail(&'static str, u64);
-
-impl Serialize for Detail {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(1))?;
-        map.serialize_entry(self.0, &self.1)?;
-        map.end()
-    }
+/// Responses' `usage`, cached input and reasoning output apart, as JSON text.
+fn usage(tokens: &Tokens, t: &mut Text) {
+    t.raw(r#"{"input_tokens":"#).number(tokens.prompt);
+    t.raw(r#","input_tokens_details":{"cached_tokens":"#);
+    t.number(tokens.cache_read);
+    t.raw(r#"},"output_tokens":"#).number(tokens.completion);
+    t.raw(r#","output_tokens_details":{"reasoning_tokens":"#);
+    t.number(tokens.reasoning);
+    t.raw(r#"},"total_tokens":"#);
+    t.number(tokens.prompt + tokens.completion).raw("}");
 }
 
 /// How a response stands: in progress, ended (completed, or incomplete when cut at the cap)
@@ -197,7 +159,8 @@ pub enum Status<'a> {
 
 /// A `response` object.
 pub struct Object<'a> {
-    pub request: &'a Map<String, Value>,
+    /// The request's settings as the object echoes them ([`echo`]).
+    pub echo: &'a str,
     pub id: &'a str,
     pub model: &'a str,
     pub created: i64,
@@ -205,92 +168,86 @@ pub struct Object<'a> {
     pub output: &'a [Output],
 }
 
-/// What the object echoes when the request left a setting out.
-struct Defaults {
-    settings: [(&'static str, Value); 10],
-}
+/// The settings a `response` object echoes, each as the request set it or at its default.
+const SETTINGS: [(&str, &str); 10] = [
+    ("instructions", "null"),
+    ("max_output_tokens", "null"),
+    ("parallel_tool_calls", "true"),
+    ("reasoning", r#"{"effort":null,"summary":null}"#),
+    ("temperature", "1.0"),
+    ("text", r#"{"format":{"type":"text"}}"#),
+    ("tool_choice", r#""auto""#),
+    ("tools", "[]"),
+    ("top_p", "1.0"),
+    ("metadata", "{}"),
+];
 
-static DEFAULTS: LazyLock<Defaults> = LazyLock::new(|| Defaults {
-    settings: [
-        ("instructions", Value::Null),
-        ("max_output_tokens", Value::Null),
-        ("parallel_tool_calls", json!(true)),
-        ("reasoning", json!({"effort": null, "summary": null})),
-        ("temperature", json!(1.0)),
-        ("text", json!({"format": {"type": "text"}})),
-        ("tool_choice", json!("auto")),
-        ("tools", json!([])),
-        ("top_p", json!(1.0)),
-        ("metadata", json!({})),
-    ],
-});
-
-impl Serialize for Object<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
-        map.serialize_entry("id", self.id)?;
-        map.serialize_entry("object", "response")?;
-        map.serialize_entry("created_at", &self.created)?;
-        let (status, error, cut) = match &self.status {
-            Status::InProgress => ("in_progress", None, false),
-            Status::Ended(finish, _) if finish.reason == "length" => ("incomplete", None, true),
-            Status::Ended(..) => ("completed", None, false),
-            Status::Failed(message) => ("failed", Some(*message), false),
-        };
-        map.serialize_entry("status", status)?;
-        match error {
-            Some(message) => map.serialize_entry(
-                "error",
-                &ErrorBody {
-                    code: "server_error",
-                    message,
-                },
-            )?,
-            None => map.serialize_entry("error", &())?,
+/// What every `response` object for `request` echoes of it, as JSON text (members, no braces):
+/// the gateway's fixed answers on state, then [`SETTINGS`]. Written once per answer.
+pub fn echo(request: &Map<String, Value>) -> String {
+    // The request's few fields are met once each, rather than each setting looked up.
+    let mut set: [Option<&Value>; SETTINGS.len()] = [None; SETTINGS.len()];
+    for (key, value) in request.iter().filter(|(_, value)| !value.is_null()) {
+        if let Some(i) = SETTINGS.iter().position(|(setting, _)| setting == key) {
+            set[i] = Some(value);
         }
-        match cut {
-            true => map.serialize_entry(
-                "incomplete_details",
-                &Cut {
-                    reason: "max_output_tokens",
-                },
-            )?,
-            false => map.serialize_entry("incomplete_details", &())?,
-        }
-        map.serialize_entry("model", self.model)?;
-        map.serialize_entry("output", self.output)?;
-        map.serialize_entry("previous_response_id", &())?;
-        map.serialize_entry("store", &false)?;
-        map.serialize_entry("truncation", "disabled")?;
-        for (key, default) in &DEFAULTS.settings {
-            let value = match self.request.get(*key) {
-                Some(value) if !value.is_null() => value,
-                _ => default,
-            };
-            map.serialize_entry(key, value)?;
-        }
-        match &self.status {
-            Status::Ended(_, tokens) => map.serialize_entry("usage", &Usage(tokens))?,
-            _ => map.serialize_entry("usage", &())?,
-        }
-        map.end()
     }
-}
-
-#[derive(Serialize)]
-struct ErrorBody<'a> {
-    code: &'static str,
-    message: &'a str,
-}
-
-#[derive(Serialize)]
-struct Cut {
-    reason: &'static str,
+    let mut t = Text::with_capacity(320);
+    t.raw(r#""previous_response_id":null,"store":false,"truncation":"disabled""#);
+    for ((key, default), value) in SETTINGS.iter().zip(set) {
+        t.raw(",\"").raw(key).raw("\":");
+        match value {
+            Some(value) => t.value(value),
+            None => t.raw(default),
+        };
+    }
+    t.finish()
 }
 
 impl Object<'_> {
-    /// The object as JSON text (strings and numbers always serialise).
+    /// The object as JSON text.
+    pub fn write(&self, t: &mut Text) {
+        t.raw(r#"{"id":"#).string(self.id);
+        t.raw(r#","object":"response","created_at":"#)
+            .number(self.created);
+        match &self.status {
+            Status::InProgress => {
+                t.raw(r#","status":"in_progress","error":null,"incomplete_details":null"#)
+            }
+            Status::Ended(finish, _) if finish.reason == "length" => t.raw(
+                r#","status":"incomplete","error":null,"incomplete_details":{"reason":"max_output_tokens"}"#,
+            ),
+            Status::Ended(..) => {
+                t.raw(r#","status":"completed","error":null,"incomplete_details":null"#)
+            }
+            Status::Failed(message) => {
+                t.raw(r#","status":"failed","error":{"code":"server_error","message":"#);
+                t.string(message).raw(r#"},"incomplete_details":null"#)
+            }
+        };
+        t.raw(r#","model":"#)
+            .string(self.model)
+            .raw(r#","output":["#);
+        for (i, item) in self.output.iter().enumerate() {
+            if i > 0 {
+                t.raw(",");
+            }
+            item.write(t);
+        }
+        t.raw("],").raw(self.echo).raw(r#","usage":"#);
+        match &self.status {
+            Status::Ended(_, tokens) => usage(tokens, t),
+            _ => {
+                t.raw("null");
+            }
+        }
+        t.raw("}");
+    }
+
+    /// The object as JSON text, on its own.
     pub fn text(&self) -> String {
-        serde_json::to_string(self).unwrap_or_default()
+        let mut t = Text::with_capacity(1024);
+        self.write(&mut t);
+        t.finish()
     }
 }
