@@ -320,3 +320,38 @@ both! {
         assert_eq!(shown["aliases"], json!(["gpt-4o-mini-2024-07-18"]));
     }
 }
+
+both! {
+    #[tokio::test]
+    async fn an_upstream_delta_over_several_lines_goes_out_as_several_data_lines() {
+        let upstream = MockServer::start().await;
+        // The delta's JSON breaks a line: SSE carries it as two `data:` lines, joined by `\n`.
+        let body = "data: {\"id\":\"u1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\n\
+                    data: \"content\":\"hi\"},\"finish_reason\":null}]}\n\n\
+                    data: {\"id\":\"u1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n\
+                    data: [DONE]\n\n";
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(200).set_body_raw(body, "text/event-stream"))
+            .mount(&upstream)
+            .await;
+        let (_tmp, server) = gateway_for(&upstream);
+        let text = chat(&server, json!({"model": "upstream", "stream": true,
+            "messages": [{"role": "user", "content": "hi"}]}))
+            .await
+            .text()
+            .await
+            .unwrap();
+        for line in text.lines() {
+            assert!(line.is_empty() || line.starts_with("data: "), "a line outside any field: {line:?}\n{text}");
+        }
+        let said: Vec<Value> = text
+            .split("\n\n")
+            .filter(|event| !event.is_empty() && !event.ends_with("[DONE]"))
+            .map(|event| {
+                let data: Vec<&str> = event.lines().map(|l| l.trim_start_matches("data: ")).collect();
+                serde_json::from_str(&data.join("\n")).unwrap()
+            })
+            .collect();
+        assert!(said.iter().any(|chunk| chunk["choices"][0]["delta"]["content"] == "hi"), "{text}");
+    }
+}

@@ -115,19 +115,38 @@ struct FunctionDelta<'a> {
 pub struct Event {
     pub name: Option<Cow<'static, str>>,
     pub data: String,
+    /// Whether `data` holds line breaks (an upstream's text may): each line then goes out as a
+    /// `data:` line of its own. The gateway's own JSON text is always one line.
+    pub multiline: bool,
 }
 
 impl Event {
-    /// An unnamed event.
+    /// An unnamed event of the gateway's own: `data` is one line of JSON text.
     pub fn data(data: String) -> Self {
-        Event { name: None, data }
+        Event::own(None, data)
     }
 
-    /// The event `name` with `data`.
+    /// The event `name` of the gateway's own, `data` one line of JSON text.
     pub fn named(name: &'static str, data: String) -> Self {
+        Event::own(Some(Cow::Borrowed(name)), data)
+    }
+
+    fn own(name: Option<Cow<'static, str>>, data: String) -> Self {
+        debug_assert!(!data.contains('\n'), "not one line: {data}");
         Event {
-            name: Some(Cow::Borrowed(name)),
+            name,
             data,
+            multiline: false,
+        }
+    }
+
+    /// An upstream's event as it came, its `data` perhaps over several lines.
+    pub fn relayed(name: Option<Cow<'static, str>>, data: String) -> Self {
+        let multiline = data.contains('\n');
+        Event {
+            name,
+            data,
+            multiline,
         }
     }
 }

@@ -271,7 +271,8 @@ impl Relay {
                     Writer::Chat => {
                         if let Some(delta) = Delta::of(&piece) {
                             self.pieces += 1;
-                            return Some(Event::data(self.delta(delta)));
+                            // An upstream's delta is copied in as it came, line breaks and all.
+                            return Some(Event::relayed(None, self.delta(delta)));
                         }
                     }
                     Writer::Messages(_) | Writer::Responses(_) => {

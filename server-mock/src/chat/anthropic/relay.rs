@@ -67,10 +67,7 @@ fn items(body: BodyStream) -> ItemStream {
                     }
                     _ => {
                         let [first, second] = read;
-                        let relayed = Event {
-                            name: Some(event.event),
-                            data: event.data,
-                        };
+                        let relayed = Event::relayed(Some(event.event), event.data);
                         [Some(Ok(Item::Event(relayed))), first, second]
                     }
                 }

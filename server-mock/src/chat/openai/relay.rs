@@ -172,7 +172,7 @@ fn items(body: BodyStream) -> ItemStream {
 fn read(name: Cow<'static, str>, data: String) -> Vec<Result<Item, Failure>> {
     let Ok(read) = serde_json::from_str::<Data>(&data) else {
         let name = Some(name);
-        return vec![Ok(Item::Event(Event { name, data }))];
+        return vec![Ok(Item::Event(Event::relayed(name, data)))];
     };
     let mut items = Vec::with_capacity(3);
     match read.kind.as_str() {
@@ -214,9 +214,6 @@ fn read(name: Cow<'static, str>, data: String) -> Vec<Result<Item, Failure>> {
         "message" => Cow::Owned(read.kind),
         _ => name,
     };
-    items.push(Ok(Item::Event(Event {
-        name: Some(name),
-        data,
-    })));
+    items.push(Ok(Item::Event(Event::relayed(Some(name), data))));
     items
 }

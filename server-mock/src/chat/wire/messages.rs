@@ -67,7 +67,7 @@ impl Writer {
     pub fn opening(&self, prompt: u64, out: &mut VecDeque<Event>) {
         let mut t = Text::with_capacity(320);
         t.raw(r#"{"type":"message_start","message":{"id":"#)
-            .string(&self.id);
+            .id(&self.id);
         t.raw(r#","type":"message","role":"assistant","model":"#);
         t.string(&self.model);
         t.raw(r#","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":"#);
@@ -203,11 +203,14 @@ pub fn stop_event() -> String {
 /// An `error` event: `body` when it is the upstream's own error (relayed), else the gateway's
 /// `message` with the type its `status` has.
 pub fn error(status: axum::http::StatusCode, message: &str, body: Option<&[u8]>) -> Event {
-    let data = match body.and_then(|body| std::str::from_utf8(body).ok()) {
-        Some(body) => body.to_string(),
-        None => envelope(status, message, serde_json::Map::new()).to_string(),
-    };
-    Event::named("error", data)
+    let name = Some(std::borrow::Cow::Borrowed("error"));
+    match body.and_then(|body| std::str::from_utf8(body).ok()) {
+        Some(body) => Event::relayed(name, body.to_string()),
+        None => Event::named(
+            "error",
+            envelope(status, message, Default::default()).to_string(),
+        ),
+    }
 }
 
 /// A whole answer as Anthropic's `message` with `id`: an Anthropic upstream's as it wrote it,

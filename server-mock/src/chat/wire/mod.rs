@@ -299,9 +299,15 @@ pub fn sse_frame(events: &[Event]) -> Bytes {
             frame.put_slice(name.as_bytes());
             frame.put_u8(b'\n');
         }
-        for line in event.data.lines() {
+        if event.multiline {
+            for line in event.data.lines() {
+                frame.put_slice(b"data: ");
+                frame.put_slice(line.as_bytes());
+                frame.put_u8(b'\n');
+            }
+        } else {
             frame.put_slice(b"data: ");
-            frame.put_slice(line.as_bytes());
+            frame.put_slice(event.data.as_bytes());
             frame.put_u8(b'\n');
         }
         frame.put_u8(b'\n');
@@ -317,7 +323,7 @@ mod tests {
     fn each_payload_is_one_event_and_line_breaks_become_data_lines() {
         let frame = sse_frame(&[
             Event::data(r#"{"a":1}"#.to_string()),
-            Event::data("{\n  \"b\": 2\r\n}".to_string()),
+            Event::relayed(None, "{\n  \"b\": 2\r\n}".to_string()),
             Event::named("ping", "{}".to_string()),
             Event::data("[DONE]".to_string()),
         ]);

@@ -60,7 +60,7 @@ fn emit(kind: &'static str, mut t: Text, out: &mut VecDeque<Event>) {
 
 /// Where a piece of `item` (at `index`) goes: its id, output index and part index 0.
 fn at(item: &Output, index: usize, t: &mut Text) {
-    t.raw(r#","item_id":"#).string(&item.id);
+    t.raw(r#","item_id":"#).id(&item.id);
     t.raw(r#","output_index":"#).number(index);
     match item.kind {
         Kind::Reasoning => t.raw(r#","summary_index":0"#),
@@ -269,7 +269,7 @@ impl Writer {
         item.text.push_str(piece);
         let kind = "response.function_call_arguments.delta";
         let mut t = start(kind, &mut self.sequence);
-        t.raw(r#","item_id":"#).string(&item.id);
+        t.raw(r#","item_id":"#).id(&item.id);
         t.raw(r#","output_index":"#).number(output_index);
         t.raw(r#","delta":"#).string(piece);
         emit(kind, t, out);
@@ -296,7 +296,7 @@ impl Writer {
         let mut t = start(done, sequence);
         match &item.kind {
             Kind::Call { name, .. } => {
-                t.raw(r#","item_id":"#).string(&item.id);
+                t.raw(r#","item_id":"#).id(&item.id);
                 t.raw(r#","output_index":"#).number(index);
                 t.raw(r#","arguments":"#).string(&item.text);
                 t.raw(r#","name":"#).string(name);
@@ -358,7 +358,7 @@ pub fn relayed_error(message: &str, body: Option<&[u8]>) -> Event {
             "response.failed" => "response.failed",
             _ => "error",
         };
-        return Event::named(name, data.to_string());
+        return Event::relayed(Some(std::borrow::Cow::Borrowed(name)), data.to_string());
     }
     let error = serde_json::json!({"type": "error", "code": "upstream_error", "message": message, "param": null});
     Event::named("error", error.to_string())

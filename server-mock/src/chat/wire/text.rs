@@ -37,6 +37,19 @@ impl Text {
         self.value(text)
     }
 
+    /// `id`, one the gateway made (letters, digits and `_`: `secrets::new_id` and the output
+    /// items named after it), as a JSON string with nothing to check.
+    pub fn id(&mut self, id: &str) -> &mut Self {
+        debug_assert!(
+            id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'),
+            "{id}"
+        );
+        self.0.push('"');
+        self.0.push_str(id);
+        self.0.push('"');
+        self
+    }
+
     /// `n` as a JSON number.
     pub fn number(&mut self, n: impl itoa::Integer) -> &mut Self {
         self.0.push_str(itoa::Buffer::new().format(n));

@@ -100,7 +100,7 @@ impl Output {
     pub fn write(&self, t: &mut Text) {
         match &self.kind {
             Kind::Message => {
-                t.raw(r#"{"type":"message","id":"#).string(&self.id);
+                t.raw(r#"{"type":"message","id":"#).id(&self.id);
                 t.raw(self.status())
                     .raw(r#","role":"assistant","content":["#);
                 if self.done {
@@ -109,7 +109,7 @@ impl Output {
                 t.raw("]}");
             }
             Kind::Reasoning => {
-                t.raw(r#"{"type":"reasoning","id":"#).string(&self.id);
+                t.raw(r#"{"type":"reasoning","id":"#).id(&self.id);
                 if !self.done {
                     t.raw(self.status());
                 }
@@ -124,7 +124,7 @@ impl Output {
                 name,
                 namespace,
             } => {
-                t.raw(r#"{"type":"function_call","id":"#).string(&self.id);
+                t.raw(r#"{"type":"function_call","id":"#).id(&self.id);
                 t.raw(r#","call_id":"#).string(call_id);
                 t.raw(r#","name":"#).string(name);
                 if let Some(namespace) = namespace {
@@ -207,7 +207,7 @@ pub fn echo(request: &Map<String, Value>) -> String {
 impl Object<'_> {
     /// The object as JSON text.
     pub fn write(&self, t: &mut Text) {
-        t.raw(r#"{"id":"#).string(self.id);
+        t.raw(r#"{"id":"#).id(self.id);
         t.raw(r#","object":"response","created_at":"#)
             .number(self.created);
         match &self.status {
