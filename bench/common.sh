@@ -26,6 +26,20 @@ latency_ms = 1
 TOML
 }
 
+# sim_catalogue: a catalogue entry (TOML, on stdout) for model `sim`, the simulated provider (no
+# upstream: what is measured on it is all the gateway's).
+sim_catalogue() {
+  cat <<TOML
+[[models]]
+id = "sim"
+provider = "simulated"
+prompt_price = 0.5
+completion_price = 1.5
+quality = 0.5
+latency_ms = 1
+TOML
+}
+
 # wait_addr LOG [TRIES]: the address a process logged as "listening on http://ADDR", waiting up
 # to TRIES tenths of a second (default 300) for it; prints the log and fails if it never comes.
 wait_addr() {

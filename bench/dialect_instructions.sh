@@ -18,15 +18,7 @@ work=$(mktemp -d)
 pid=
 cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"; }
 trap cleanup EXIT
-cat >"$work/models.toml" <<TOML
-[[models]]
-id = "sim"
-provider = "simulated"
-prompt_price = 0.5
-completion_price = 1.5
-quality = 0.5
-latency_ms = 1
-TOML
+sim_catalogue >"$work/models.toml"
 valgrind --tool=callgrind --callgrind-out-file="$work/cg.%p" ./target/release/tokctl-server serve \
   --listen 127.0.0.1:0 --data-dir "$work/data" --rate-limit 1000000000 --models "$work/models.toml" \
   --sim-token-delay-ms 0 >"$work/out" 2>"$work/err" &

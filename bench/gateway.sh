@@ -52,16 +52,7 @@ proxy=$(wait_addr "$work/proxy.log")
 ./target/release/examples/byte_relay 127.0.0.1:0 "$upstream" >"$work/relay.log" 2>&1 & pids+=($!)
 relay=$(wait_addr "$work/relay.log")
 mock_catalogue "$upstream" >"$work/models.toml"
-cat >>"$work/models.toml" <<TOML
-
-[[models]]
-id = "sim"
-provider = "simulated"
-prompt_price = 0.5
-completion_price = 1.5
-quality = 0.5
-latency_ms = 1
-TOML
+{ echo; sim_catalogue; } >>"$work/models.toml"
 ./target/release/tokctl-server serve --listen 127.0.0.1:0 --data-dir "$work/data" \
   --rate-limit 1000000000 --models "$work/models.toml" --sim-token-delay-ms 0 \
   >"$work/server.out" 2>"$work/server.log" & pids+=($!)
