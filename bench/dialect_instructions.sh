@@ -6,7 +6,9 @@
 # do not move with the machine's load the way latency does; the run's spread shows in chat
 # completions' stream counted twice.
 #
-# Usage: bash bench/dialect_instructions.sh [N]     (requests per case, default 600)
+# KEEP=DIR copies the callgrind files there (callgrind_annotate reads where each count went).
+#
+# Usage: [KEEP=DIR] bash bench/dialect_instructions.sh [N]     (requests per case, default 600)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-600}
@@ -26,6 +28,7 @@ pid=$!
 addr=$(wait_addr "$work/err" 1200)
 python3 bench/dialect_instructions.py "$addr" "$(cat "$work/data/admin.key")" "$work" "$n" "$pid"
 kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
+[ -n "${KEEP:-}" ] && mkdir -p "$KEEP" && cp "$work"/cg.*.* "$KEEP"/
 declare -A chat=()
 for f in "$work"/cg.*.*; do
   name=$(grep -m1 '^desc: Trigger' "$f" | sed 's|.*/||')

@@ -1,7 +1,8 @@
 """Time to the first event of a streamed answer, per inbound dialect (bench/gateway.sh
 DIALECTS=only): from sending a request to receiving the first whole SSE event (the first blank
-line after the response's headers), one request at a time on a keep-alive connection, in
-ROUNDS with the order rotating. The client's own share (a few syscalls in Python) is in every
+line after the response's headers), one request at a time, each path on a keep-alive
+connection of its own and the paths taking turns request by request, in ROUNDS with the order
+rotating. The client's own share (a few syscalls in Python) is in every
 figure alike, so differences between paths are the gateway's.
 
 Usage: first_event.py HOST:PORT KEY ROUNDS REQUESTS PATH=BODY...
@@ -56,17 +57,21 @@ def main(address, key, rounds, requests, *pairs):
     targets = [pair.split("=", 1) for pair in pairs]
     p50s = {path: [] for path, _ in targets}
     for round_ in range(int(rounds)):
-        for i in range(len(targets)):
-            path, body = targets[(i + round_) % len(targets)]
-            # A connection of its own each time: an idle one would be closed by the server's
-            # header timeout while the other paths run.
-            sock = connect(address)
-            raw = request(path, key, body)
-            for _ in range(50):  # warm-up
+        # One keep-alive connection per path, the paths taking turns request by request (the
+        # order rotating from round to round), so that a drift in the machine's speed falls on
+        # every path alike rather than on whichever ran during it.
+        order = [targets[(i + round_) % len(targets)] for i in range(len(targets))]
+        socks = [(path, connect(address), request(path, key, body)) for path, body in order]
+        for _ in range(50):  # warm-up
+            for _, sock, raw in socks:
                 once(sock, raw)
-            times = [once(sock, raw) for _ in range(int(requests))]
+        times = {path: [] for path, _ in targets}
+        for _ in range(int(requests)):
+            for path, sock, raw in socks:
+                times[path].append(once(sock, raw))
+        for path, sock, _ in socks:
             sock.close()
-            p50s[path].append(statistics.median(times))
+            p50s[path].append(statistics.median(times[path]))
     for path, _ in targets:
         print(f"{path} {statistics.median(p50s[path]):.1f}")
 

@@ -119,6 +119,13 @@ median() {
   local col=$1; shift
   printf '%s\n' "$@" | awk -v c="$col" '{print $c}' | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'
 }
+# paired "P50,P99,RPS ..." "P50,P99,RPS ..." -> the median over rounds of the first's p50 over
+# the second's (the two lists in round order)
+paired() {
+  python3 -c 'import statistics, sys
+a, b = ([float(r.split(",")[0]) for r in s.split()] for s in sys.argv[1:])
+print("%.3f" % statistics.median(x / y for x, y in zip(a, b)))' "$1" "$2"
+}
 # Each inbound dialect on the same simulated model (`sim`, no upstream: what is measured is all
 # the gateway's), in ROUNDS, the order rotating: p50 and p99 at 2,000 req/s and the ceiling at
 # 32 connections, whole and streamed (a stream's tokens 0 ms apart, so its whole time is its
@@ -161,8 +168,10 @@ dialects() {
       mc=$(printf '%s\n' ${rows[$path]} | cut -d, -f3 | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
       [ "$path" = /v1/chat/completions ] && { c50=$m50; cc=$mc; }
       line+=" $path p50 $m50 ms, p99 $m99 ms, ceiling $mc req/s"
+      # The paired ratio: each round's p50 over chat completions' in the same round, the median
+      # of those (steadier than the ratio of medians when the machine's speed drifts in a run).
       [ "$path" != /v1/chat/completions ] &&
-        line+=" (p50 ratio $(awk -v a="$m50" -v b="$c50" 'BEGIN{printf "%.3f", a/b}'), ceiling ratio $(awk -v a="$mc" -v b="$cc" 'BEGIN{printf "%.3f", a/b}'))"
+        line+=" (p50 ratio $(awk -v a="$m50" -v b="$c50" 'BEGIN{printf "%.3f", a/b}'), paired $(paired "${rows[$path]}" "${rows[/v1/chat/completions]}"), ceiling ratio $(awk -v a="$mc" -v b="$cc" 'BEGIN{printf "%.3f", a/b}'))"
       line+=";"
     done
     echo "$line"

@@ -283,16 +283,25 @@ impl ChatRequest {
     pub fn extensions_from(&mut self, headers: &HeaderMap) -> Result<(), GatewayError> {
         self.budget_limit = budget(headers)?;
         self.route_strategy = strategy(headers)?;
-        self.agent_wallet = header(headers, AGENT_WALLET)?.map(str::to_string);
+        self.agent_wallet = header(headers, &WALLET_HEADER)?.map(str::to_string);
         Ok(())
     }
 }
 
+/// A header's name parsed once, and as text (for errors): a name given as text would be
+/// parsed on every lookup.
+type Named = (HeaderName, &'static str);
+const BUDGET_HEADER: Named = (HeaderName::from_static(BUDGET_LIMIT), BUDGET_LIMIT);
+const STRATEGY_HEADER: Named = (HeaderName::from_static(ROUTE_STRATEGY), ROUTE_STRATEGY);
+const WALLET_HEADER: Named = (HeaderName::from_static(AGENT_WALLET), AGENT_WALLET);
+
 /// Header `name`'s text, if sent; a value that is not text is refused.
-fn header<'h>(headers: &'h HeaderMap, name: &'static str) -> Result<Option<&'h str>, GatewayError> {
-    // A name from a constant: no parse of the text per request.
+fn header<'h>(
+    headers: &'h HeaderMap,
+    (key, name): &Named,
+) -> Result<Option<&'h str>, GatewayError> {
     headers
-        .get(HeaderName::from_static(name))
+        .get(key)
         .map(|value| {
             value
                 .to_str()
@@ -303,7 +312,7 @@ fn header<'h>(headers: &'h HeaderMap, name: &'static str) -> Result<Option<&'h s
 }
 
 fn budget(headers: &HeaderMap) -> Result<Option<Credits>, GatewayError> {
-    header(headers, BUDGET_LIMIT)?
+    header(headers, &BUDGET_HEADER)?
         .map(|text| {
             Credits::parse_exact(text).ok_or_else(|| {
                 GatewayError::invalid(
@@ -317,7 +326,7 @@ fn budget(headers: &HeaderMap) -> Result<Option<Credits>, GatewayError> {
 
 /// `cost_weight=W, quality_weight=W` (either may be left out).
 fn strategy(headers: &HeaderMap) -> Result<Option<RouteStrategy>, GatewayError> {
-    let Some(text) = header(headers, ROUTE_STRATEGY)? else {
+    let Some(text) = header(headers, &STRATEGY_HEADER)? else {
         return Ok(None);
     };
     let refuse = || {

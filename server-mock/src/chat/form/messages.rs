@@ -30,14 +30,10 @@ impl Read {
     }
 }
 
-/// Top-level fields read elsewhere (the model, the cap, the stream flag) or into the form.
-const KNOWN: [&str; 14] = [
-    "model",
-    "thinking",
-    "max_tokens",
-    "stream",
-    "messages",
+/// The top-level fields the form is read from.
+const TOP: [&str; 11] = [
     "system",
+    "messages",
     "tools",
     "tool_choice",
     "stop_sequences",
@@ -46,40 +42,55 @@ const KNOWN: [&str; 14] = [
     "top_k",
     "metadata",
     "output_config",
+    "thinking",
 ];
 
-/// A field, the kind of value it takes, and the test of that kind.
-type Shape = (&'static str, &'static str, fn(&Value) -> bool);
-
-/// Fields whose kind of value is refused when it is another (null is always taken).
-const SHAPES: [Shape; 4] = [
-    ("temperature", "a number", Value::is_number),
-    ("top_p", "a number", Value::is_number),
-    ("tools", "an array of tools", Value::is_array),
-    ("tool_choice", "an object", Value::is_object),
-];
+/// A field, its value, the kind of value it takes, and the test of that kind.
+type Shape<'a> = (
+    &'static str,
+    Option<&'a Value>,
+    &'static str,
+    fn(&Value) -> bool,
+);
 
 impl Conversation {
     /// A Messages request `body` in the internal form; refused only when it is not one (no
     /// `messages` array, a turn that is not an object with a role, a block without its fields).
     pub fn from_messages(body: &Map<String, Value>) -> Result<Read, Refusal> {
+        let (found, unknown) = super::fields(body, TOP, &["model", "max_tokens", "stream"]);
+        let [
+            system,
+            messages,
+            tools,
+            tool_choice,
+            stop_sequences,
+            temperature,
+            top_p,
+            top_k,
+            metadata,
+            output_config,
+            thinking,
+        ] = found;
         let mut read = Read::default();
-        match body.get("system") {
+        match system {
             None | Some(Value::Null) => {}
             Some(system) => system_texts(system, &mut read)?,
         }
-        let messages = body
-            .get("messages")
+        let messages = messages
             .and_then(Value::as_array)
             .filter(|turns| !turns.is_empty())
             .ok_or_else(|| {
                 Refusal::new("messages", "messages must be a non-empty array of turns")
             })?;
-        for (name, shape, fits) in SHAPES {
-            if body
-                .get(name)
-                .is_some_and(|value| !value.is_null() && !fits(value))
-            {
+        // Fields whose kind of value is refused when it is another (null is always taken).
+        let shapes: [Shape; 4] = [
+            ("temperature", temperature, "a number", Value::is_number),
+            ("top_p", top_p, "a number", Value::is_number),
+            ("tools", tools, "an array of tools", Value::is_array),
+            ("tool_choice", tool_choice, "an object", Value::is_object),
+        ];
+        for (name, value, shape, fits) in shapes {
+            if value.is_some_and(|value| !value.is_null() && !fits(value)) {
                 return Err(Refusal::new(name, format!("{name} must be {shape}")));
             }
         }
@@ -100,9 +111,9 @@ impl Conversation {
             let parts = blocks(content, &mut read).map_err(|why| at(&why))?;
             read.form.turns.push(Turn { role, parts });
         }
-        read_tools(body, &mut read)?;
+        read_tools(tools, tool_choice, &mut read)?;
         let form = &mut read.form;
-        form.stop = match body.get("stop_sequences") {
+        form.stop = match stop_sequences {
             Some(Value::Array(list)) => list
                 .iter()
                 .filter_map(Value::as_str)
@@ -110,18 +121,17 @@ impl Conversation {
                 .collect(),
             _ => Vec::new(),
         };
-        form.temperature = body.get("temperature").and_then(Value::as_f64);
-        form.top_p = body.get("top_p").and_then(Value::as_f64);
-        if let Some(top_k) = body.get("top_k").filter(|v| !v.is_null()) {
+        form.temperature = temperature.and_then(Value::as_f64);
+        form.top_p = top_p.and_then(Value::as_f64);
+        if let Some(top_k) = top_k.filter(|v| !v.is_null()) {
             form.other.insert("top_k".into(), top_k.clone());
         }
-        form.user = body
-            .get("metadata")
+        form.user = metadata
             .and_then(|m| m.get("user_id"))
             .and_then(Value::as_str)
             .map(str::to_string);
         let mut effort = None;
-        if let Some(config) = body.get("output_config").and_then(Value::as_object) {
+        if let Some(config) = output_config.and_then(Value::as_object) {
             for (key, value) in config {
                 match (key.as_str(), value.get("type").and_then(Value::as_str)) {
                     ("effort", _) if value.is_string() => effort = value.as_str(),
@@ -135,8 +145,8 @@ impl Conversation {
                 }
             }
         }
-        read_effort(body.get("thinking"), effort, &mut read);
-        for key in body.keys().filter(|key| !KNOWN.contains(&key.as_str())) {
+        read_effort(thinking, effort, &mut read);
+        for key in unknown {
             read.drop(key);
         }
         Ok(read)
@@ -268,13 +278,12 @@ fn image(block: &Value) -> Result<Image, String> {
 }
 
 /// `tools` (custom tools into the form, server tools dropped and named) and `tool_choice`.
-fn read_tools(body: &Map<String, Value>, read: &mut Read) -> Result<(), Refusal> {
-    for tool in body
-        .get("tools")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+fn read_tools(
+    tools: Option<&Value>,
+    choice: Option<&Value>,
+    read: &mut Read,
+) -> Result<(), Refusal> {
+    for tool in tools.and_then(Value::as_array).into_iter().flatten() {
         let kind = tool.get("type").and_then(Value::as_str).unwrap_or("custom");
         if kind != "custom" {
             read.drop(&format!("tools.{kind}"));
@@ -296,7 +305,7 @@ fn read_tools(body: &Map<String, Value>, read: &mut Read) -> Result<(), Refusal>
             parameters: tool.get("input_schema").cloned().unwrap_or_default(),
         });
     }
-    let Some(choice) = body.get("tool_choice").and_then(Value::as_object) else {
+    let Some(choice) = choice.and_then(Value::as_object) else {
         return Ok(());
     };
     let form = &mut read.form;

@@ -19,6 +19,26 @@ pub mod to_message;
 
 use serde_json::{Map, Value};
 
+/// `body`'s fields named in `names`, in that order, found in one pass over the body (a lookup
+/// each would compare keys anew); and the names of the others, in the body's order, leaving out
+/// those read `elsewhere` (the model, the cap, the stream flag).
+pub(super) fn fields<'a, const N: usize>(
+    body: &'a Map<String, Value>,
+    names: [&str; N],
+    elsewhere: &[&str],
+) -> ([Option<&'a Value>; N], Vec<&'a str>) {
+    let mut found = [None; N];
+    let mut others = Vec::new();
+    for (key, value) in body {
+        match names.iter().position(|name| name == key) {
+            Some(i) => found[i] = Some(value),
+            None if elsewhere.contains(&key.as_str()) => {}
+            None => others.push(key.as_str()),
+        }
+    }
+    (found, others)
+}
+
 /// A request in the internal form.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Conversation {

@@ -20,31 +20,49 @@ use crate::chat::request::Effort;
 /// Between a namespace's name and its function's in a flattened tool's name.
 pub const JOIN: &str = "__";
 
-/// Top-level fields read elsewhere (the model, the cap, the stream flag, statefulness) or into
-/// the form.
-const KNOWN: [&str; 15] = [
-    "model",
-    "reasoning",
-    "input",
+/// The top-level fields the form is read from.
+const TOP: [&str; 11] = [
     "instructions",
+    "input",
     "tools",
     "tool_choice",
     "parallel_tool_calls",
-    "max_output_tokens",
     "temperature",
     "top_p",
     "text",
+    "reasoning",
+    "safety_identifier",
+    "user",
+];
+
+/// Top-level fields read elsewhere (the model, the cap, the stream flag, statefulness).
+const ELSEWHERE: [&str; 5] = [
+    "model",
+    "max_output_tokens",
     "stream",
     "store",
     "previous_response_id",
-    "user",
 ];
 
 impl Conversation {
     /// A Responses request `body` in the internal form; refused only when it is not one.
     pub fn from_responses(body: &Map<String, Value>) -> Result<Read, Refusal> {
+        let (found, unknown) = super::fields(body, TOP, &ELSEWHERE);
+        let [
+            instructions,
+            input,
+            tools,
+            tool_choice,
+            parallel_tool_calls,
+            temperature,
+            top_p,
+            text,
+            reasoning,
+            safety_identifier,
+            user,
+        ] = found;
         let mut read = Read::default();
-        match body.get("instructions") {
+        match instructions {
             None | Some(Value::Null) => {}
             Some(Value::String(text)) if text.is_empty() => {}
             Some(Value::String(text)) => read.form.system.push(text.clone()),
@@ -55,7 +73,7 @@ impl Conversation {
                 ));
             }
         }
-        match body.get("input") {
+        match input {
             Some(Value::String(text)) => read.form.turns.push(Turn {
                 role: Role::User,
                 parts: vec![Part::Text(text.clone())],
@@ -73,19 +91,19 @@ impl Conversation {
                 ));
             }
         }
-        read_tools(body, &mut read)?;
+        read_tools(tools, tool_choice, &mut read)?;
         let form = &mut read.form;
-        for (name, slot) in [
-            ("temperature", &mut form.temperature),
-            ("top_p", &mut form.top_p),
+        for (name, value, slot) in [
+            ("temperature", temperature, &mut form.temperature),
+            ("top_p", top_p, &mut form.top_p),
         ] {
-            match body.get(name) {
+            match value {
                 None | Some(Value::Null) => {}
                 Some(Value::Number(n)) => *slot = n.as_f64(),
                 Some(_) => return Err(Refusal::new(name, format!("{name} must be a number"))),
             }
         }
-        match body.get("parallel_tool_calls") {
+        match parallel_tool_calls {
             None | Some(Value::Null) => {}
             Some(Value::Bool(parallel)) => form.parallel_tool_calls = Some(*parallel),
             Some(_) => {
@@ -95,12 +113,12 @@ impl Conversation {
                 ));
             }
         }
-        form.user = ["safety_identifier", "user"]
-            .iter()
-            .find_map(|key| body.get(*key).and_then(Value::as_str))
+        form.user = [safety_identifier, user]
+            .into_iter()
+            .find_map(|value| value.and_then(Value::as_str))
             .map(str::to_string);
-        read_text(body, &mut read)?;
-        let reasoning = body.get("reasoning").filter(|value| !value.is_null());
+        read_text(text, &mut read)?;
+        let reasoning = reasoning.filter(|value| !value.is_null());
         match reasoning
             .and_then(|r| r.get("effort"))
             .and_then(Value::as_str)
@@ -114,10 +132,8 @@ impl Conversation {
             None if reasoning.is_some() => read.drop("reasoning"),
             None => {}
         }
-        for key in body.keys().filter(|key| !KNOWN.contains(&key.as_str())) {
-            if key != "safety_identifier" {
-                read.drop(key);
-            }
+        for key in unknown {
+            read.drop(key);
         }
         Ok(read)
     }
@@ -257,8 +273,12 @@ fn image(url: &str) -> Image {
 
 /// `tools` (functions, and namespaces' functions flattened; hosted tools dropped and named)
 /// and `tool_choice`.
-fn read_tools(body: &Map<String, Value>, read: &mut Read) -> Result<(), Refusal> {
-    let tools = match body.get("tools") {
+fn read_tools(
+    tools: Option<&Value>,
+    choice: Option<&Value>,
+    read: &mut Read,
+) -> Result<(), Refusal> {
+    let tools = match tools {
         None | Some(Value::Null) => &Vec::new(),
         Some(Value::Array(tools)) => tools,
         Some(_) => return Err(Refusal::new("tools", "tools must be an array of tools")),
@@ -283,7 +303,7 @@ fn read_tools(body: &Map<String, Value>, read: &mut Read) -> Result<(), Refusal>
             None => return Err(Refusal::new("tools", "a tool needs its type")),
         }
     }
-    read.form.tool_choice = match body.get("tool_choice") {
+    read.form.tool_choice = match choice {
         None | Some(Value::Null) => None,
         Some(Value::String(choice)) => Some(match choice.as_str() {
             "auto" => ToolChoice::Auto,
@@ -339,8 +359,8 @@ fn function(tool: &Value, namespace: Option<&str>) -> Result<Tool, Refusal> {
 }
 
 /// `text.format` into the response format; `text.verbosity` and the rest dropped.
-fn read_text(body: &Map<String, Value>, read: &mut Read) -> Result<(), Refusal> {
-    let Some(text) = body.get("text").filter(|t| !t.is_null()) else {
+fn read_text(text: Option<&Value>, read: &mut Read) -> Result<(), Refusal> {
+    let Some(text) = text.filter(|t| !t.is_null()) else {
         return Ok(());
     };
     let text = text

@@ -20,8 +20,7 @@ impl Conversation {
             .map(|text| said("system", json!(text)))
             .collect();
         for turn in &self.turns {
-            let each = turn_messages(turn.role, &turn.parts).into_iter();
-            messages.extend(each.map(message));
+            turn_messages(turn.role, &turn.parts, &mut messages);
         }
         if messages.is_empty() {
             messages.push(said("user", json!("")));
@@ -69,40 +68,27 @@ fn said(role: &str, content: Value) -> Message {
     }
 }
 
-/// A chat message written as JSON (by `turn_messages`) as the request's message.
-fn message(value: Value) -> Message {
-    let Value::Object(mut fields) = value else {
-        return said("user", value);
-    };
-    let role = match fields.remove("role") {
-        Some(Value::String(role)) => role,
-        _ => "user".to_string(),
-    };
-    let content = fields.remove("content").unwrap_or(Value::Null);
-    Message {
-        role,
-        content,
-        extra: fields,
-    }
-}
-
-/// One turn as chat messages: a user turn's tool results become `tool` messages (before its
-/// other parts), an assistant turn's tool calls its `tool_calls`.
-fn turn_messages(role: Role, parts: &[Part]) -> Vec<Value> {
-    let mut messages = Vec::new();
+/// One turn as chat messages, onto `messages`: a user turn's tool results become `tool`
+/// messages (before its other parts), an assistant turn's tool calls its `tool_calls`.
+fn turn_messages(role: Role, parts: &[Part], messages: &mut Vec<Message>) {
     let mut content = Vec::new();
     let mut calls = Vec::new();
     for part in parts {
         match part {
             // A result with nothing in it is an empty string: only an assistant's content
             // may be null.
-            Part::ToolResult(ToolResult { call_id, content }) => messages.push(json!({
-                "role": "tool", "tool_call_id": call_id,
-                "content": match content_of(content) {
-                    Value::Null => json!(""),
-                    content => content,
-                },
-            })),
+            Part::ToolResult(ToolResult { call_id, content }) => {
+                let mut extra = Map::new();
+                extra.insert("tool_call_id".into(), json!(call_id));
+                messages.push(Message {
+                    role: "tool".into(),
+                    content: match content_of(content) {
+                        Value::Null => json!(""),
+                        content => content,
+                    },
+                    extra,
+                });
+            }
             Part::ToolCall(call) => calls.push(json!({
                 "id": call.id, "type": "function",
                 "function": {"name": call.name, "arguments": Value::Object(call.input.clone()).to_string()},
@@ -121,13 +107,14 @@ fn turn_messages(role: Role, parts: &[Part]) -> Vec<Value> {
             (Value::Null, "user") => json!(""),
             (content, _) => content,
         };
-        let mut message = json!({"role": role, "content": content});
+        let mut message = said(role, content);
         if !calls.is_empty() {
-            message["tool_calls"] = Value::Array(calls);
+            message
+                .extra
+                .insert("tool_calls".into(), Value::Array(calls));
         }
         messages.push(message);
     }
-    messages
 }
 
 fn content_of(parts: &[Part]) -> Value {

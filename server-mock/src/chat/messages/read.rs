@@ -14,7 +14,11 @@ use crate::chat::request::{Checked, Inbound, Original};
 use crate::http::openai::GatewayError;
 
 /// Anthropic's headers an Anthropic upstream is sent as the client sent them.
-const FORWARDED: [&str; 2] = ["anthropic-version", "anthropic-beta"];
+/// (Names parsed once: a name given as text would be parsed on every lookup.)
+const FORWARDED: [HeaderName; 2] = [
+    HeaderName::from_static("anthropic-version"),
+    HeaderName::from_static("anthropic-beta"),
+];
 
 /// `body` (a Messages request) and `headers` as a checked chat request for routing.
 pub fn checked(body: Map<String, Value>, headers: &HeaderMap) -> Result<Checked, GatewayError> {
@@ -30,10 +34,7 @@ pub fn checked(body: Map<String, Value>, headers: &HeaderMap) -> Result<Checked,
         .map_err(|refusal| GatewayError::invalid(refusal.param, refusal.message))?;
     let forwarded = FORWARDED
         .iter()
-        .filter_map(|name| {
-            let value = headers.get(*name)?;
-            Some((HeaderName::from_static(name), value.clone()))
-        })
+        .filter_map(|name| Some((name.clone(), headers.get(name)?.clone())))
         .collect();
     let inbound = Inbound::Messages(Arc::new(Original {
         body,

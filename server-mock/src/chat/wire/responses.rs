@@ -40,10 +40,10 @@ pub struct Writer {
     calls: Vec<(u32, usize)>,
 }
 
-/// An event's data begun: its type and number (which moves on); what it carries follows.
-fn start(kind: &'static str, sequence: &mut u64) -> Text {
-    // Most events are under 256 bytes; one carrying the `response` object grows once.
-    let mut t = Text::with_capacity(256);
+/// An event's data begun: its type and number (which moves on); what it carries follows, in
+/// 256 bytes and `room` more (sized up front: growing copies what is written so far).
+fn start(kind: &'static str, sequence: &mut u64, room: usize) -> Text {
+    let mut t = Text::with_capacity(256 + room);
     t.raw(r#"{"type":""#)
         .raw(kind)
         .raw(r#"","sequence_number":"#);
@@ -145,7 +145,9 @@ impl Writer {
 
     /// The event `kind` carrying the `response` object as it stands.
     fn object(&mut self, kind: &'static str, status: Status<'_>, out: &mut VecDeque<Event>) {
-        let mut t = start(kind, &mut self.sequence);
+        // The object's fixed parts and usage, the echo, and each item with its text.
+        let items: usize = self.output.iter().map(|item| 320 + item.text.len()).sum();
+        let mut t = start(kind, &mut self.sequence, 640 + self.echo.len() + items);
         t.raw(r#","response":"#);
         let object = Object {
             echo: &self.echo,
@@ -171,7 +173,7 @@ impl Writer {
         };
         let object = object.text();
         for kind in ["response.created", "response.in_progress"] {
-            let mut t = start(kind, &mut self.sequence);
+            let mut t = start(kind, &mut self.sequence, object.len());
             t.raw(r#","response":"#).raw(&object);
             emit(kind, t, out);
         }
@@ -201,7 +203,7 @@ impl Writer {
         self.close(out);
         let index = self.output.len();
         let kind = "response.output_item.added";
-        let mut t = start(kind, &mut self.sequence);
+        let mut t = start(kind, &mut self.sequence, item.text.len());
         t.raw(r#","output_index":"#)
             .number(index)
             .raw(r#","item":"#);
@@ -224,7 +226,7 @@ impl Writer {
         let id = format!("{prefix}_{}_{}", self.id, self.output.len());
         let index = self.open(Output::new(id, kind), out);
         let item = &self.output[index];
-        let mut t = start(added, &mut self.sequence);
+        let mut t = start(added, &mut self.sequence, 0);
         at(item, index, &mut t);
         t.raw(r#","part":"#);
         item.part(&mut t);
@@ -237,7 +239,7 @@ impl Writer {
         let item = &mut self.output[index];
         item.text.push_str(piece);
         let kind = "response.output_text.delta";
-        let mut t = start(kind, &mut self.sequence);
+        let mut t = start(kind, &mut self.sequence, piece.len());
         at(item, index, &mut t);
         t.raw(r#","delta":"#).string(piece).raw(r#","logprobs":[]"#);
         emit(kind, t, out);
@@ -248,7 +250,7 @@ impl Writer {
         let item = &mut self.output[index];
         item.text.push_str(piece);
         let kind = "response.reasoning_summary_text.delta";
-        let mut t = start(kind, &mut self.sequence);
+        let mut t = start(kind, &mut self.sequence, piece.len());
         at(item, index, &mut t);
         t.raw(r#","delta":"#).string(piece);
         emit(kind, t, out);
@@ -268,7 +270,7 @@ impl Writer {
         let item = &mut self.output[output_index];
         item.text.push_str(piece);
         let kind = "response.function_call_arguments.delta";
-        let mut t = start(kind, &mut self.sequence);
+        let mut t = start(kind, &mut self.sequence, piece.len());
         t.raw(r#","item_id":"#).id(&item.id);
         t.raw(r#","output_index":"#).number(output_index);
         t.raw(r#","delta":"#).string(piece);
@@ -293,7 +295,7 @@ impl Writer {
             ),
             Kind::Call { .. } => ("response.function_call_arguments.done", None),
         };
-        let mut t = start(done, sequence);
+        let mut t = start(done, sequence, item.text.len());
         match &item.kind {
             Kind::Call { name, .. } => {
                 t.raw(r#","item_id":"#).id(&item.id);
@@ -315,14 +317,14 @@ impl Writer {
         emit(done, t, out);
         item.done = true;
         if let Some(part) = part {
-            let mut t = start(part, sequence);
+            let mut t = start(part, sequence, item.text.len());
             at(item, index, &mut t);
             t.raw(r#","part":"#);
             item.part(&mut t);
             emit(part, t, out);
         }
         let kind = "response.output_item.done";
-        let mut t = start(kind, sequence);
+        let mut t = start(kind, sequence, item.text.len());
         t.raw(r#","output_index":"#)
             .number(index)
             .raw(r#","item":"#);
