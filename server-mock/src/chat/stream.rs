@@ -14,8 +14,8 @@ use std::convert::Infallible;
 use std::sync::Arc;
 
 use axum::body::Body;
-use axum::http::header;
-use axum::response::{IntoResponse, Response};
+use axum::http::{HeaderValue, header};
+use axum::response::Response;
 use futures::StreamExt;
 
 use super::answer::{Detail, Event, Failure, Item, ItemStream, Tokens};
@@ -34,6 +34,9 @@ use crate::usage::Recorded;
 use crate::x402::payment::{Charged, Payment};
 use crate::x402::wire::PAYMENT_RESPONSE;
 use writer::{Writer, is_final};
+
+const EVENT_STREAM: HeaderValue = HeaderValue::from_static("text/event-stream");
+const NO_CACHE: HeaderValue = HeaderValue::from_static("no-cache");
 
 /// Opens the first candidate that produces anything, then streams it to the client. A
 /// candidate that fails or ends before its first item is replaced by the next one. An `exact`
@@ -139,14 +142,13 @@ pub async fn respond(
                 let frames = events
                     .ready_chunks(64)
                     .map(|events| Ok::<_, Infallible>(wire::sse_frame(&events)));
-                let mut response = (
-                    [
-                        (header::CONTENT_TYPE, "text/event-stream"),
-                        (header::CACHE_CONTROL, "no-cache"),
-                    ],
-                    Body::from_stream(frames),
-                )
-                    .into_response();
+                let mut response = Response::new(Body::from_stream(frames));
+                let head = response.headers_mut();
+                // Room for every header at once (the gateway's own, the rate limit's, the
+                // request id's): past six, a map grown on demand is built a second time.
+                head.reserve(12);
+                head.insert(header::CONTENT_TYPE, EVENT_STREAM);
+                head.insert(header::CACHE_CONTROL, NO_CACHE);
                 if let Some(paid) = paid {
                     response.headers_mut().insert(PAYMENT_RESPONSE, paid);
                 }
