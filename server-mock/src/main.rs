@@ -43,6 +43,22 @@ enum Command {
         #[command(subcommand)]
         action: AdminAction,
     },
+    /// Model catalogue actions that need no server.
+    Catalogue {
+        #[command(subcommand)]
+        action: CatalogueAction,
+    },
+}
+
+#[derive(Subcommand)]
+enum CatalogueAction {
+    /// Validate a catalogue file and print what each model resolves to (where its requests
+    /// go, how its key is sent and whether the key's variable is set, its quirks); exits 1
+    /// naming the first problem.
+    Check {
+        /// The catalogue (TOML), as given to --models.
+        file: PathBuf,
+    },
 }
 
 #[derive(Args, Clone)]
@@ -307,6 +323,14 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             database,
             action,
         }) => run_admin(data.resolve()?, database.resolve(), action).await,
+        Some(Command::Catalogue {
+            action: CatalogueAction::Check { file },
+        }) => {
+            let catalogue = tokctl_server::chat::catalogue::Catalogue::load(&file)?;
+            catalogue.check_breakers(Default::default())?;
+            print!("{}", catalogue.describe());
+            Ok(())
+        }
     }
 }
 

@@ -11,7 +11,10 @@ use super::answer::Tokens;
 use super::breaker::Policy;
 use super::upstream::{KeyHeader, Target};
 use crate::credits::{Credits, Price};
-use hyper::header::{HeaderName, HeaderValue};
+use presets::{CapField, Named, Quirks};
+
+pub mod presets;
+mod resolve;
 
 /// The catalogue used when no `--models` file is given: four simulated models spread over
 /// price, quality and latency, so everything runs offline.
@@ -49,11 +52,12 @@ quality = 0.95
 latency_ms = 900
 "#;
 
-/// Who serves a model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+/// The API a model's provider speaks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ProviderKind {
     /// Built in: deterministic text derived from the prompt.
+    #[default]
     Simulated,
     /// Any OpenAI-compatible upstream.
     Openai,
@@ -71,6 +75,12 @@ pub struct Model {
     /// answered by this model, and `platform.routed_model` gives its id.
     #[serde(default)]
     pub aliases: Vec<String>,
+    /// Who serves it, by name: `simulated`, `openai` (any OpenAI-compatible upstream),
+    /// `anthropic`, or a preset of [`presets::PRESETS`].
+    #[serde(rename = "provider")]
+    pub named: Named,
+    /// The API the provider speaks (from `named`).
+    #[serde(skip)]
     pub provider: ProviderKind,
     /// Credits per 1,000 prompt tokens (kept per token, in nano-credits).
     pub prompt_price: Price,
@@ -98,10 +108,32 @@ pub struct Model {
     /// is added); `anthropic`: default `https://api.anthropic.com` (`/v1/messages` is added).
     #[serde(default)]
     pub base_url: Option<String>,
-    /// `openai`, `anthropic`: the environment variable holding the upstream key (sent as
-    /// `Authorization: Bearer`, or Anthropic's `x-api-key`).
+    /// The `{region}` of a preset's base URL (`bedrock`).
+    #[serde(default)]
+    pub region: Option<String>,
+    /// The `{resource}` of a preset's base URL (`azure`).
+    #[serde(default)]
+    pub resource: Option<String>,
+    /// The environment variable holding the upstream key (default: the preset's, when
+    /// `base_url` is the preset's own).
     #[serde(default)]
     pub api_key_env: Option<String>,
+    /// How the key is sent: `bearer` (`Authorization: Bearer`), `x-api-key` or `api-key`
+    /// (default: the preset's).
+    #[serde(default)]
+    pub key_header: Option<KeyHeader>,
+    /// OpenAI-compatible: the name the completion cap goes under, `as_sent`, `max_tokens` or
+    /// `max_completion_tokens` (default: the preset's).
+    #[serde(default)]
+    pub max_tokens_field: Option<CapField>,
+    /// OpenAI-compatible: whether a stream asks for usage with `stream_options` (default: the
+    /// preset's).
+    #[serde(default)]
+    pub stream_usage: Option<bool>,
+    /// OpenAI-compatible: whether text-only content lists are sent as one string (default:
+    /// the preset's).
+    #[serde(default)]
+    pub text_content: Option<bool>,
     /// `openai`, `anthropic`: the model name upstream (default: `id`).
     #[serde(default)]
     pub upstream_model: Option<String>,
@@ -138,9 +170,14 @@ pub struct Model {
     /// `[models.breaker]`: this model's own circuit-breaker settings.
     #[serde(default)]
     pub breaker: BreakerSettings,
-    /// `openai`: where requests go, worked out from the fields above when the catalogue loads.
+    /// Where requests go, worked out from the fields above when the catalogue loads (`None`
+    /// for a simulated model).
     #[serde(skip)]
     pub target: Option<Arc<Target>>,
+    /// How the upstream's chat completions differ from OpenAI's, from the preset and the
+    /// fields above.
+    #[serde(skip)]
+    pub quirks: Quirks,
 }
 
 impl Model {
@@ -156,48 +193,6 @@ fn default_max_output() -> u32 {
 
 fn yes() -> bool {
     true
-}
-
-/// Where `model`'s requests go (`None` for a simulated model); a `ca_file` is relative to
-/// `dir`, the catalogue file's.
-fn target(model: &Model, dir: &Path) -> anyhow::Result<Option<Target>> {
-    let ca_file = model.ca_file.as_ref().map(|file| dir.join(file));
-    let key = model.api_key_env.as_deref();
-    let target = match (model.provider, &model.base_url) {
-        (ProviderKind::Simulated, _) | (ProviderKind::Openai, None) => return Ok(None),
-        (ProviderKind::Openai, Some(base_url)) => Target::new(
-            base_url,
-            "/chat/completions",
-            (KeyHeader::Bearer, key),
-            Vec::new(),
-            ca_file.as_deref(),
-        )?,
-        (ProviderKind::Anthropic, base_url) => {
-            let base_url = base_url.as_deref().unwrap_or("https://api.anthropic.com");
-            let version = model.anthropic_version.as_deref().unwrap_or("2023-06-01");
-            let mut headers = vec![(
-                HeaderName::from_static("anthropic-version"),
-                HeaderValue::from_str(version).map_err(|_| {
-                    anyhow::anyhow!("anthropic_version {version:?} is not a header value")
-                })?,
-            )];
-            if !model.anthropic_beta.is_empty() {
-                let beta = model.anthropic_beta.join(",");
-                let value = HeaderValue::from_str(&beta).map_err(|_| {
-                    anyhow::anyhow!("anthropic_beta {beta:?} is not a header value")
-                })?;
-                headers.push((HeaderName::from_static("anthropic-beta"), value));
-            }
-            Target::new(
-                base_url,
-                "/v1/messages",
-                (KeyHeader::ApiKey, key),
-                headers,
-                ca_file.as_deref(),
-            )?
-        }
-    };
-    Ok(Some(target))
 }
 
 /// A model's own circuit-breaker settings (`[models.breaker]`); what it leaves out follows the
@@ -345,9 +340,12 @@ impl Catalogue {
                 Some(id) => format!("{id:?}"),
                 None => format!("number {}", index + 1),
             };
-            let model: Model = toml::Value::Table(table)
-                .try_into()
-                .map_err(|err| anyhow::anyhow!("model {name}: {}", err.to_string().trim()))?;
+            let model: Model = toml::Value::Table(table).try_into().map_err(|err| {
+                anyhow::anyhow!(
+                    "model {name}: {}",
+                    err.to_string().trim().replace('\n', " ")
+                )
+            })?;
             if !(0.0..=1.0).contains(&model.quality) || model.max_output_tokens == 0 {
                 anyhow::bail!("model {name}: quality must be 0 to 1, max_output_tokens >= 1");
             }
@@ -368,39 +366,15 @@ impl Catalogue {
             {
                 anyhow::bail!("model {name}: {reserved:?} is reserved for routing");
             }
-            if model.provider == ProviderKind::Simulated
-                && (model.base_url.is_some() || model.ca_file.is_some())
-            {
-                anyhow::bail!(
-                    "model {name}: base_url and ca_file are for the openai and anthropic providers"
-                );
-            }
-            if model.provider == ProviderKind::Openai && model.base_url.is_none() {
-                anyhow::bail!("model {name}: the openai provider needs base_url");
-            }
-            if model.provider != ProviderKind::Anthropic
-                && (model.anthropic_version.is_some()
-                    || !model.anthropic_beta.is_empty()
-                    || model.structured_outputs
-                    || !model.sampling_parameters)
-            {
-                anyhow::bail!(
-                    "model {name}: anthropic_version, anthropic_beta, structured_outputs and sampling_parameters are for the anthropic provider"
-                );
-            }
-            if model.provider != ProviderKind::Openai && (model.responses || model.reasoning_effort)
-            {
-                anyhow::bail!(
-                    "model {name}: responses and reasoning_effort are for the openai provider"
-                );
-            }
+            let mut model = model;
+            model.provider = model.named.0.kind;
+            resolve::check(&model).map_err(|why| anyhow::anyhow!("model {name}: {why}"))?;
             read.push(model);
         }
         let mut models = Vec::with_capacity(read.len());
         for mut model in read {
-            model.target = target(&model, dir)
-                .map_err(|err| anyhow::anyhow!("model {:?}: {err}", model.id))?
-                .map(Arc::new);
+            resolve::upstream(&mut model, dir)
+                .map_err(|err| anyhow::anyhow!("model {:?}: {err}", model.id))?;
             models.push(Arc::new(model));
         }
         Ok(Catalogue { models })
@@ -436,3 +410,5 @@ impl Catalogue {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_presets;

@@ -40,7 +40,9 @@ pub struct ModelView {
     /// Other names a request may give for this model.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub aliases: Vec<String>,
-    pub provider: ProviderKind,
+    /// Who serves it, as the catalogue names it: `simulated`, `openai` (any OpenAI-compatible
+    /// upstream), `anthropic`, or a provider preset (`groq`, `azure`, ...).
+    pub provider: &'static str,
     /// Credits per 1,000 prompt tokens (exact decimal).
     #[schema(value_type = f64)]
     pub prompt_price: Credits,
@@ -170,13 +172,13 @@ pub async fn list(
             id: m.id.clone(),
             object: "model",
             created: 0,
-            owned_by: match m.provider {
-                ProviderKind::Simulated => "tokctl-simulated".into(),
-                ProviderKind::Openai => "openai-compatible".into(),
-                ProviderKind::Anthropic => "anthropic".into(),
+            owned_by: match (m.provider, m.named.0.name) {
+                (ProviderKind::Simulated, _) => "tokctl-simulated".into(),
+                (ProviderKind::Openai, "openai") => "openai-compatible".into(),
+                (_, name) => name.into(),
             },
             aliases: m.aliases.clone(),
-            provider: m.provider,
+            provider: m.named.0.name,
             prompt_price: m.prompt_price.per_1k(),
             completion_price: m.completion_price.per_1k(),
             cache_read_price: m.cache_read_price.map(Price::per_1k),

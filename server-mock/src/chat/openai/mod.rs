@@ -20,6 +20,7 @@ use super::form::Finish;
 use super::request::{ChatRequest, Message};
 use super::upstream::{Extra, Reply};
 use crate::chat::catalogue::Model;
+use crate::chat::catalogue::presets::{CapField, Quirks};
 
 /// Longest upstream error text quoted in our messages.
 const QUOTE: usize = 200;
@@ -45,7 +46,7 @@ async fn in_time<T>(
 #[derive(Serialize)]
 struct UpstreamRequest<'a> {
     model: &'a str,
-    messages: &'a [Message],
+    messages: Messages<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     max_tokens: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -71,6 +72,57 @@ struct IncludeUsage {
     include_usage: bool,
 }
 
+/// The messages as the client sent them, or with text-only content lists as one string for a
+/// provider that takes no lists ([`Quirks::text_content`]).
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Messages<'a> {
+    AsSent(&'a [Message]),
+    Flattened(Vec<TextContent<'a>>),
+}
+
+/// A message whose text-only content list is written as one string.
+#[derive(Serialize)]
+struct TextContent<'a> {
+    role: &'a str,
+    content: Cow<'a, Value>,
+    #[serde(flatten)]
+    extra: &'a Map<String, Value>,
+}
+
+impl<'a> Messages<'a> {
+    fn new(messages: &'a [Message], quirks: Quirks) -> Self {
+        let listed = |m: &Message| m.content.is_array();
+        if !quirks.text_content || !messages.iter().any(listed) {
+            return Messages::AsSent(messages);
+        }
+        let flattened = messages.iter().map(|message| TextContent {
+            role: &message.role,
+            content: match joined_text(&message.content) {
+                Some(text) => Cow::Owned(Value::String(text)),
+                None => Cow::Borrowed(&message.content),
+            },
+            extra: &message.extra,
+        });
+        Messages::Flattened(flattened.collect())
+    }
+}
+
+/// A content list made only of text parts, as one string; `None` for anything else (a string
+/// already, or a list holding an image or audio, which goes as it came).
+fn joined_text(content: &Value) -> Option<String> {
+    let parts = content.as_array()?;
+    let mut text = String::new();
+    for part in parts {
+        let part = part.as_object()?;
+        if part.get("type").and_then(Value::as_str) != Some("text") {
+            return None;
+        }
+        text.push_str(part.get("text")?.as_str()?);
+    }
+    Some(text)
+}
+
 /// The request's body for `model`'s upstream, asking for at most `cap` tokens (and for
 /// `effort` as `reasoning_effort`, when a request of another dialect asked for one).
 pub fn encode(
@@ -92,18 +144,22 @@ fn body<'a>(
     request: &'a ChatRequest,
     stream: bool,
 ) -> UpstreamRequest<'a> {
-    // The cap goes under the name the client used.
-    let newer = request.max_completion_tokens.is_some();
+    let quirks = model.quirks;
+    let newer = match quirks.cap {
+        CapField::AsSent => request.max_completion_tokens.is_some(),
+        CapField::MaxTokens => false,
+        CapField::MaxCompletionTokens => true,
+    };
     UpstreamRequest {
         model: model.upstream_name(),
-        messages: &request.messages,
+        messages: Messages::new(&request.messages, quirks),
         max_tokens: (!newer).then_some(cap),
         max_completion_tokens: newer.then_some(cap),
         temperature: request.temperature,
         tools: request.tools.as_ref(),
         tool_choice: request.tool_choice.as_ref(),
         stream,
-        stream_options: stream.then_some(IncludeUsage {
+        stream_options: (stream && quirks.stream_usage).then_some(IncludeUsage {
             include_usage: true,
         }),
         reasoning_effort: None,

@@ -33,15 +33,32 @@ pub struct Target {
     /// The headers every request carries (the key's among them, marked sensitive), or why
     /// they cannot be made (the key's variable is unset).
     headers: Result<Vec<(HeaderName, HeaderValue)>, String>,
+    /// How the key is sent and the variable it is read from, for describing the target.
+    key: Option<(KeyHeader, String)>,
 }
 
 /// How a provider presents its key.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum KeyHeader {
     /// `Authorization: Bearer KEY`.
     Bearer,
-    /// `x-api-key: KEY`.
+    /// `x-api-key: KEY` (Anthropic).
+    #[serde(rename = "x-api-key")]
     ApiKey,
+    /// `api-key: KEY` (Azure OpenAI).
+    #[serde(rename = "api-key")]
+    AzureApiKey,
+}
+
+impl std::fmt::Display for KeyHeader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            KeyHeader::Bearer => "Authorization: Bearer",
+            KeyHeader::ApiKey => "x-api-key",
+            KeyHeader::AzureApiKey => "api-key",
+        })
+    }
 }
 
 enum Transport {
@@ -90,6 +107,7 @@ impl Target {
                     let (name, value) = match key {
                         KeyHeader::Bearer => (AUTHORIZATION, format!("Bearer {secret}")),
                         KeyHeader::ApiKey => (HeaderName::from_static("x-api-key"), secret),
+                        KeyHeader::AzureApiKey => (HeaderName::from_static("api-key"), secret),
                     };
                     HeaderValue::from_str(&value)
                         .map(|mut value| {
@@ -107,7 +125,20 @@ impl Target {
             base,
             transport,
             headers,
+            key: api_key_env.map(|var| (key, var.to_string())),
         })
+    }
+
+    /// The full URL requests are posted to.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// How the key is sent and the variable it is read from, when one is sent.
+    pub fn key(&self) -> Option<(KeyHeader, &str)> {
+        self.key
+            .as_ref()
+            .map(|(header, var)| (*header, var.as_str()))
     }
 
     /// POSTs a JSON `body`; resolves once the answer's head has arrived.
