@@ -82,6 +82,11 @@ impl Output {
         self.style == Style::Json
     }
 
+    /// Whether results go to a terminal as a table.
+    pub fn tabular(&self) -> bool {
+        self.style == Style::Table
+    }
+
     /// Whether only the essential value is wanted.
     pub fn quiet(&self) -> bool {
         self.quiet

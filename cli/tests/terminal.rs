@@ -153,3 +153,38 @@ fn scan_asks_before_revoking_the_key_the_cli_uses() {
     let status = env.json(&["tokens", "get", "leaked"]);
     assert_eq!(status["status"], "revoked");
 }
+
+#[test]
+fn models_shows_each_deployment_under_its_model_and_json_nests_them() {
+    let env = Env::with_models(
+        "[[models]]\nid = \"gpt-4o\"\nprompt_price = 2.5\ncompletion_price = 10\n\
+         quality = 0.85\nlatency_ms = 500\nfallbacks = [\"local\"]\n\
+         [[models.deployments]]\nname = \"east\"\nprovider = \"openai\"\n\
+         base_url = \"http://127.0.0.1:9/v1\"\nweight = 3\n\
+         [[models.deployments]]\nname = \"west\"\nprovider = \"openai\"\n\
+         base_url = \"http://127.0.0.1:9/v1\"\nprompt_price = 3\n\n\
+         [[models]]\nid = \"local\"\nprovider = \"simulated\"\nprompt_price = 0.1\n\
+         completion_price = 0.1\nquality = 0.5\nlatency_ms = 10\n",
+    );
+    let (code, screen) = on_terminal(&env, "models", "", false);
+    assert_eq!(code, Some(0), "{screen}");
+    let lines: Vec<&str> = screen.lines().collect();
+    let row = |needle: &str| lines.iter().position(|l| l.contains(needle));
+    let (model, east, west, local) = (
+        row("gpt-4o").expect(&screen),
+        row("- east (weight 3)").expect(&screen),
+        row("- west (weight 1)").expect(&screen),
+        row("local").expect(&screen),
+    );
+    assert!(model < east && east < west && west < local, "{screen}");
+    assert!(
+        lines[west].contains('3'),
+        "west's own prompt price: {screen}"
+    );
+
+    let json = env.json(&["models"]);
+    let models = json.as_array().expect("a list");
+    assert_eq!(models.len(), 2, "deployments are not models: {json}");
+    assert_eq!(models[0]["deployments"][1]["name"], "west");
+    assert_eq!(models[0]["deployments"][1]["prompt_price"], 3.0);
+}

@@ -82,7 +82,7 @@ pub use client::{
 };
 pub use error::{ApiError, ConnectCause, Error, RateLimit, RawBody, Result};
 pub use keys::{ApiKey, CreateKey, ListKeys};
-pub use models::{Model, ModelHealth};
+pub use models::{Deployment, Model, ModelHealth};
 pub use pagination::{ItemStream, Page, PageMeta};
 pub use retry::RetryPolicy;
 /// Exact decimal numbers (`rust_decimal`): every credit amount and price is one.

@@ -13,7 +13,8 @@ use crate::error::Result;
 pub struct Model {
     /// The id to ask for.
     pub id: String,
-    /// `simulated` or `openai`.
+    /// Who serves it, as the catalogue names it: `simulated`, `openai` (any OpenAI-compatible
+    /// upstream), `anthropic`, or a provider preset (`groq`, `azure`, ...).
     #[serde(default)]
     pub provider: String,
     /// Credits per 1,000 prompt tokens, exact.
@@ -43,6 +44,47 @@ pub struct Model {
     /// predate it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub health: Option<ModelHealth>,
+    /// The model's deployments, when it lists several ways to its upstream (`health` is then
+    /// its best deployment's); empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deployments: Vec<Deployment>,
+}
+
+/// One deployment of a model: a way to its upstream with its own weight, limits, prices and
+/// health.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Deployment {
+    /// Its name, unique within its model.
+    pub name: String,
+    /// Who serves it, as the catalogue names it.
+    #[serde(default)]
+    pub provider: String,
+    /// Its share of the model's requests, relative to the other deployments'.
+    #[serde(default)]
+    pub weight: u32,
+    /// Its own limit of requests per minute, if any.
+    #[serde(default)]
+    pub rpm: Option<u32>,
+    /// Its own limit of tokens per minute, if any.
+    #[serde(default)]
+    pub tpm: Option<u64>,
+    /// Credits per 1,000 prompt tokens it is charged at, exact.
+    #[serde(
+        default,
+        deserialize_with = "credits::deserialize",
+        serialize_with = "credits::serialize"
+    )]
+    pub prompt_price: Decimal,
+    /// Credits per 1,000 completion tokens it is charged at, exact.
+    #[serde(
+        default,
+        deserialize_with = "credits::deserialize",
+        serialize_with = "credits::serialize"
+    )]
+    pub completion_price: Decimal,
+    /// How it is doing on the server instance that answered.
+    pub health: ModelHealth,
 }
 
 /// A model's health on one server instance: its circuit breaker, and how fast it has answered

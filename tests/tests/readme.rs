@@ -158,3 +158,31 @@ fn architecture_names_only_paths_that_exist() {
         );
     }
 }
+
+#[test]
+fn the_readme_s_catalogue_examples_are_one_valid_catalogue_with_deployments_and_fallbacks() {
+    let readme = read(&root().join("README.md"));
+    let blocks: Vec<&str> = readme
+        .split("```toml\n")
+        .skip(1)
+        .filter_map(|rest| rest.split("```").next())
+        .filter(|block| block.contains("[[models]]"))
+        .collect();
+    assert!(blocks.len() >= 3, "{blocks:?}");
+    // The examples name the built-in models as fallbacks.
+    let text = format!(
+        "{}\n{}",
+        blocks.join("\n"),
+        tokctl_server::chat::catalogue::DEFAULT_CATALOGUE
+    );
+    let catalogue = tokctl_server::chat::catalogue::Catalogue::parse(&text)
+        .unwrap_or_else(|err| panic!("the README's catalogue examples: {err}"));
+    let shown = catalogue
+        .models()
+        .iter()
+        .find(|m| m.deployments.len() >= 2 && !m.fallbacks.is_empty());
+    assert!(
+        shown.is_some(),
+        "the README shows a model with two deployments and a fallback"
+    );
+}

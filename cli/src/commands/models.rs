@@ -1,15 +1,19 @@
 //! `tokctl models`.
 
 use serde::Serialize;
-use tokctl_sdk::{Model, ModelHealth};
+use tokctl_sdk::{Deployment, Model, ModelHealth};
 
 use super::Ctx;
 use crate::error::CliError;
 use crate::output::{Mark, Row};
 
+/// A model, or in a terminal's table one of its deployments, on a row of its own under it.
 #[derive(Serialize)]
-#[serde(transparent)]
-struct ModelRow(Model);
+#[serde(untagged)]
+enum ModelRow {
+    Model(Model),
+    Deployment(String, Deployment),
+}
 
 impl Row for ModelRow {
     fn headers() -> &'static [&'static str] {
@@ -26,7 +30,22 @@ impl Row for ModelRow {
     }
 
     fn cells(&self, _: &dyn Fn(Option<chrono::DateTime<chrono::Utc>>) -> String) -> Vec<String> {
-        let m = &self.0;
+        let m = match self {
+            ModelRow::Model(model) => model,
+            ModelRow::Deployment(_, d) => {
+                let health = &d.health;
+                return vec![
+                    format!("  - {} (weight {})", d.name, d.weight),
+                    d.provider.clone(),
+                    format!("{}", d.prompt_price),
+                    format!("{}", d.completion_price),
+                    String::new(),
+                    first_token(health),
+                    state(health, chrono::Utc::now()),
+                    errors(health),
+                ];
+            }
+        };
         let mut cells = vec![
             m.id.clone(),
             m.provider.clone(),
@@ -50,11 +69,18 @@ impl Row for ModelRow {
     }
 
     fn key(&self) -> &str {
-        &self.0.id
+        match self {
+            ModelRow::Model(model) => &model.id,
+            ModelRow::Deployment(model, _) => model,
+        }
     }
 
     fn mark(&self) -> Mark {
-        match self.0.health.as_ref().map(|h| h.state.as_str()) {
+        let health = match self {
+            ModelRow::Model(model) => model.health.as_ref(),
+            ModelRow::Deployment(_, deployment) => Some(&deployment.health),
+        };
+        match health.map(|h| h.state.as_str()) {
             Some("open" | "half_open") => Mark::Warn,
             _ => Mark::Normal,
         }
@@ -100,6 +126,21 @@ fn errors(health: &ModelHealth) -> String {
 /// Lists the gateway's models.
 pub async fn run(ctx: &Ctx) -> Result<(), CliError> {
     let models = ctx.client()?.models().list().await?;
-    let rows: Vec<ModelRow> = models.into_iter().map(ModelRow).collect();
+    if !ctx.out.tabular() || ctx.out.quiet() {
+        let rows: Vec<ModelRow> = models.into_iter().map(ModelRow::Model).collect();
+        return Ok(ctx.out.list(&rows)?);
+    }
+    // In a table each model's deployments follow it, one row each.
+    let mut rows = Vec::with_capacity(models.len());
+    for mut model in models {
+        let deployments = std::mem::take(&mut model.deployments);
+        let id = model.id.clone();
+        rows.push(ModelRow::Model(model));
+        rows.extend(
+            deployments
+                .into_iter()
+                .map(|d| ModelRow::Deployment(id.clone(), d)),
+        );
+    }
     Ok(ctx.out.list(&rows)?)
 }

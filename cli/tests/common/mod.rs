@@ -32,9 +32,27 @@ impl Env {
         Env::build(1000, delay)
     }
 
+    /// A server over the catalogue `models` (TOML).
+    pub fn with_models(models: &str) -> Env {
+        Env::build_with(1000, std::time::Duration::ZERO, Some(models))
+    }
+
     fn build(rate_limit: u32, sim_token_delay: std::time::Duration) -> Env {
+        Env::build_with(rate_limit, sim_token_delay, None)
+    }
+
+    fn build_with(
+        rate_limit: u32,
+        sim_token_delay: std::time::Duration,
+        models: Option<&str>,
+    ) -> Env {
         let dir = tempfile::tempdir().expect("temp dir");
         let data_dir = dir.path().join("data");
+        let models = models.map(|text| {
+            let path = dir.path().join("models.toml");
+            std::fs::write(&path, text).expect("catalogue");
+            path
+        });
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
@@ -44,6 +62,7 @@ impl Env {
             .block_on(spawn(ServeConfig {
                 rate_limit,
                 sim_token_delay,
+                models,
                 ..ServeConfig::new("127.0.0.1:0", &data_dir)
             }))
             .expect("server");

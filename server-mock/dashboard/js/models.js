@@ -16,7 +16,11 @@ const STATES = {
   half_open: { label: 'half-open', kind: 'info' },
 };
 
-const PROVIDERS = { openai: 'OpenAI-compatible upstream', simulated: 'Simulated' };
+const PROVIDERS = {
+  openai: 'OpenAI-compatible upstream', simulated: 'Simulated', anthropic: 'Anthropic', gemini: 'Gemini',
+  groq: 'Groq', deepseek: 'DeepSeek', mistral: 'Mistral', together: 'Together AI', xai: 'xAI',
+  fireworks: 'Fireworks AI', openrouter: 'OpenRouter', azure: 'Azure OpenAI', bedrock: 'Amazon Bedrock',
+};
 
 const COLUMNS = ['Model', 'State', 'Time to first token', 'Output speed', 'Recent errors', 'Credits per 1k tokens'];
 
@@ -108,6 +112,26 @@ function row(model) {
     td('Credits per 1k tokens', price));
 }
 
+/** One deployment of a model, on a row under it: its own circuit, speed, errors and prices. */
+function deploymentRow(model, d) {
+  const h = d.health || {};
+  const limits = [d.rpm ? `${count(d.rpm)} requests/min` : '', d.tpm ? `${count(d.tpm)} tokens/min` : '']
+    .filter(Boolean).join(' · ');
+  const name = el('div', { class: 'cell-stack deployment' },
+    el('span', null, '↳ ', el('code', { class: 'name' }, d.name), ` · weight ${d.weight}`),
+    el('span', { class: 'muted small' }, [PROVIDERS[d.provider] || d.provider, limits].filter(Boolean).join(' · ')));
+  const price = el('div', { class: 'cell-stack nowrap' },
+    el('span', null, `${d.prompt_price} prompt`),
+    el('span', null, `${d.completion_price} completion`));
+  return el('tr', { class: 'deployment-row', dataset: { model: model.id, deployment: d.name, state: h.state } },
+    td('Deployment', name),
+    td('State', stateCell(h)),
+    td('Time to first token', firstTokenCell(d, h)),
+    td('Output speed', speedCell(h)),
+    td('Recent errors', errorsCell(h)),
+    td('Credits per 1k tokens', price));
+}
+
 /** One line on the whole: which models routing passes over now. */
 function summary(models) {
   const named = (list) => list.map((m) => m.id).join(', ');
@@ -183,7 +207,7 @@ export function render(root) {
       } else {
         replace(body, summary(models), table({
           id: 'models-table', caption: 'Models and their health on this server', columns: COLUMNS, className: 'models-table',
-          rows: models.map(row),
+          rows: models.flatMap((m) => [row(m), ...(m.deployments || []).map((d) => deploymentRow(m, d))]),
         }));
       }
     }

@@ -7,13 +7,14 @@ use std::time::Duration;
 use serde::{Deserialize, Deserializer, Serialize};
 use utoipa::ToSchema;
 
-use super::answer::Tokens;
 use super::breaker::Policy;
 use super::upstream::{KeyHeader, Target};
-use crate::credits::{Credits, Price};
+use crate::credits::Price;
 use presets::{CapField, Named, Quirks};
 
+mod deployments;
 pub mod presets;
+mod prices;
 mod resolve;
 
 /// The catalogue used when no `--models` file is given: four simulated models spread over
@@ -178,9 +179,51 @@ pub struct Model {
     /// fields above.
     #[serde(skip)]
     pub quirks: Quirks,
+    /// Models tried in order when every deployment of this one is open or failed before its
+    /// first byte.
+    #[serde(default)]
+    pub fallbacks: Vec<String>,
+    /// In a `[[models.deployments]]` table: the deployment's name, unique within its model
+    /// (default: its provider's name).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// A deployment's share of its model's requests, relative to the others' (default 1).
+    #[serde(default)]
+    pub weight: Option<u32>,
+    /// A deployment's own limit of requests per minute (on each instance).
+    #[serde(default)]
+    pub rpm: Option<u32>,
+    /// A deployment's own limit of tokens per minute (on each instance): each request counts
+    /// its prompt estimate and its completion cap when it is sent.
+    #[serde(default)]
+    pub tpm: Option<u64>,
+    /// Where the model's requests go: its `[[models.deployments]]`, each resolved as a model
+    /// of its own (the model's fields with the deployment's over them), or the model itself
+    /// when it lists none. A deployment lists none.
+    #[serde(skip)]
+    pub deployments: Vec<Arc<Model>>,
+    /// A listed deployment's name (`None`: the model is its own one deployment).
+    #[serde(skip)]
+    pub deployment: Option<String>,
+    /// A listed deployment's weight and the sum of its model's deployments' weights.
+    #[serde(skip)]
+    pub share: (u32, u32),
+    /// Where the model (its catalogue position) and the deployment (its position among the
+    /// model's) keep their health.
+    #[serde(skip)]
+    pub slot: (usize, usize),
 }
 
 impl Model {
+    /// The model's id, and the deployment's name when it is one of its model's listed
+    /// deployments: `gpt-4o (east)`.
+    pub fn label(&self) -> String {
+        match &self.deployment {
+            Some(name) => format!("{} ({name})", self.id),
+            None => self.id.clone(),
+        }
+    }
+
     /// The model's name upstream: `upstream_model`, else its id.
     pub fn upstream_name(&self) -> &str {
         self.upstream_model.as_deref().unwrap_or(&self.id)
@@ -237,63 +280,13 @@ impl Model {
     pub fn answers(&self, name: &str) -> bool {
         self.id == name || self.aliases.iter().any(|alias| alias == name)
     }
+}
 
-    /// Credits for `prompt` and `completion` tokens none of which touched a cache, exact.
-    pub fn cost(&self, prompt: u64, completion: u64) -> Credits {
-        self.charge(&Tokens::new(prompt, completion))
-    }
-
-    /// Credits for an answer's `tokens`, exact: its prompt tokens read from or written to a
-    /// cache at those prices, the rest at `prompt_price`.
-    pub fn charge(&self, tokens: &Tokens) -> Credits {
-        let [read, write, write_1h] = self.prompt_prices();
-        let cached = tokens
-            .cache_read
-            .saturating_add(tokens.cache_write)
-            .saturating_add(tokens.cache_write_1h);
-        let fresh = tokens.prompt.saturating_sub(cached);
-        let total = self
-            .prompt_price
-            .times(fresh)
-            .nanos()
-            .saturating_add(read.times(tokens.cache_read).nanos())
-            .saturating_add(write.times(tokens.cache_write).nanos())
-            .saturating_add(write_1h.times(tokens.cache_write_1h).nanos())
-            .saturating_add(self.completion_price.times(tokens.completion).nanos());
-        Credits::from_nanos(total)
-    }
-
-    /// The most a request of `prompt` tokens and at most `cap` completion tokens can cost: its
-    /// prompt at the dearest prompt price (a cache write may cost more than a fresh token),
-    /// its completion in full.
-    pub fn worst(&self, prompt: u64, cap: u64) -> Credits {
-        let dearest = self
-            .prompt_prices()
-            .iter()
-            .map(|price| price.nanos_per_token())
-            .fold(self.prompt_price.nanos_per_token(), u64::max);
-        let total = Price::per_token(dearest)
-            .times(prompt)
-            .nanos()
-            .saturating_add(self.completion_price.times(cap).nanos());
-        Credits::from_nanos(total)
-    }
-
-    /// Cache read, cache write and 1-hour cache write prices, each `prompt_price` when unset.
-    fn prompt_prices(&self) -> [Price; 3] {
-        let or_prompt = |price: Option<Price>| price.unwrap_or(self.prompt_price);
-        [
-            or_prompt(self.cache_read_price),
-            or_prompt(self.cache_write_price),
-            or_prompt(self.cache_write_1h_price),
-        ]
-    }
-
-    /// Credits per 1k tokens, prompt and completion weighted equally (for ranking by price).
-    pub fn blended_price(&self) -> Credits {
-        let sum = self.prompt_price.nanos_per_token() + self.completion_price.nanos_per_token();
-        Credits::from_nanos(sum.saturating_mul(500))
-    }
+/// A model's (or a deployment's) table read as a [`Model`]; an error starts with `what`.
+fn read_model(table: toml::Table, what: &str) -> anyhow::Result<Model> {
+    toml::Value::Table(table)
+        .try_into()
+        .map_err(|err| anyhow::anyhow!("{what}: {}", err.to_string().trim().replace('\n', " ")))
 }
 
 /// Each model is read from its own table, so that an error can name the model.
@@ -334,30 +327,28 @@ impl Catalogue {
         if file.models.is_empty() {
             anyhow::bail!("the catalogue has no models");
         }
-        let mut read: Vec<Model> = Vec::with_capacity(file.models.len());
-        for (index, table) in file.models.into_iter().enumerate() {
+        let mut read: Vec<(Model, toml::Table, Vec<toml::Table>)> = Vec::new();
+        for (index, mut table) in file.models.into_iter().enumerate() {
             let name = match table.get("id").and_then(toml::Value::as_str) {
                 Some(id) => format!("{id:?}"),
                 None => format!("number {}", index + 1),
             };
-            let model: Model = toml::Value::Table(table).try_into().map_err(|err| {
-                anyhow::anyhow!(
-                    "model {name}: {}",
-                    err.to_string().trim().replace('\n', " ")
-                )
-            })?;
+            let listed = deployments::take(&mut table)
+                .map_err(|why| anyhow::anyhow!("model {name}: {why}"))?;
+            let mut model = read_model(table.clone(), &format!("model {name}"))?;
             if !(0.0..=1.0).contains(&model.quality) || model.max_output_tokens == 0 {
                 anyhow::bail!("model {name}: quality must be 0 to 1, max_output_tokens >= 1");
             }
-            if read.iter().any(|m| m.id == model.id) {
+            if read.iter().any(|(m, ..)| m.id == model.id) {
                 anyhow::bail!("model {name} is listed twice");
             }
             for alias in &model.aliases {
-                if alias.is_empty() || *alias == model.id || read.iter().any(|m| m.answers(alias)) {
+                let taken = read.iter().any(|(m, ..)| m.answers(alias));
+                if alias.is_empty() || *alias == model.id || taken {
                     anyhow::bail!("model {name}: alias {alias:?} names a model already");
                 }
             }
-            if let Some(taken) = read.iter().find(|m| m.aliases.contains(&model.id)) {
+            if let Some((taken, ..)) = read.iter().find(|(m, ..)| m.aliases.contains(&model.id)) {
                 anyhow::bail!("model {name} is an alias of {:?}", taken.id);
             }
             if let Some(reserved) = std::iter::once(&model.id)
@@ -366,14 +357,27 @@ impl Catalogue {
             {
                 anyhow::bail!("model {name}: {reserved:?} is reserved for routing");
             }
-            let mut model = model;
+            if model.name.is_some() {
+                anyhow::bail!("model {name}: name is a deployment's, in [[models.deployments]]");
+            }
             model.provider = model.named.0.kind;
-            resolve::check(&model).map_err(|why| anyhow::anyhow!("model {name}: {why}"))?;
-            read.push(model);
+            if listed.is_empty() {
+                resolve::check(&model).map_err(|why| anyhow::anyhow!("model {name}: {why}"))?;
+            }
+            read.push((model, table, listed));
+        }
+        for (model, ..) in &read {
+            deployments::check_fallbacks(model, |name| {
+                read.iter()
+                    .find(|(m, ..)| m.answers(name))
+                    .map(|(m, ..)| m.id.as_str())
+            })
+            .map_err(|why| anyhow::anyhow!("model {:?}: {why}", model.id))?;
         }
         let mut models = Vec::with_capacity(read.len());
-        for mut model in read {
-            resolve::upstream(&mut model, dir)
+        for (index, (mut model, table, listed)) in read.into_iter().enumerate() {
+            model.slot = (index, 0);
+            model.deployments = deployments::expand(&mut model, &table, listed, dir)
                 .map_err(|err| anyhow::anyhow!("model {:?}: {err}", model.id))?;
             models.push(Arc::new(model));
         }
@@ -382,9 +386,15 @@ impl Catalogue {
 
     /// Checks each model's circuit-breaker policy: `defaults` with its own settings over them.
     pub fn check_breakers(&self, defaults: Policy) -> anyhow::Result<()> {
-        for model in &self.models {
-            if let Err(why) = model.breaker.over(defaults).check() {
-                anyhow::bail!("model {:?}: breaker: {why}", model.id);
+        for deployment in self.models.iter().flat_map(|m| &m.deployments) {
+            if let Err(why) = deployment.breaker.over(defaults).check() {
+                let id = &deployment.id;
+                match &deployment.deployment {
+                    Some(name) => {
+                        anyhow::bail!("model {id:?}: deployment {name:?}: breaker: {why}")
+                    }
+                    None => anyhow::bail!("model {id:?}: breaker: {why}"),
+                }
             }
         }
         Ok(())
@@ -410,5 +420,7 @@ impl Catalogue {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_deployments;
 #[cfg(test)]
 mod tests_presets;

@@ -21,6 +21,8 @@ use crate::http::openai::GatewayError;
 pub(crate) struct Failures {
     failed: Vec<(String, answer::Failure)>,
     skipped: Vec<(String, String, Option<u64>)>,
+    /// Deployments passed over for the one tried, and why (an open circuit, a limit reached).
+    passed_over: Vec<String>,
     /// The first refusal, for the 400 when no candidate could take the request, and how many.
     refused: Option<Refusal>,
     refusals: usize,
@@ -33,7 +35,8 @@ pub(crate) struct Failures {
 impl Failures {
     /// Notes that `model` failed; the next candidate is tried.
     pub fn push(&mut self, model: &Model, failure: answer::Failure) {
-        crate::telemetry::upstream_failed(&model.id, &failure);
+        let label = model.label();
+        crate::telemetry::upstream_failed(&label, &failure);
         let dialect = match model.provider {
             ProviderKind::Anthropic => Some(0),
             ProviderKind::Openai if model.responses => Some(1),
@@ -46,27 +49,32 @@ impl Failures {
         {
             *slot = Some(failure.clone());
         }
-        self.failed.push((model.id.clone(), failure));
+        self.failed.push((label, failure));
     }
 
     /// Notes that `model` was not tried: its circuit is open.
     pub fn skip(&mut self, model: &Model, skipped: Skipped) {
         let retry_after = Some(skipped.retry_after());
         self.skipped
-            .push((model.id.clone(), skipped.describe(), retry_after));
+            .push((model.label(), skipped.describe(), retry_after));
     }
 
     /// Notes that `model` was not tried: its provider cannot take the request.
     pub fn refuse(&mut self, model: &Model, refusal: Refusal) {
         self.skipped
-            .push((model.id.clone(), refusal.message.clone(), None));
+            .push((model.label(), refusal.message.clone(), None));
         self.refused.get_or_insert(refusal);
         self.refusals += 1;
     }
 
     /// Notes that `model` was not tried, for `why` (its worst case is not covered).
     pub fn pass(&mut self, model: &Model, why: String) {
-        self.skipped.push((model.id.clone(), why, None));
+        self.skipped.push((model.label(), why, None));
+    }
+
+    /// Notes deployments passed over for the one tried: `east open for 2 s after ...`.
+    pub fn pass_over(&mut self, passed: Vec<String>) {
+        self.passed_over.extend(passed);
     }
 
     fn failed(&self) -> String {
@@ -87,21 +95,31 @@ impl Failures {
         each.join("; ")
     }
 
-    /// The route reason, plus which models were skipped or failed before `chosen` answered.
+    /// The route reason, plus which models were skipped or failed before `chosen` answered,
+    /// and which of its model's deployments `chosen` is and why.
     pub fn reason(&self, reason: &str, chosen: &Model) -> String {
         let mut reason = reason.to_string();
         if !self.skipped.is_empty() {
             reason = format!("{reason}; {}", self.skipped());
         }
-        match self.failed.is_empty() {
+        let mut reason = match self.failed.is_empty() {
             true if self.skipped.is_empty() => reason,
-            true => format!("{reason}; fell back to {}", chosen.id),
+            true => format!("{reason}; fell back to {}", chosen.label()),
             false => format!(
                 "{reason}; fell back to {} after {} failed before answering",
-                chosen.id,
+                chosen.label(),
                 self.failed()
             ),
+        };
+        if let Some(name) = &chosen.deployment {
+            let (weight, total) = chosen.share;
+            reason = format!("{reason}; deployment {name} by weight ({weight} of {total}");
+            if !self.passed_over.is_empty() {
+                reason = format!("{reason}; passed over: {}", self.passed_over.join(", "));
+            }
+            reason.push(')');
         }
+        reason
     }
 
     /// No candidate answered: the error (see [`Failures::into_error`]), counted; for a Messages

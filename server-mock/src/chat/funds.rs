@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use super::catalogue::Model;
 use super::failures::Failures;
-use super::health::{Attempt, Health};
 use super::limit::{Allowance, Reservation};
 use crate::x402::payment::Payment;
 
@@ -34,30 +33,22 @@ impl Funds {
         self.allowance.at_hand(i)
     }
 
-    /// Candidate `i`'s (`model`'s) turn: its reservation and its circuit's pass, or `None` when
-    /// it is skipped (noted in `failures`: not covered, or its circuit is open).
-    pub async fn turn(
+    /// Candidate `i`'s (`model`'s) reservation (`None` inside when the request has no limit),
+    /// or `None` when it is skipped, not covered (noted in `failures`).
+    pub async fn reserve(
         &mut self,
         i: usize,
         model: &Model,
-        health: &Health,
         failures: &mut Failures,
-    ) -> Option<(Reserved, Attempt)> {
+    ) -> Option<Reserved> {
         let funded = match self.at_hand(i) {
             Some(funded) => funded,
             None => self.allowance.reserve_for(i).await,
         };
-        let reservation = match funded {
-            Ok(reservation) => reservation,
+        match funded {
+            Ok(reservation) => Some(reservation),
             Err(why) => {
                 failures.pass(model, why);
-                return None;
-            }
-        };
-        match health.admit(model) {
-            Ok(attempt) => Some((reservation, attempt)),
-            Err(skipped) => {
-                failures.skip(model, skipped);
                 None
             }
         }

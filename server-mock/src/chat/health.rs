@@ -5,24 +5,35 @@
 //! client went away, the request was refused for its own sake) is no verdict, so a probe's slot
 //! is never held by a request that is gone.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use chrono::{DateTime, Utc};
 
-use super::answer::Failure;
-use super::breaker::{Breaker, Pass, Policy, Refusal, State, Verdict};
+use super::breaker::{Breaker, Pass, Policy, Refusal, State};
 use super::catalogue::{Catalogue, Model, ProviderKind};
 use super::latency::Latency;
-use crate::telemetry::{Metrics, ModelMetrics, Outcome};
+use super::spread::{self, Limits, Spread, Window};
 
-/// Every model's health.
+mod attempt;
+use crate::telemetry::{Metrics, ModelMetrics};
+pub use attempt::Attempt;
+
+/// Every model's health: each of its deployments', and how its requests are spread over them.
 pub struct Health {
-    models: HashMap<String, Arc<Shared>>,
+    models: Vec<Group>,
+    /// Where the deployments' per-minute windows count from.
+    start: Instant,
 }
 
-/// One model's health, behind a lock held only to read or change it.
+/// One model's deployments' health, in catalogue order, and its round robin over them.
+struct Group {
+    id: String,
+    deployments: Vec<Arc<Shared>>,
+    spread: Option<Spread>,
+}
+
+/// One deployment's health, behind a lock held only to read or change it.
 struct Shared {
     /// Whether its speed is observed: upstreams are, simulated models keep their catalogue
     /// figure (they answer at once, whatever `latency_ms` they play).
@@ -31,11 +42,15 @@ struct Shared {
     metrics: ModelMetrics,
     /// The model's id, for the log line when its circuit opens or closes.
     id: String,
+    /// The deployment's name, when the model lists deployments.
+    deployment: Option<String>,
+    limits: Limits,
 }
 
 struct ModelHealth {
     breaker: Breaker,
     latency: Latency,
+    window: Window,
 }
 
 impl ModelHealth {
@@ -53,19 +68,42 @@ impl Shared {
     fn with<T>(&self, f: impl FnOnce(&mut ModelHealth) -> T) -> T {
         f(&mut self.state.lock().unwrap_or_else(|e| e.into_inner()))
     }
+
+    /// The deployment as a route reason names it: `east`, or the model's id.
+    fn name(&self) -> &str {
+        self.deployment.as_deref().unwrap_or(&self.id)
+    }
 }
 
-/// A model not tried because its circuit is open.
+/// A model or deployment not tried now: its circuit is open, or it is at its own limit.
 #[derive(Debug, Clone)]
 pub struct Skipped {
-    refusal: Refusal,
+    why: String,
+    /// When it may be tried again (`None`: when its probe request ends).
+    until: Option<Instant>,
     at: Instant,
 }
 
 impl Skipped {
+    fn open(refusal: &Refusal, at: Instant) -> Self {
+        let mut skipped = Skipped {
+            why: String::new(),
+            until: refusal.until,
+            at,
+        };
+        skipped.why = match refusal.until {
+            Some(_) => format!("open for {} s after {}", skipped.retry_after(), refusal.why),
+            None => format!(
+                "half-open, its probe request under way (opened after {})",
+                refusal.why
+            ),
+        };
+        skipped
+    }
+
     /// Whole seconds until the model may be tried again (at least 1): the `Retry-After`.
     pub fn retry_after(&self) -> u64 {
-        match self.refusal.until {
+        match self.until {
             Some(until) => until
                 .saturating_duration_since(self.at)
                 .as_secs_f64()
@@ -77,23 +115,15 @@ impl Skipped {
 
     /// Why, in words: "open for 8 s after 3 failures in a row, last: timed out".
     pub fn describe(&self) -> String {
-        match self.refusal.until {
-            Some(_) => format!(
-                "open for {} s after {}",
-                self.retry_after(),
-                self.refusal.why
-            ),
-            None => format!(
-                "half-open, its probe request under way (opened after {})",
-                self.refusal.why
-            ),
-        }
+        self.why.clone()
     }
 }
 
 /// What a model's health looks like now, for `GET /v1/models`.
 #[derive(Debug, Clone)]
 pub struct View {
+    /// The deployment's name, when the model lists deployments.
+    pub deployment: Option<String>,
     pub state: State,
     /// Until when it stays open, while it is.
     pub open_until: Option<DateTime<Utc>>,
@@ -115,224 +145,288 @@ pub struct View {
 }
 
 impl Health {
-    /// A closed circuit for each model of `catalogue`, under `defaults` and the model's own
-    /// settings, and no answers seen yet; attempts and answers are counted in `metrics`.
+    /// A closed circuit for each deployment of each model of `catalogue`, under `defaults` and
+    /// its own settings, and no answers seen yet; attempts and answers are counted in
+    /// `metrics`.
     pub fn new(catalogue: &Catalogue, defaults: Policy, metrics: &Metrics) -> Self {
         let now = Instant::now();
         let models = catalogue
             .models()
             .iter()
             .map(|model| {
-                let shared = Shared {
-                    observed: model.provider != ProviderKind::Simulated,
-                    state: Mutex::new(ModelHealth {
-                        breaker: Breaker::new(model.breaker.over(defaults), now),
-                        latency: Latency::default(),
-                    }),
-                    metrics: metrics.model(&model.id),
+                let deployments: Vec<Arc<Shared>> = model
+                    .deployments
+                    .iter()
+                    .map(|deployment| {
+                        Arc::new(Shared {
+                            observed: deployment.provider != ProviderKind::Simulated,
+                            state: Mutex::new(ModelHealth {
+                                breaker: Breaker::new(deployment.breaker.over(defaults), now),
+                                latency: Latency::default(),
+                                window: Window::default(),
+                            }),
+                            metrics: metrics.model(&model.id),
+                            id: model.id.clone(),
+                            deployment: deployment.deployment.clone(),
+                            limits: Limits {
+                                rpm: deployment.rpm,
+                                tpm: deployment.tpm,
+                            },
+                        })
+                    })
+                    .collect();
+                let weights = model.deployments.iter();
+                let weights = weights.map(|d| i64::from(d.weight.unwrap_or(1)));
+                Group {
                     id: model.id.clone(),
-                };
-                (model.id.clone(), Arc::new(shared))
+                    spread: (deployments.len() > 1).then(|| Spread::new(weights.collect())),
+                    deployments,
+                }
             })
             .collect();
-        Health { models }
+        Health { models, start: now }
     }
 
-    /// Lets a request try `model`, or says why not.
-    pub fn admit(&self, model: &Model) -> Result<Attempt, Skipped> {
+    /// `model`'s group, if it is a model of this catalogue.
+    fn group(&self, model: &Model) -> Option<&Group> {
+        self.models.get(model.slot.0).filter(|g| g.id == model.id)
+    }
+
+    /// `deployment`'s health, if it is a deployment of this catalogue.
+    fn shared(&self, deployment: &Model) -> Option<&Arc<Shared>> {
+        let group = self.group(deployment)?;
+        group.deployments.get(deployment.slot.1)
+    }
+
+    /// The deployment of `model` to try next, among those not in `tried`, that are not open
+    /// and are under their own limits for a request of `tokens`: by weight when there are
+    /// several, with the others passed over and why; else why none may be tried now.
+    pub fn pick(
+        &self,
+        model: &Model,
+        tried: &[usize],
+        tokens: u64,
+    ) -> Result<(usize, Vec<String>), Skipped> {
+        let Some(group) = self.group(model).filter(|g| g.spread.is_some()) else {
+            // One deployment: its circuit and limits are asked when it is admitted.
+            return Ok((0, Vec::new()));
+        };
         let at = Instant::now();
-        let Some(shared) = self.models.get(&model.id) else {
+        let (minute, _) = spread::minute(self.start, at);
+        let mut passed = Vec::new();
+        let free = |i: usize| {
+            if tried.contains(&i) {
+                return false;
+            }
+            let shared = &group.deployments[i];
+            let free = shared.with(|health| {
+                health.breaker.state(at) != State::Open
+                    && health.window.room(minute, shared.limits, tokens).is_ok()
+            });
+            if !free {
+                passed.push(i);
+            }
+            free
+        };
+        let next = group.spread.as_ref().and_then(|spread| spread.next(free));
+        let described = |i: usize| {
+            let shared = &group.deployments[i];
+            (
+                shared.name().to_string(),
+                self.unavailable(shared, at, tokens),
+            )
+        };
+        if let Some(next) = next {
+            let passed = passed.into_iter().map(described);
+            return Ok((
+                next,
+                passed
+                    .map(|(name, s)| format!("{name} {}", s.why))
+                    .collect(),
+            ));
+        }
+        let each: Vec<(String, Skipped)> = passed.into_iter().map(described).collect();
+        let until = each
+            .iter()
+            .min_by_key(|(_, skipped)| skipped.retry_after())
+            .and_then(|(_, skipped)| skipped.until);
+        let each: Vec<String> = each
+            .iter()
+            .map(|(name, s)| format!("{name} {}", s.why))
+            .collect();
+        Err(Skipped {
+            why: format!("no deployment may take it now ({})", each.join("; ")),
+            until,
+            at,
+        })
+    }
+
+    /// Why `shared` may not take a request of `tokens` at `at`.
+    fn unavailable(&self, shared: &Shared, at: Instant, tokens: u64) -> Skipped {
+        let (minute, left) = spread::minute(self.start, at);
+        shared.with(
+            |health| match health.window.room(minute, shared.limits, tokens) {
+                Err(why) => Skipped {
+                    why,
+                    until: Some(at + std::time::Duration::from_secs(left)),
+                    at,
+                },
+                Ok(()) => match health.breaker.open_until(at) {
+                    Some(until) => Skipped {
+                        why: format!(
+                            "open for {} s after {}",
+                            until
+                                .saturating_duration_since(at)
+                                .as_secs_f64()
+                                .ceil()
+                                .max(1.0),
+                            health.breaker.why()
+                        ),
+                        until: Some(until),
+                        at,
+                    },
+                    None => Skipped {
+                        why: "half-open, its probe request under way".into(),
+                        until: None,
+                        at,
+                    },
+                },
+            },
+        )
+    }
+
+    /// Lets a request of `tokens` try `deployment`, or says why not (its circuit is open, or
+    /// it is at its own limit); counts it in the deployment's minute when it may.
+    pub fn admit(&self, deployment: &Model, tokens: u64) -> Result<Attempt, Skipped> {
+        let at = Instant::now();
+        let Some(shared) = self.shared(deployment) else {
             // A model from another catalogue: nothing is known of it.
             return Ok(Attempt::new(None, Pass::Normal, at));
         };
-        match shared.with(|health| health.breaker.admit(at)) {
+        let limited = shared.limits.rpm.is_some() || shared.limits.tpm.is_some();
+        let (minute, left) = match limited {
+            true => spread::minute(self.start, at),
+            false => (0, 0),
+        };
+        let admitted = shared.with(|health| {
+            if limited && let Err(why) = health.window.room(minute, shared.limits, tokens) {
+                return Err(Skipped {
+                    why,
+                    until: Some(at + std::time::Duration::from_secs(left)),
+                    at,
+                });
+            }
+            let pass = health
+                .breaker
+                .admit(at)
+                .map_err(|refusal| Skipped::open(&refusal, at))?;
+            if limited {
+                health.window.take(minute, tokens);
+            }
+            Ok(pass)
+        });
+        match admitted {
             Ok(pass) => Ok(Attempt::new(Some(shared.clone()), pass, at)),
-            Err(refusal) => {
+            Err(skipped) => {
                 shared.metrics.skipped();
-                Err(Skipped { refusal, at })
+                Err(skipped)
             }
         }
     }
 
-    /// `model`'s metrics, if it is a model of this catalogue.
-    pub fn metrics(&self, model: &Model) -> Option<&ModelMetrics> {
-        self.models.get(&model.id).map(|shared| &shared.metrics)
+    /// `deployment`'s metrics, if it is a deployment of this catalogue.
+    pub fn metrics(&self, deployment: &Model) -> Option<&ModelMetrics> {
+        self.shared(deployment).map(|shared| &shared.metrics)
     }
 
     /// Sets each model's circuit-state gauge to its state now (before a scrape).
     pub fn publish(&self) {
         let now = Instant::now();
-        for shared in self.models.values() {
-            let state = shared.with(|health| health.breaker.state(now));
-            shared.metrics.circuit(match state {
-                State::Closed => 0,
-                State::Open => 1,
-                State::HalfOpen => 2,
-            });
+        for group in &self.models {
+            // One gauge per model: its best deployment's state.
+            let state = group
+                .deployments
+                .iter()
+                .map(|shared| shared.with(|health| health.breaker.state(now)))
+                .min_by_key(|state| rank(*state))
+                .unwrap_or(State::Closed);
+            if let Some(shared) = group.deployments.first() {
+                shared.metrics.circuit(match state {
+                    State::Closed => 0,
+                    State::Open => 1,
+                    State::HalfOpen => 2,
+                });
+            }
         }
     }
 
-    /// The time to first token to route `model` on, in ms, and over how many answers it was
-    /// observed (`None`: the catalogue's `latency_ms`).
+    /// The time to first token to route `model` on, in ms (its fastest deployment's), and
+    /// over how many answers it was observed (`None`: the catalogue's `latency_ms`).
     pub fn first_token_ms(&self, model: &Model) -> (f64, Option<u64>) {
-        match self.models.get(&model.id) {
-            Some(shared) => shared.with(|health| health.first_token_ms(shared.observed, model)),
-            None => (model.latency_ms as f64, None),
-        }
-    }
-
-    /// `model`'s health now, if it is a model of this catalogue.
-    pub fn view(&self, model: &Model) -> Option<View> {
-        let shared = self.models.get(&model.id)?;
-        Some(shared.with(|health| {
-            let (first_token_ms, observed) = health.first_token_ms(shared.observed, model);
-            let now = Instant::now();
-            let breaker = &health.breaker;
-            let (recent_failures, recent_requests) = breaker.recent(now);
-            let open_until = breaker
-                .open_until(now)
-                .map(|until| Utc::now() + until.saturating_duration_since(now));
-            View {
-                state: breaker.state(now),
-                open_until,
-                opened_after: (!breaker.why().is_empty()).then(|| breaker.why().to_string()),
-                failures_in_a_row: breaker.failures_in_a_row(),
-                recent_requests,
-                recent_failures,
-                samples: health.latency.samples(),
-                first_token_ms_p50: health.latency.median_first_token_ms(),
-                first_token_ms,
-                observed: observed.is_some(),
-                tokens_per_second: health.latency.tokens_per_second(),
-            }
-        }))
-    }
-}
-
-/// One try of one model, let through by its circuit.
-pub struct Attempt {
-    shared: Option<Arc<Shared>>,
-    pass: Pass,
-    started: Instant,
-    /// When a stream's first token came.
-    first: Option<Instant>,
-    /// Whether a verdict was given, so that dropping it gives none.
-    decided: bool,
-    /// Whether its outcome was counted in the metrics, so that dropping it counts it cancelled.
-    counted: bool,
-}
-
-impl Attempt {
-    fn new(shared: Option<Arc<Shared>>, pass: Pass, started: Instant) -> Self {
-        Attempt {
-            shared,
-            pass,
-            started,
-            first: None,
-            decided: false,
-            counted: false,
-        }
-    }
-
-    fn count(&mut self, outcome: Outcome) {
-        self.counted = true;
-        if let Some(shared) = &self.shared {
-            shared.metrics.outcome(outcome);
-        }
-    }
-
-    fn first_token(&self, took: std::time::Duration) {
-        if let Some(shared) = &self.shared {
-            shared.metrics.first_token(took);
-        }
-    }
-
-    fn record(&mut self, verdict: Verdict<'_>, observe: impl FnOnce(&mut Latency)) {
-        self.decided = true;
-        if let Some(shared) = &self.shared {
-            let (pass, now) = (self.pass, Instant::now());
-            let changed = shared.with(|health| {
-                let before = health.breaker.state(now);
-                health.breaker.record(pass, verdict, now);
-                if shared.observed {
-                    observe(&mut health.latency);
-                }
-                let open_for = health.breaker.open_until(now).map(|until| until - now);
-                let after = health.breaker.state(now);
-                let changed = after != before && after != State::HalfOpen;
-                changed.then(|| (open_for, health.breaker.why().to_string()))
-            });
-            if let Some((open_for, why)) = changed {
-                crate::telemetry::circuit_changed(&shared.id, open_for, &why);
-            }
-        }
-    }
-
-    /// The upstream gave its whole answer.
-    pub fn succeeded(&mut self) {
-        let took = self.started.elapsed();
-        self.count(Outcome::Success);
-        self.first_token(took);
-        self.record(Verdict::Success, |latency| latency.first_token(took));
-    }
-
-    /// A stream's first token came. A probe has shown what it had to (the circuit closes now,
-    /// not when the stream ends); a cut later is still counted as a failure.
-    pub fn answering(&mut self) {
-        let now = Instant::now();
-        self.first = Some(now);
-        let took = now.duration_since(self.started);
-        self.first_token(took);
-        if self.pass == Pass::Probe {
-            self.record(Verdict::Answering, |latency| latency.first_token(took));
-            // The stream's end still gives the probe's verdict (success, or a cut that
-            // re-opens the circuit).
-            self.decided = false;
-        } else if let Some(shared) = &self.shared
-            && shared.observed
-        {
-            shared.with(|health| health.latency.first_token(took));
-        }
-    }
-
-    /// A stream ended whole after `tokens` tokens.
-    pub fn finished(&mut self, tokens: u64) {
-        let after_first = self.first.map(|first| first.elapsed());
-        self.count(Outcome::Success);
-        self.record(Verdict::Success, |latency| {
-            if let Some(over) = after_first {
-                latency.output(tokens.saturating_sub(1), over);
-            }
-        });
-    }
-
-    /// The upstream failed; counted unless the failure was the client's own (a 4xx other than
-    /// 408 and 429).
-    pub fn failed(&mut self, failure: &Failure) {
-        self.count(match self.first {
-            Some(_) => Outcome::StreamCut,
-            None => failure.outcome(),
-        });
-        let cause = failure.cause();
-        let verdict = if failure.counts() {
-            Verdict::Failure {
-                cause: &cause,
-                retry_after: failure.retry_after,
-            }
-        } else {
-            Verdict::None
+        let Some(group) = self.group(model) else {
+            return (model.latency_ms as f64, None);
         };
-        self.record(verdict, |_| {});
+        let each = group.deployments.iter().zip(&model.deployments);
+        each.map(|(shared, deployment)| {
+            shared.with(|health| health.first_token_ms(shared.observed, deployment))
+        })
+        .min_by(|(a, _), (b, _)| a.total_cmp(b))
+        .unwrap_or((model.latency_ms as f64, None))
+    }
+
+    /// `model`'s health now, its best deployment's, if it is a model of this catalogue.
+    pub fn view(&self, model: &Model) -> Option<View> {
+        let views = self.views(model);
+        views.into_iter().min_by(|a, b| {
+            (rank(a.state), a.first_token_ms)
+                .partial_cmp(&(rank(b.state), b.first_token_ms))
+                .unwrap_or(std::cmp::Ordering::Equal)
+        })
+    }
+
+    /// Each of `model`'s deployments' health now, in catalogue order.
+    pub fn views(&self, model: &Model) -> Vec<View> {
+        let Some(group) = self.group(model) else {
+            return Vec::new();
+        };
+        let each = group.deployments.iter().zip(&model.deployments);
+        each.map(|(shared, deployment)| view(shared, deployment))
+            .collect()
     }
 }
 
-impl Drop for Attempt {
-    fn drop(&mut self) {
-        if !self.counted {
-            self.count(Outcome::Cancelled);
-        }
-        if !self.decided {
-            self.record(Verdict::None, |_| {});
-        }
+/// How well a circuit state lets requests through, best first.
+fn rank(state: State) -> u8 {
+    match state {
+        State::Closed => 0,
+        State::HalfOpen => 1,
+        State::Open => 2,
     }
+}
+
+/// One deployment's health now.
+fn view(shared: &Shared, model: &Model) -> View {
+    shared.with(|health| {
+        let (first_token_ms, observed) = health.first_token_ms(shared.observed, model);
+        let now = Instant::now();
+        let breaker = &health.breaker;
+        let (recent_failures, recent_requests) = breaker.recent(now);
+        let open_until = breaker
+            .open_until(now)
+            .map(|until| Utc::now() + until.saturating_duration_since(now));
+        View {
+            deployment: shared.deployment.clone(),
+            state: breaker.state(now),
+            open_until,
+            opened_after: (!breaker.why().is_empty()).then(|| breaker.why().to_string()),
+            failures_in_a_row: breaker.failures_in_a_row(),
+            recent_requests,
+            recent_failures,
+            samples: health.latency.samples(),
+            first_token_ms_p50: health.latency.median_first_token_ms(),
+            first_token_ms,
+            observed: observed.is_some(),
+            tokens_per_second: health.latency.tokens_per_second(),
+        }
+    })
 }

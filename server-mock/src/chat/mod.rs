@@ -27,7 +27,9 @@ pub mod responses;
 pub mod routing;
 pub mod schema;
 mod simulated;
+mod spread;
 mod stream;
+mod tries;
 pub mod upstream;
 mod wire;
 
@@ -308,19 +310,18 @@ async fn complete(
     timing: &mut Timing,
 ) -> Response {
     let mut failures = Failures::default();
-    for (i, (model, cap)) in route.candidates.into_iter().enumerate() {
-        let outgoing = match provider::prepare(model, cap, checked, false) {
-            Ok(outgoing) => outgoing,
-            Err(refusal) => {
-                failures.refuse(model, refusal);
-                continue;
-            }
-        };
-        let Some((reservation, mut attempt)) =
-            funds.turn(i, model, &gateway.health, &mut failures).await
-        else {
-            continue;
-        };
+    let mut tries = tries::Tries::new(route.candidates, estimated_prompt);
+    while let Some(next) = tries
+        .next(&gateway.health, checked, false, &mut funds, &mut failures)
+        .await
+    {
+        let tries::Try {
+            model,
+            cap,
+            outgoing,
+            reservation,
+            mut attempt,
+        } = next;
         let started = Instant::now();
         let answer = provider::complete(model, cap, &checked.request, outgoing).await;
         timing.waited_since(started);

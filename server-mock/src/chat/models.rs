@@ -12,7 +12,7 @@ use utoipa::ToSchema;
 
 use super::Gateway;
 use super::breaker;
-use super::catalogue::ProviderKind;
+use super::catalogue::{Model, ProviderKind};
 use super::health::View;
 use crate::auth::{Authenticated, require};
 use crate::credits::{Credits, Price};
@@ -68,6 +68,31 @@ pub struct ModelView {
     /// How the model is doing, as the instance that answered sees it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub health: Option<HealthView>,
+    /// The model's deployments, when it lists several ways to its upstream; `health` is then
+    /// its best deployment's.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub deployments: Vec<DeploymentView>,
+}
+
+/// One deployment of a model, as `GET /v1/models` shows it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DeploymentView {
+    pub name: String,
+    /// Who serves it, as the catalogue names it.
+    pub provider: &'static str,
+    /// Its share of the model's requests, relative to the other deployments'.
+    pub weight: u32,
+    /// Its own limits per minute, when set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rpm: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tpm: Option<u64>,
+    /// Credits per 1,000 prompt and completion tokens it is charged at.
+    #[schema(value_type = f64)]
+    pub prompt_price: Credits,
+    #[schema(value_type = f64)]
+    pub completion_price: Credits,
+    pub health: HealthView,
 }
 
 /// A circuit's state.
@@ -141,6 +166,25 @@ impl From<View> for HealthView {
     }
 }
 
+/// `model`'s listed deployments with their health (none for a model that lists none).
+fn deployments(gateway: &Gateway, model: &Model) -> Vec<DeploymentView> {
+    let views = gateway.health.views(model);
+    let each = model.deployments.iter().zip(views);
+    each.filter_map(|(deployment, view)| {
+        Some(DeploymentView {
+            name: deployment.deployment.clone()?,
+            provider: deployment.named.0.name,
+            weight: deployment.share.0,
+            rpm: deployment.rpm,
+            tpm: deployment.tpm,
+            prompt_price: deployment.prompt_price.per_1k(),
+            completion_price: deployment.completion_price.per_1k(),
+            health: HealthView::from(view),
+        })
+    })
+    .collect()
+}
+
 /// `{"object": "list", "data": [...]}`, as OpenAI clients expect.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ModelList {
@@ -188,6 +232,7 @@ pub async fn list(
             latency_ms: m.latency_ms,
             max_output_tokens: m.max_output_tokens,
             health: gateway.health.view(m).map(HealthView::from),
+            deployments: deployments(&gateway, m),
         })
         .collect();
     Json(ModelList {

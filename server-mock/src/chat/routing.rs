@@ -65,13 +65,25 @@ pub fn route<'a>(
                 ask.budget.unwrap_or_default()
             )));
         }
-        return Ok(Route {
-            candidates: vec![(model, cap(model))],
-            reason: match model.id == mode {
-                true => format!("requested model {}", model.id),
-                false => format!("requested model {} (named by its alias {mode})", model.id),
-            },
-        });
+        let mut reason = match model.id == mode {
+            true => format!("requested model {}", model.id),
+            false => format!("requested model {} (named by its alias {mode})", model.id),
+        };
+        let mut candidates = vec![(model, cap(model))];
+        if !model.fallbacks.is_empty() {
+            // The named fallbacks, in order, those whose worst case fits the budget.
+            let named = model
+                .fallbacks
+                .iter()
+                .filter_map(|name| catalogue.get(name));
+            let (fit, over): (Vec<_>, Vec<_>) = named.partition(|m| fits(m));
+            candidates.extend(fit.into_iter().map(|m| (m, cap(m))));
+            if !over.is_empty() {
+                let over: Vec<&str> = over.iter().map(|m| m.id.as_str()).collect();
+                reason = format!("{reason}; fallbacks over budget_limit: {}", over.join(", "));
+            }
+        }
+        return Ok(Route { candidates, reason });
     }
 
     let mut pool: Vec<&Arc<Model>> = catalogue.models().iter().filter(|m| fits(m)).collect();

@@ -25,6 +25,7 @@ use super::health::Attempt;
 use super::provider;
 use super::request::{Checked, Inbound};
 use super::routing::Route;
+use super::tries::{Tries, Try};
 use super::wire::{self, Chunk, ChunkChoice, Delta, Usage};
 use super::wire::{headers, messages as events, responses};
 use super::{Accounting, Failures, Gateway, Platform, Timing};
@@ -55,19 +56,18 @@ pub async fn respond(
     timing: &mut Timing,
 ) -> Response {
     let mut failures = Failures::default();
-    for (i, (model, cap)) in route.candidates.into_iter().enumerate() {
-        let outgoing = match provider::prepare(model, cap, checked, true) {
-            Ok(outgoing) => outgoing,
-            Err(refusal) => {
-                failures.refuse(model, refusal);
-                continue;
-            }
-        };
-        let Some((reservation, mut attempt)) =
-            funds.turn(i, model, &gateway.health, &mut failures).await
-        else {
-            continue;
-        };
+    let mut tries = Tries::new(route.candidates, estimated_prompt);
+    while let Some(next) = tries
+        .next(&gateway.health, checked, true, &mut funds, &mut failures)
+        .await
+    {
+        let Try {
+            model,
+            cap,
+            outgoing,
+            reservation,
+            mut attempt,
+        } = next;
         let started = std::time::Instant::now();
         let request = &checked.request;
         let delay = gateway.sim_token_delay;

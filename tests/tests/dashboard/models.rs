@@ -18,7 +18,7 @@ const LOCAL: &str = "[[models]]\nid = \"local\"\nprovider = \"simulated\"\npromp
 
 /// The row of `model`.
 fn row(model: &str) -> String {
-    format!("#models-table tr[data-model=\"{model}\"]")
+    format!("#models-table tr[data-model=\"{model}\"]:not([data-deployment])")
 }
 
 /// A dashboard whose gateway has the model `upstream` (served by `up`, 500 ms on paper, open
@@ -310,4 +310,99 @@ async fn api_models(setup: &Setup) -> Vec<Value> {
     let (status, list) = setup.api_get("/models", &setup.server.admin_key).await;
     assert_eq!(status, 200, "{list}");
     list["data"].as_array().unwrap().clone()
+}
+
+#[tokio::test]
+async fn each_deployment_shows_on_a_row_of_its_own_with_its_own_circuit() {
+    let _turn = ONE_AT_A_TIME.lock().await;
+    let (east, west) = (
+        Upstream::start(Duration::from_millis(5)).await,
+        Upstream::start(Duration::from_millis(5)).await,
+    );
+    west.fail(true);
+    let Some((browser, driver)) = available("dashboard deployments") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("models.toml");
+    let deployment = |name: &str, up: &Upstream, extra: &str| {
+        format!(
+            "[[models.deployments]]\nname = \"{name}\"\nprovider = \"openai\"\n\
+             base_url = \"{}\"\n{extra}\n",
+            up.base_url
+        )
+    };
+    let catalogue = format!(
+        "[[models]]\nid = \"pooled\"\nprompt_price = 0.15\ncompletion_price = 0.6\n\
+         quality = 0.8\nlatency_ms = 300\n{}{}\n{LOCAL}",
+        deployment("east", &east, "weight = 3\nrpm = 600"),
+        deployment(
+            "west",
+            &west,
+            "[models.deployments.breaker]\nfailures = 1\ncooldown = \"5m\""
+        ),
+    );
+    std::fs::write(&path, catalogue).unwrap();
+    let server = TestServer::with_models(&path).await;
+    let base = server.base_url.trim_end_matches("/v1").to_string();
+    let setup = Setup {
+        driver: Driver::start(browser, driver),
+        server,
+        base,
+        http: reqwest::Client::new(),
+    };
+    let client = setup.driver.window(1280, 800).await;
+    sign_in(&client, &setup.base, &setup.server.admin_key).await;
+    click(&client, "#nav a[href=\"#/models\"]").await;
+    loaded(&client, "models").await;
+    let deployment_row =
+        |name: &str| format!("#models-table tr[data-model=\"pooled\"][data-deployment=\"{name}\"]");
+    let words = |text: String| text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let first = words(text(&client, &deployment_row("east")).await);
+    assert!(
+        first.contains("east · weight 3") && first.contains("600 requests/min"),
+        "{first}"
+    );
+    let second = words(text(&client, &deployment_row("west")).await);
+    assert!(
+        second.contains("west · weight 1") && second.contains("closed"),
+        "{second}"
+    );
+
+    // By weight the third request goes to west, which fails and is retried on east; west's
+    // own circuit opens (one failure, by its own breaker), the model's stays closed.
+    for _ in 0..3 {
+        assert_eq!(ask(&setup, "pooled").await, StatusCode::OK);
+    }
+    until(
+        &client,
+        "west shows open",
+        &format!(
+            "document.querySelector('{}[data-state=\"open\"]')",
+            deployment_row("west")
+        ),
+    )
+    .await;
+    let west_state = text(
+        &client,
+        &format!("{} [data-testid=\"model-state\"]", deployment_row("west")),
+    )
+    .await;
+    assert_eq!(west_state, "open");
+    let east_state = text(
+        &client,
+        &format!("{} [data-testid=\"model-state\"]", deployment_row("east")),
+    )
+    .await;
+    assert_eq!(east_state, "closed");
+    let model_state = text(
+        &client,
+        &format!("{} [data-testid=\"model-state\"]", row("pooled")),
+    )
+    .await;
+    assert_eq!(
+        model_state, "closed",
+        "the model takes requests while a deployment does"
+    );
+    client.close().await.unwrap();
 }

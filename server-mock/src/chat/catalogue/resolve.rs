@@ -124,28 +124,70 @@ impl Catalogue {
 
 fn describe_model(out: &mut String, model: &Model) {
     let _ = writeln!(out, "{} ({})", model.id, model.named.0.name);
+    if !model.fallbacks.is_empty() {
+        let _ = writeln!(out, "  fallbacks, in order: {}", model.fallbacks.join(", "));
+    }
+    let listed: Vec<&Model> = model
+        .deployments
+        .iter()
+        .filter(|d| d.deployment.is_some())
+        .map(|d| d.as_ref())
+        .collect();
+    if listed.is_empty() {
+        return describe_upstream(out, model, "  ");
+    }
+    for deployment in listed {
+        let (weight, total) = deployment.share;
+        let mut line = format!(
+            "  deployment {} ({}): weight {weight} of {total}",
+            deployment.deployment.as_deref().unwrap_or_default(),
+            deployment.named.0.name
+        );
+        if let Some(rpm) = deployment.rpm {
+            let _ = write!(line, ", {rpm} requests a minute");
+        }
+        if let Some(tpm) = deployment.tpm {
+            let _ = write!(line, ", {tpm} tokens a minute");
+        }
+        let (prompt, completion) = (deployment.prompt_price, deployment.completion_price);
+        if (prompt, completion) != (model.prompt_price, model.completion_price) {
+            let _ = write!(
+                line,
+                ", its own prices {} and {} per 1k",
+                prompt.per_1k(),
+                completion.per_1k()
+            );
+        }
+        let _ = writeln!(out, "{line}");
+        describe_upstream(out, deployment, "    ");
+    }
+}
+
+/// Where `model`'s requests go, how its key is sent, its upstream name and its quirks, each
+/// line after `indent`.
+fn describe_upstream(out: &mut String, model: &Model, indent: &str) {
     let Some(target) = &model.target else {
-        let _ = writeln!(out, "  built in: answered by the gateway itself");
+        let _ = writeln!(out, "{indent}built in: answered by the gateway itself");
         return;
     };
-    let _ = writeln!(out, "  POST {}", target.url());
+    let _ = writeln!(out, "{indent}POST {}", target.url());
     let _ = match target.key() {
         Some((header, var)) => {
             let set = match std::env::var_os(var) {
                 Some(_) => "set",
                 None => "NOT SET: requests will fail until it is",
             };
-            writeln!(out, "  key: {header} from ${var} ({set})")
+            writeln!(out, "{indent}key: {header} from ${var} ({set})")
         }
         None => match model.named.0.key_env {
             Some(var) => writeln!(
                 out,
-                "  key: none sent (base_url is your own; api_key_env = \"{var}\" would send it)"
+                "{indent}key: none sent (base_url is your own; api_key_env = \"{var}\" would send it)"
             ),
-            None => writeln!(out, "  key: none sent"),
+            None => writeln!(out, "{indent}key: none sent"),
         },
     };
-    let _ = writeln!(out, "  upstream model: {}", model.upstream_name());
+    let _ = writeln!(out, "{indent}upstream model: {}", model.upstream_name());
     if model.provider == ProviderKind::Openai {
         let quirks = model.quirks;
         let cap = match quirks.cap {
@@ -161,6 +203,6 @@ fn describe_model(out: &mut String, model: &Model) {
             true => "text-only content lists sent as one string",
             false => "content as sent",
         };
-        let _ = writeln!(out, "  cap {cap}; stream usage {usage}; {content}");
+        let _ = writeln!(out, "{indent}cap {cap}; stream usage {usage}; {content}");
     }
 }

@@ -1,6 +1,8 @@
 //! The catalogue's reading and pricing.
 
 use super::*;
+use crate::chat::answer::Tokens;
+use crate::credits::Credits;
 
 fn model(extra: &str) -> Arc<Model> {
     let text = format!(

@@ -47,7 +47,9 @@ async fn count(gateway: &Gateway, headers: &HeaderMap, mut body: Map<String, Val
         None if is_auto(&name) => None,
         None => return GatewayError::model_not_found(&name).into_response(),
     };
-    if let Some(model) = model.filter(|m| m.provider == ProviderKind::Anthropic) {
+    // An Anthropic model's first deployment counts the tokens.
+    let deployment = model.and_then(|m| m.deployments.first());
+    if let Some(model) = deployment.filter(|m| m.provider == ProviderKind::Anthropic) {
         let upstream = model.upstream_name();
         body.insert("model".into(), json!(upstream));
         let extra = Extra {
