@@ -15,8 +15,15 @@
 # Breaker settings: --breaker-cooldown 2s --breaker-max-cooldown 4s, the rest default. Counting
 # rules: upstreams.py's docstring. Mocks: upstream_mock.py.
 #
+# Then one model over three deployments (deployments.py): `refusing`, `limited` (429 with
+# Retry-After: 2) and `healthy`, weights 1,1,2, no other model: 10 s of four clients, then the
+# three healthy and 1,200 requests. Printed: share answered (must be 100 %), requests that
+# reached `limited` inside a Retry-After it gave (must be 0; its probes are counted apart), and
+# each deployment's share beside its weight's (must be within 5 points).
+#
 # Run from anywhere:   reliability/upstreams.sh       (about 1.5 minutes after the build)
-# Options (env):       FAULTS=refuse,hang,500,429,cut (also: stall, an answer's head then silence)
+# Options (env):       PARTS=faults,deployments (either alone)  WEIGHTS=1,1,2 (deployments)
+#                      FAULTS=refuse,hang,500,429,cut (also: stall, an answer's head then silence)
 #                      CLIENTS=4  STREAMED=0.5 (share of streamed requests)  CLIENT_TIMEOUT=5 (s)
 #                      KEEP=1 (keep the temp dir, server log and run.json)
 #                      SKIP_BUILD=1 BIN=/path/to/tokctl-server (use an existing binary)
@@ -31,10 +38,21 @@ NAME=upstreams
 source "$HERE/common.sh"
 
 start=$(date +%s)
-timeout --signal=TERM 900 python3 "$HERE/upstreams.py" --binary "$WORK/tokctl-server" --work "$WORK" \
-  --pidfile "$PIDFILE" ${FAULTS:+--faults "$FAULTS"} ${CLIENTS:+--clients "$CLIENTS"} \
-  ${STREAMED:+--streamed "$STREAMED"} ${CLIENT_TIMEOUT:+--client-timeout "$CLIENT_TIMEOUT"} &
-CHILD=$!
-wait "$CHILD"
-CHILD=""
+PARTS="${PARTS:-faults,deployments}"
+if [[ ",$PARTS," == *,faults,* ]]; then
+  timeout --signal=TERM 900 python3 "$HERE/upstreams.py" --binary "$WORK/tokctl-server" --work "$WORK" \
+    --pidfile "$PIDFILE" ${FAULTS:+--faults "$FAULTS"} ${CLIENTS:+--clients "$CLIENTS"} \
+    ${STREAMED:+--streamed "$STREAMED"} ${CLIENT_TIMEOUT:+--client-timeout "$CLIENT_TIMEOUT"} &
+  CHILD=$!
+  wait "$CHILD"
+  CHILD=""
+fi
+if [[ ",$PARTS," == *,deployments,* ]]; then
+  timeout --signal=TERM 300 python3 "$HERE/deployments.py" --binary "$WORK/tokctl-server" --work "$WORK" \
+    --pidfile "$PIDFILE" ${WEIGHTS:+--weights "$WEIGHTS"} ${CLIENTS:+--clients "$CLIENTS"} \
+    ${STREAMED:+--streamed "$STREAMED"} ${CLIENT_TIMEOUT:+--client-timeout "$CLIENT_TIMEOUT"} &
+  CHILD=$!
+  wait "$CHILD"
+  CHILD=""
+fi
 echo "upstreams.sh: passed in $(( $(date +%s) - start ))s"

@@ -93,5 +93,5 @@ pub use tokens::{
     ChangeLimits, CreateToken, LimitReset, ListTokens, RevokeOutcome, Token, TokenLimits,
     TokenStatus,
 };
-pub use usage::{UsageReport, UsageSummary, UsageTotals};
+pub use usage::{DeploymentUsage, UsageReport, UsageSummary, UsageTotals};
 pub use x402::{PaymentToken, SetX402, X402Terms};

@@ -34,6 +34,30 @@ pub struct UsageTotals {
     /// completions; `None` when none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub x402_settled: Option<String>,
+    /// The same totals for each deployment of `model` that answered some of them; empty for a
+    /// model that lists no deployments, and in the grand total.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deployments: Vec<DeploymentUsage>,
+}
+
+/// Ledger totals of one deployment within a day and model.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct DeploymentUsage {
+    /// The deployment's name.
+    pub deployment: String,
+    /// Completions.
+    pub requests: u64,
+    /// Prompt tokens.
+    pub prompt_tokens: u64,
+    /// Completion tokens.
+    pub completion_tokens: u64,
+    /// Credits consumed, exact.
+    #[serde(
+        deserialize_with = "credits::deserialize",
+        serialize_with = "credits::serialize"
+    )]
+    pub credits: Decimal,
 }
 
 /// One page of totals by day and model (newest day first) and the grand total.

@@ -191,6 +191,22 @@ pub struct UsageView {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(pattern = "^[0-9]+$")]
     pub x402_settled: Option<String>,
+    /// The same totals for each deployment of `model` that answered some of them (absent for a
+    /// model that lists no deployments).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub deployments: Vec<DeploymentUsage>,
+}
+
+/// Ledger totals of one deployment within a day and model.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DeploymentUsage {
+    pub deployment: String,
+    pub requests: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    /// Credits consumed, exact.
+    #[schema(value_type = f64)]
+    pub credits: Credits,
 }
 
 impl From<UsageTotals> for UsageView {
@@ -203,6 +219,17 @@ impl From<UsageTotals> for UsageView {
             completion_tokens: t.completion_tokens,
             credits: t.credits,
             x402_settled: (!t.x402_settled.is_zero()).then(|| t.x402_settled.to_string()),
+            deployments: t
+                .deployments
+                .into_iter()
+                .map(|d| DeploymentUsage {
+                    deployment: d.name,
+                    requests: d.requests,
+                    prompt_tokens: d.prompt_tokens,
+                    completion_tokens: d.completion_tokens,
+                    credits: d.credits,
+                })
+                .collect(),
         }
     }
 }

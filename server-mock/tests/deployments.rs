@@ -5,6 +5,7 @@
 
 mod common;
 
+use common::both;
 use common::upstream::answering;
 use common::{Options, Server};
 use serde_json::{Value, json};
@@ -291,4 +292,78 @@ async fn a_deployment_at_its_own_limit_is_passed_over_and_all_at_theirs_is_503()
         message.contains("big at its limit of 3 requests a minute"),
         "{message}"
     );
+}
+
+both! {
+    #[tokio::test]
+    async fn the_ledger_and_usage_record_the_deployment_that_answered() {
+        let (a, b) = (healthy("a").await, healthy("b").await);
+        let tmp = tempfile::tempdir().unwrap();
+        let server = gateway(
+            tmp.path(),
+            "",
+            &[
+                deployment("a", &a.uri(), "weight = 2"),
+                deployment("b", &b.uri(), "prompt_price = 3\ncompletion_price = 4"),
+            ],
+        );
+        for _ in 0..6 {
+            ask(&server, "m").await;
+        }
+        ask(&server, "local").await;
+        let usage = server.get("/v1/usage", &server.admin_key).await;
+        let usage: Value = usage.json().await.unwrap();
+        let rows = usage["data"].as_array().unwrap();
+        let m = rows.iter().find(|r| r["model"] == "m").expect("a row for m");
+        assert_eq!(m["requests"], 6);
+        // Four answers by a (10 and 5 tokens at 1 and 2 per 1k), two by b (at 3 and 4).
+        assert_eq!(
+            m["deployments"],
+            json!([
+                {"deployment": "a", "requests": 4, "prompt_tokens": 40, "completion_tokens": 20, "credits": 0.08},
+                {"deployment": "b", "requests": 2, "prompt_tokens": 20, "completion_tokens": 10, "credits": 0.1},
+            ])
+        );
+        assert_eq!(m["credits"], 0.18);
+        let local = rows.iter().find(|r| r["model"] == "local").unwrap();
+        assert!(local.get("deployments").is_none(), "{local}");
+    }
+}
+
+#[tokio::test]
+async fn fallbacks_over_the_budget_are_named_and_never_tried() {
+    let (broken, pricey) = (failing(500, None).await, healthy("pricey").await);
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("models.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "[[models]]\nid = \"m\"\nprovider = \"openai\"\nbase_url = \"{}\"\n\
+             prompt_price = 1\ncompletion_price = 1\nquality = 0.9\nlatency_ms = 10\n\
+             fallbacks = [\"pricey\", \"local\"]\n\n\
+             [[models]]\nid = \"pricey\"\nprovider = \"openai\"\nbase_url = \"{}\"\n\
+             prompt_price = 1000\ncompletion_price = 1000\nquality = 0.9\nlatency_ms = 10\n\n\
+             [[models]]\nid = \"local\"\nprovider = \"simulated\"\nprompt_price = 0.1\n\
+             completion_price = 0.1\nquality = 0.5\nlatency_ms = 10\n",
+            broken.uri(),
+            pricey.uri()
+        ),
+    )
+    .unwrap();
+    let server = Server::start_with(Options {
+        args: vec!["--models".into(), file.display().to_string()],
+        ..Default::default()
+    });
+    let body = json!({"model": "m", "budget_limit": 1, "max_tokens": 100,
+                      "messages": [{"role": "user", "content": "hi"}]});
+    let (status, answer) = common::chat_json(&server, body).await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["platform"]["routed_model"], "local");
+    let why = reason(&answer);
+    assert!(why.contains("fallbacks over budget_limit: pricey"), "{why}");
+    assert!(
+        why.contains("fell back to local after m (HTTP 500: no)"),
+        "{why}"
+    );
+    assert_eq!(received(&pricey).await, 0);
 }

@@ -246,7 +246,11 @@ async fn a_scrape_after_known_traffic_counts_it_exactly_and_passes_promtool() {
         value(
             &all,
             "tokctl_upstream_requests_total",
-            &[("model", model), ("outcome", outcome)],
+            &[
+                ("model", model),
+                ("deployment", model),
+                ("outcome", outcome),
+            ],
         )
     };
     assert_eq!(outcome("local", "success"), 5.0);
@@ -256,7 +260,7 @@ async fn a_scrape_after_known_traffic_counts_it_exactly_and_passes_promtool() {
         value(
             &all,
             "tokctl_upstream_skipped_total",
-            &[("model", "upstream")]
+            &[("model", "upstream"), ("deployment", "upstream")]
         ),
         1.0
     );
@@ -264,7 +268,7 @@ async fn a_scrape_after_known_traffic_counts_it_exactly_and_passes_promtool() {
         value(
             &all,
             "tokctl_upstream_circuit_state",
-            &[("model", model), ("state", state)],
+            &[("model", model), ("deployment", model), ("state", state)],
         )
     };
     assert_eq!(
@@ -320,7 +324,7 @@ async fn a_scrape_after_known_traffic_counts_it_exactly_and_passes_promtool() {
     let consumed = value(
         &all,
         "tokctl_credits_consumed_nanocredits_total",
-        &[("model", "local")],
+        &[("model", "local"), ("deployment", "local")],
     );
     assert_eq!(consumed, totals.2 as f64);
     // Every chat request that reached the gateway, whole (5 - 2 streamed + 4 upstream) and

@@ -87,6 +87,7 @@ impl Accounting {
             wallet: self.wallet.clone(),
             token_id: self.token_id.clone(),
             created_at: store::now(),
+            deployment: self.model.deployment.clone(),
         };
         let recorded = match &self.reservation {
             Some(reservation) => reservation.charge(&self.gateway.ledger, record),

@@ -165,7 +165,10 @@ impl Health {
                                 latency: Latency::default(),
                                 window: Window::default(),
                             }),
-                            metrics: metrics.model(&model.id),
+                            metrics: metrics.model(
+                                &model.id,
+                                deployment.deployment.as_deref().unwrap_or(&model.id),
+                            ),
                             id: model.id.clone(),
                             deployment: deployment.deployment.clone(),
                             limits: Limits {
@@ -228,9 +231,33 @@ impl Health {
             }
             free
         };
-        let next = group.spread.as_ref().and_then(|spread| spread.next(free));
+        let free: Vec<bool> = (0..group.deployments.len()).map(free).collect();
+        // A retry goes where an answer is likeliest, outside the round robin: a deployment
+        // whose last verdict was a success first, then one with no failure in a row, then the
+        // rest; the heavier first among equals.
+        let class = |i: usize| {
+            group.deployments[i].with(|health| {
+                let breaker = &health.breaker;
+                let (failed, requests) = breaker.recent(at);
+                match (breaker.state(at), breaker.failures_in_a_row()) {
+                    (State::Closed, 0) if requests > failed => 0,
+                    (State::Closed, 0) => 1,
+                    _ => 2,
+                }
+            })
+        };
+        let next = group
+            .spread
+            .as_ref()
+            .and_then(|spread| match tried.is_empty() {
+                true => spread.next(|i| free[i]),
+                false => (0..free.len())
+                    .filter(|&i| free[i])
+                    .min_by_key(|&i| (class(i), std::cmp::Reverse(spread.weight(i)), i)),
+            });
         let described = |i: usize| {
             let shared = &group.deployments[i];
+            shared.metrics.skipped();
             (
                 shared.name().to_string(),
                 self.unavailable(shared, at, tokens),
@@ -342,21 +369,13 @@ impl Health {
     /// Sets each model's circuit-state gauge to its state now (before a scrape).
     pub fn publish(&self) {
         let now = Instant::now();
-        for group in &self.models {
-            // One gauge per model: its best deployment's state.
-            let state = group
-                .deployments
-                .iter()
-                .map(|shared| shared.with(|health| health.breaker.state(now)))
-                .min_by_key(|state| rank(*state))
-                .unwrap_or(State::Closed);
-            if let Some(shared) = group.deployments.first() {
-                shared.metrics.circuit(match state {
-                    State::Closed => 0,
-                    State::Open => 1,
-                    State::HalfOpen => 2,
-                });
-            }
+        for shared in self.models.iter().flat_map(|group| &group.deployments) {
+            let state = shared.with(|health| health.breaker.state(now));
+            shared.metrics.circuit(match state {
+                State::Closed => 0,
+                State::Open => 1,
+                State::HalfOpen => 2,
+            });
         }
     }
 

@@ -22,6 +22,11 @@ impl Spread {
         Spread { weights, current }
     }
 
+    /// Deployment `i`'s weight.
+    pub fn weight(&self, i: usize) -> i64 {
+        self.weights.get(i).copied().unwrap_or(0)
+    }
+
     /// The next deployment among those for which `eligible` holds, by weight; `None` when
     /// none is.
     pub fn next(&self, mut eligible: impl FnMut(usize) -> bool) -> Option<usize> {

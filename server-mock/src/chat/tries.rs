@@ -22,8 +22,10 @@ pub(crate) struct Tries<'r> {
     candidates: Vec<(&'r Arc<Model>, u32)>,
     /// The candidate being tried.
     index: usize,
-    /// Its deployments tried so far.
+    /// Its deployments tried or passed over so far.
     tried: Vec<usize>,
+    /// How many of them were sent the request.
+    sent: usize,
     /// Its reservation, once made.
     reservation: Option<Reserved>,
     /// The request's prompt estimate, for the deployments' token limits.
@@ -47,6 +49,7 @@ impl<'r> Tries<'r> {
             candidates,
             index: 0,
             tried: Vec::new(),
+            sent: 0,
             reservation: None,
             prompt,
         }
@@ -55,6 +58,7 @@ impl<'r> Tries<'r> {
     fn advance(&mut self) {
         self.index += 1;
         self.tried.clear();
+        self.sent = 0;
         self.reservation = None;
     }
 
@@ -71,7 +75,8 @@ impl<'r> Tries<'r> {
         loop {
             let (model, cap) = *self.candidates.get(self.index)?;
             let again = !self.tried.is_empty();
-            if again && (self.tried.len() >= PER_MODEL || model.deployments.len() < 2) {
+            let left = model.deployments.len() > self.tried.len();
+            if again && (self.sent >= PER_MODEL || !left) {
                 self.advance();
                 continue;
             }
@@ -113,6 +118,7 @@ impl<'r> Tries<'r> {
             };
             match health.admit(deployment, tokens) {
                 Ok(attempt) => {
+                    self.sent += 1;
                     return Some(Try {
                         model: deployment,
                         cap,

@@ -24,7 +24,7 @@ pub use limits::*;
 pub use records::*;
 pub use scope::*;
 pub use tokens::TokenStore;
-pub use usage::{UsageLedger, with_settled};
+pub use usage::{UsageLedger, oldest_day, with_deployments, with_settled};
 pub use webhooks::WebhookOutbox;
 pub use workspaces::Workspaces;
 pub use x402::{PaymentNonce, PaymentRecord, PaymentStatus, X402Settings, X402Store};

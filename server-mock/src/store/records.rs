@@ -214,6 +214,8 @@ pub struct UsageRecord {
     /// The token that made the request (`None` for an API key or a dashboard session).
     pub token_id: Option<String>,
     pub created_at: DateTime<Utc>,
+    /// The deployment of `model` that answered, when the model lists deployments.
+    pub deployment: Option<String>,
 }
 
 /// Ledger totals for one day (UTC) and model, or for everything.
@@ -229,6 +231,19 @@ pub struct UsageTotals {
     pub credits: Credits,
     /// Atomic units of the workspace's x402 token settled for these completions.
     pub x402_settled: alloy_primitives::U256,
+    /// The same totals for each deployment of `model` that answered some of them (none for a
+    /// model that lists no deployments, and in the grand total).
+    pub deployments: Vec<DeploymentTotals>,
+}
+
+/// Ledger totals of one deployment within a day and model.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DeploymentTotals {
+    pub name: String,
+    pub requests: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub credits: Credits,
 }
 
 /// Which tokens a listing returns.

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use alloy_primitives::U256;
 use async_trait::async_trait;
 
-use super::{Page, PageRequest, StoreResult, UsageRecord, UsageTotals};
+use super::{DeploymentTotals, Page, PageRequest, StoreResult, UsageRecord, UsageTotals};
 
 /// `rows` with the atomic units x402 payments settled for each (`paid`, by UTC day and model).
 pub fn with_settled(
@@ -19,6 +19,25 @@ pub fn with_settled(
             row
         })
         .collect()
+}
+
+/// The first moment (UTC) of the oldest day among `rows`.
+pub fn oldest_day(rows: &[UsageTotals]) -> Option<chrono::DateTime<chrono::Utc>> {
+    let day = rows.iter().map(|row| row.day.as_str()).min()?;
+    let day = chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d").ok()?;
+    Some(day.and_hms_opt(0, 0, 0)?.and_utc())
+}
+
+/// `rows` with each one's deployments' totals from `split` (day, model, a deployment's
+/// totals), by name.
+pub fn with_deployments(rows: &mut [UsageTotals], split: Vec<(String, String, DeploymentTotals)>) {
+    let mut split = split;
+    split.sort_by(|a, b| a.2.name.cmp(&b.2.name));
+    for (day, model, totals) in split {
+        if let Some(row) = rows.iter_mut().find(|r| r.day == day && r.model == model) {
+            row.deployments.push(totals);
+        }
+    }
 }
 
 /// The gateway's credit ledger.

@@ -82,8 +82,10 @@ pub struct ModelMetrics {
 }
 
 impl Metrics {
-    /// The handles of model `id`.
-    pub fn model(&self, id: &str) -> ModelMetrics {
+    /// The handles of model `id`'s deployment `deployment` (the model's id again for a model
+    /// that lists no deployments): the GenAI histograms by model, the gateway's own series by
+    /// model and deployment.
+    pub fn model(&self, id: &str, deployment: &str) -> ModelMetrics {
         let answered = |name, token_type: Option<&str>| {
             let mut labels = vec![
                 ("gen_ai_operation_name", "chat"),
@@ -98,20 +100,35 @@ impl Metrics {
             outcomes: Outcome::ALL.map(|outcome| {
                 self.counter(
                     registry::UPSTREAM,
-                    &[("model", id), ("outcome", outcome.label())],
+                    &[
+                        ("model", id),
+                        ("deployment", deployment),
+                        ("outcome", outcome.label()),
+                    ],
                 )
             }),
-            skipped: self.counter(registry::SKIPPED, &[("model", id)]),
+            skipped: self.counter(
+                registry::SKIPPED,
+                &[("model", id), ("deployment", deployment)],
+            ),
             first_token: answered(registry::FIRST_TOKEN, None),
             duration: answered(registry::CHAT_DURATION, None),
             input: answered(registry::TOKENS, Some("input")),
             output: answered(registry::TOKENS, Some("output")),
             cache_read: answered(registry::TOKENS, Some("cache_read")),
             cache_creation: answered(registry::TOKENS, Some("cache_creation")),
-            consumed: self.counter(registry::CREDITS_CONSUMED, &[("model", id)]),
-            saved: self.counter(registry::CREDITS_SAVED, &[("model", id)]),
-            circuit: CIRCUIT_STATES
-                .map(|state| self.gauge(registry::CIRCUIT, &[("model", id), ("state", state)])),
+            consumed: self.counter(
+                registry::CREDITS_CONSUMED,
+                &[("model", id), ("deployment", deployment)],
+            ),
+            saved: self.counter(
+                registry::CREDITS_SAVED,
+                &[("model", id), ("deployment", deployment)],
+            ),
+            circuit: CIRCUIT_STATES.map(|state| {
+                let labels = [("model", id), ("deployment", deployment), ("state", state)];
+                self.gauge(registry::CIRCUIT, &labels)
+            }),
         }
     }
 

@@ -114,7 +114,7 @@ const DESCRIBED: &[(&str, &str, Option<&[f64]>)] = &[
     ),
     (
         CREDITS_CONSUMED,
-        "Credits charged for chat completions, in nano-credits (divide by 1e9 for credits).",
+        "Credits charged for chat completions, in nano-credits (divide by 1e9 for credits), by model and the deployment that answered.",
         None,
     ),
     (
@@ -124,17 +124,17 @@ const DESCRIBED: &[(&str, &str, Option<&[f64]>)] = &[
     ),
     (
         UPSTREAM,
-        "Requests sent to upstream models, by outcome (success, cancelled, or the kind of failure).",
+        "Requests sent to upstream models, by model, deployment and outcome (success, cancelled, or the kind of failure).",
         None,
     ),
     (
         SKIPPED,
-        "Upstream models not tried because their circuit was open.",
+        "Upstream deployments not tried because their circuit was open or their own per-minute limit was reached.",
         None,
     ),
     (
         CIRCUIT,
-        "Each model's circuit breaker: 1 for its current state (closed, open, half_open), 0 for the others.",
+        "Each deployment's circuit breaker: 1 for its current state (closed, open, half_open), 0 for the others.",
         None,
     ),
     (

@@ -40,7 +40,11 @@ async fn an_anthropic_model_is_measured_like_any_other() {
         value(
             &all,
             "tokctl_upstream_requests_total",
-            &[("model", "claude"), ("outcome", outcome)],
+            &[
+                ("model", "claude"),
+                ("deployment", "claude"),
+                ("outcome", outcome),
+            ],
         )
     };
     assert_eq!((attempts("success"), attempts("http_5xx")), (2.0, 1.0));

@@ -126,6 +126,7 @@ pub(super) const TABLES: &[Table] = &[
             ("wallet", "wallet", Kind::Text),
             ("created_at", "created_at", Kind::Time),
             ("token_id", "token_id", Kind::Text),
+            ("deployment", "deployment", Kind::Text),
         ],
     },
     Table {

@@ -260,6 +260,10 @@ ALTER TABLE tokens ADD COLUMN previous_expires_at TIMESTAMPTZ;
 CREATE INDEX tokens_previous_digest ON tokens(previous_digest) WHERE previous_digest IS NOT NULL;
 ALTER TABLE api_keys ADD COLUMN previous_expires_at TIMESTAMPTZ;
 "#,
+    // The deployment of the model that answered, when the model lists deployments.
+    r#"
+ALTER TABLE usage_ledger ADD COLUMN deployment TEXT;
+"#,
 ];
 
 /// Brings the database up to the newest schema. Instances that start together wait for each

@@ -10,7 +10,8 @@ use super::PostgresStore;
 use super::db::limits;
 use crate::credits::Credits;
 use crate::store::UsageLedger;
-use crate::store::{Page, PageRequest, StoreResult, UsageRecord, UsageTotals, with_settled};
+use crate::store::{DeploymentTotals, Page, PageRequest, StoreResult, UsageRecord, UsageTotals};
+use crate::store::{oldest_day, with_deployments, with_settled};
 #[allow(unused_imports)]
 use async_trait::async_trait;
 use std::sync::Arc;
@@ -24,14 +25,16 @@ pub(super) async fn insert(c: &impl GenericClient, records: &[UsageRecord]) -> S
     let models = column(|r| Some(r.model.clone()));
     let wallets = column(|r| r.wallet.clone());
     let tokens = column(|r| r.token_id.clone());
+    let deployments = column(|r| r.deployment.clone());
     let prompt: Vec<i64> = records.iter().map(|r| r.prompt_tokens as i64).collect();
     let completion: Vec<i64> = records.iter().map(|r| r.completion_tokens as i64).collect();
     let nanos: Vec<i64> = records.iter().map(|r| r.credits.to_column()).collect();
     let created: Vec<_> = records.iter().map(|r| r.created_at).collect();
     let sql = "INSERT INTO usage_ledger (id, workspace_id, request_id, model, prompt_tokens,
-                   completion_tokens, nanocredits, wallet, created_at, token_id)
+                   completion_tokens, nanocredits, wallet, created_at, token_id, deployment)
                SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[],
-                   $6::int8[], $7::int8[], $8::text[], $9::timestamptz[], $10::text[])";
+                   $6::int8[], $7::int8[], $8::text[], $9::timestamptz[], $10::text[],
+                   $11::text[])";
     c.execute(
         &c.prepare_cached(sql).await?,
         &[
@@ -45,6 +48,7 @@ pub(super) async fn insert(c: &impl GenericClient, records: &[UsageRecord]) -> S
             &wallets,
             &created,
             &tokens,
+            &deployments,
         ],
     )
     .await?;
@@ -60,6 +64,7 @@ fn totals(row: &Row) -> UsageTotals {
         completion_tokens: row.get::<_, i64>(4) as u64,
         credits: Credits::from_column(row.get(5)),
         x402_settled: U256::ZERO,
+        deployments: Vec::new(),
     }
 }
 
@@ -132,6 +137,30 @@ pub(super) async fn by_day(
             &[&workspace_id, &token_id, &limit, &offset],
         )
         .await?;
+    let mut items = with_settled(rows.iter().map(totals).collect(), &paid);
+    if let Some(since) = oldest_day(&items) {
+        let split = c
+            .query(
+                &format!(
+                    "SELECT {DAY}, model, deployment, COUNT(*), SUM(prompt_tokens)::int8,
+                            SUM(completion_tokens)::int8, SUM(nanocredits)::int8
+                     {ROWS} AND deployment IS NOT NULL AND created_at >= $3 GROUP BY 1, 2, 3"
+                ),
+                &[&workspace_id, &token_id, &since],
+            )
+            .await?;
+        let split = split.iter().map(|row| {
+            let totals = DeploymentTotals {
+                name: row.get(2),
+                requests: row.get::<_, i64>(3) as u64,
+                prompt_tokens: row.get::<_, i64>(4) as u64,
+                completion_tokens: row.get::<_, i64>(5) as u64,
+                credits: Credits::from_column(row.get(6)),
+            };
+            (row.get(0), row.get(1), totals)
+        });
+        with_deployments(&mut items, split.collect());
+    }
     c.commit().await?;
     let mut grand = totals(&grand);
     grand.x402_settled = paid
@@ -139,7 +168,7 @@ pub(super) async fn by_day(
         .fold(U256::ZERO, |sum, each| sum.saturating_add(*each));
     Ok((
         Page {
-            items: with_settled(rows.iter().map(totals).collect(), &paid),
+            items,
             total: groups as u64,
         },
         grand,

@@ -9,7 +9,8 @@ use super::SqliteStore;
 use super::rows::page_bounds;
 use crate::credits::Credits;
 use crate::store::UsageLedger;
-use crate::store::{Page, PageRequest, StoreResult, UsageRecord, UsageTotals, with_settled};
+use crate::store::{DeploymentTotals, Page, PageRequest, StoreResult, UsageRecord, UsageTotals};
+use crate::store::{oldest_day, with_deployments, with_settled};
 #[allow(unused_imports)]
 use async_trait::async_trait;
 use std::sync::Arc;
@@ -25,8 +26,8 @@ const ROWS_PER_YIELD: usize = 16;
 pub(super) fn insert(conn: &Connection, records: &[UsageRecord]) -> StoreResult<()> {
     let mut stmt = conn.prepare_cached(
         "INSERT INTO usage_ledger (id, workspace_id, request_id, model, prompt_tokens,
-             completion_tokens, nanocredits, wallet, created_at, token_id)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+             completion_tokens, nanocredits, wallet, created_at, token_id, deployment)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
     )?;
     for (i, r) in records.iter().enumerate() {
         if i > 0 && i % ROWS_PER_YIELD == 0 {
@@ -43,7 +44,8 @@ pub(super) fn insert(conn: &Connection, records: &[UsageRecord]) -> StoreResult<
             r.credits.to_column(),
             r.wallet,
             r.created_at.timestamp_micros(),
-            r.token_id
+            r.token_id,
+            r.deployment
         ])?;
     }
     Ok(())
@@ -58,7 +60,37 @@ fn totals(row: &Row<'_>) -> rusqlite::Result<UsageTotals> {
         completion_tokens: row.get::<_, i64>(4)? as u64,
         credits: Credits::from_column(row.get(5)?),
         x402_settled: U256::ZERO,
+        deployments: Vec::new(),
     })
+}
+
+/// Totals by day, model and deployment, of the rows of models that list deployments, from
+/// `since` (microseconds) on.
+fn by_deployment(
+    conn: &Connection,
+    workspace_id: &str,
+    token_id: Option<&str>,
+    since: i64,
+) -> StoreResult<Vec<(String, String, DeploymentTotals)>> {
+    let mut statement = conn.prepare_cached(&format!(
+        "SELECT date(created_at / 1000000, 'unixepoch'), model, deployment, COUNT(*),
+                SUM(prompt_tokens), SUM(completion_tokens), SUM(nanocredits)
+         {ROWS} AND deployment IS NOT NULL AND created_at >= ?3 GROUP BY 1, 2, 3"
+    ))?;
+    let rows = statement.query_map(params![workspace_id, token_id, since], |row| {
+        Ok((
+            row.get::<_, String>(0)?,
+            row.get::<_, String>(1)?,
+            DeploymentTotals {
+                name: row.get(2)?,
+                requests: row.get::<_, i64>(3)? as u64,
+                prompt_tokens: row.get::<_, i64>(4)? as u64,
+                completion_tokens: row.get::<_, i64>(5)? as u64,
+                credits: Credits::from_column(row.get(6)?),
+            },
+        ))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
 
 /// Atomic units settled by x402 payments, by UTC day and model: summed here, exactly (SQLite's
@@ -133,7 +165,11 @@ pub(super) fn by_day(
             .query_map(params![workspace_id, token_id, limit, offset], totals)?
             .collect::<rusqlite::Result<Vec<_>>>()?,
     };
-    let items = with_settled(items, &paid);
+    let mut items = with_settled(items, &paid);
+    if let Some(since) = oldest_day(&items) {
+        let split = by_deployment(conn, workspace_id, token_id, since.timestamp_micros())?;
+        with_deployments(&mut items, split);
+    }
     grand.x402_settled = paid
         .values()
         .fold(U256::ZERO, |sum, each| sum.saturating_add(*each));
