@@ -201,13 +201,13 @@ impl Health {
         group.deployments.get(deployment.slot.1)
     }
 
-    /// The deployment of `model` to try next, among those not in `tried`, that are not open
+    /// The deployment of `model` to try next, among those not in `tried` (one bit each), that are not open
     /// and are under their own limits for a request of `tokens`: by weight when there are
     /// several, with the others passed over and why; else why none may be tried now.
     pub fn pick(
         &self,
         model: &Model,
-        tried: &[usize],
+        tried: u64,
         tokens: u64,
     ) -> Result<(usize, Vec<String>), Skipped> {
         let Some(group) = self.group(model).filter(|g| g.spread.is_some()) else {
@@ -218,7 +218,7 @@ impl Health {
         let (minute, _) = spread::minute(self.start, at);
         let mut passed = Vec::new();
         let free = |i: usize| {
-            if tried.contains(&i) {
+            if tried & (1 << i) != 0 {
                 return false;
             }
             let shared = &group.deployments[i];
@@ -246,15 +246,12 @@ impl Health {
                 }
             })
         };
-        let next = group
-            .spread
-            .as_ref()
-            .and_then(|spread| match tried.is_empty() {
-                true => spread.next(|i| free[i]),
-                false => (0..free.len())
-                    .filter(|&i| free[i])
-                    .min_by_key(|&i| (class(i), std::cmp::Reverse(spread.weight(i)), i)),
-            });
+        let next = group.spread.as_ref().and_then(|spread| match tried == 0 {
+            true => spread.next(|i| free[i]),
+            false => (0..free.len())
+                .filter(|&i| free[i])
+                .min_by_key(|&i| (class(i), std::cmp::Reverse(spread.weight(i)), i)),
+        });
         let described = |i: usize| {
             let shared = &group.deployments[i];
             shared.metrics.skipped();

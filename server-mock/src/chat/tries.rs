@@ -22,8 +22,8 @@ pub(crate) struct Tries<'r> {
     candidates: Vec<(&'r Arc<Model>, u32)>,
     /// The candidate being tried.
     index: usize,
-    /// Its deployments tried or passed over so far.
-    tried: Vec<usize>,
+    /// Its deployments tried or passed over so far, one bit each (a model has at most 64).
+    tried: u64,
     /// How many of them were sent the request.
     sent: usize,
     /// Its reservation, once made.
@@ -48,7 +48,7 @@ impl<'r> Tries<'r> {
         Tries {
             candidates,
             index: 0,
-            tried: Vec::new(),
+            tried: 0,
             sent: 0,
             reservation: None,
             prompt,
@@ -57,7 +57,7 @@ impl<'r> Tries<'r> {
 
     fn advance(&mut self) {
         self.index += 1;
-        self.tried.clear();
+        self.tried = 0;
         self.sent = 0;
         self.reservation = None;
     }
@@ -74,14 +74,14 @@ impl<'r> Tries<'r> {
     ) -> Option<Try<'r>> {
         loop {
             let (model, cap) = *self.candidates.get(self.index)?;
-            let again = !self.tried.is_empty();
-            let left = model.deployments.len() > self.tried.len();
+            let again = self.tried != 0;
+            let left = model.deployments.len() > self.tried.count_ones() as usize;
             if again && (self.sent >= PER_MODEL || !left) {
                 self.advance();
                 continue;
             }
             let tokens = self.prompt.saturating_add(u64::from(cap));
-            let next = match health.pick(model, &self.tried, tokens) {
+            let next = match health.pick(model, self.tried, tokens) {
                 Ok((next, passed)) => {
                     failures.pass_over(passed);
                     next
@@ -94,7 +94,7 @@ impl<'r> Tries<'r> {
                     continue;
                 }
             };
-            self.tried.push(next);
+            self.tried |= 1 << next;
             let Some(deployment) = model.deployments.get(next) else {
                 self.advance();
                 continue;

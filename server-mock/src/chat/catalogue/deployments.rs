@@ -17,6 +17,9 @@ const MODEL_WIDE: [&str; 6] = [
     "max_output_tokens",
 ];
 
+/// Most deployments one model may list (a request keeps those it tried as bits of a `u64`).
+const MOST: usize = 64;
+
 /// Longest deployment name (names label metrics).
 const NAME_MAX: usize = 64;
 
@@ -32,6 +35,12 @@ pub(super) fn take(table: &mut toml::Table) -> Result<Vec<toml::Table>, String> 
     };
     if listed.is_empty() {
         return Err("deployments is empty: list at least one, or leave it out".into());
+    }
+    if listed.len() > MOST {
+        return Err(format!(
+            "{} deployments: a model may have at most {MOST}",
+            listed.len()
+        ));
     }
     let mut tables = Vec::with_capacity(listed.len());
     for (index, item) in listed.into_iter().enumerate() {
