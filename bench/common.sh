@@ -1,4 +1,4 @@
-# Shared by bench/gateway.sh and bench/peers.sh (sourced).
+# Shared by bench/gateway.sh, bench/deployments.sh and bench/peers.sh (sourced).
 
 # Sets $oha to an oha binary, installing it from crates.io first when there is none.
 find_oha() {
@@ -49,4 +49,25 @@ wait_addr() {
     sleep 0.1
   done
   echo "did not start: $1" >&2; cat "$1" >&2; return 1
+}
+
+# IDLE=poll: for the length of the run, ask the kernel (PM QoS, /dev/cpu_dma_latency) to keep
+# idle CPUs polling instead of halting; sets $idle to say which. Needs root; the request ends
+# when the script exits (file descriptor 3 closes).
+idle_poll() {
+  idle="machine default"
+  if [ "${IDLE:-}" = poll ]; then
+    exec 3>/dev/cpu_dma_latency || { echo "IDLE=poll needs write access to /dev/cpu_dma_latency" >&2; exit 1; }
+    printf 0 >&3
+    idle="idle CPUs poll (PM QoS 0 us)"
+  fi
+}
+
+# run URL BODY [oha args...] -> "p50_ms p99_ms rps success_rate" (gateway requests carry the key)
+run() {
+  local url=$1 body=$2; shift 2
+  "$oha" -z "${secs}s" --no-tui --output-format json -m POST \
+    -H 'content-type: application/json' -H "authorization: Bearer $key" -d "$body" "$@" "$url" |
+    python3 -c 'import json,sys; d=json.load(sys.stdin); p=d["latencyPercentiles"]; s=d["summary"]
+print("%.3f %.3f %.0f %.4f" % (p["p50"]*1000, p["p99"]*1000, s["requestsPerSec"], s["successRate"]))'
 }

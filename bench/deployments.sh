@@ -19,12 +19,7 @@ rounds=${ROUNDS:-5}
 # shellcheck source=bench/common.sh
 source bench/common.sh
 find_oha
-idle="machine default"
-if [ "${IDLE:-}" = poll ]; then
-  exec 3>/dev/cpu_dma_latency || { echo "IDLE=poll needs write access to /dev/cpu_dma_latency" >&2; exit 1; }
-  printf 0 >&3
-  idle="idle CPUs poll (PM QoS 0 us)"
-fi
+idle_poll
 
 cargo build --release --quiet -p tokctl-server --bin tokctl-server --example mock_upstream
 work=$(mktemp -d)
@@ -48,15 +43,6 @@ upstream=$(wait_addr "$work/upstream.log")
   >"$work/server.out" 2>"$work/server.log" & pids+=($!)
 gateway=$(wait_addr "$work/server.log")
 key=$(cat "$work/data/admin.key")
-
-# run URL BODY [oha args...] -> "p50_ms p99_ms rps success_rate"
-run() {
-  local url=$1 body=$2; shift 2
-  "$oha" -z "${secs}s" --no-tui --output-format json -m POST \
-    -H 'content-type: application/json' -H "authorization: Bearer $key" -d "$body" "$@" "$url" |
-    python3 -c 'import json,sys; d=json.load(sys.stdin); p=d["latencyPercentiles"]; s=d["summary"]
-print("%.3f %.3f %.0f %.4f" % (p["p50"]*1000, p["p99"]*1000, s["requestsPerSec"], s["successRate"]))'
-}
 
 models=(mock mock1 mock4)
 echo "machine: $(nproc) cores, $idle; oha -c 32, ${secs}s per run, $rounds rounds, order rotating"

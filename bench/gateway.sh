@@ -30,12 +30,7 @@ command -v curl >/dev/null || { echo "curl is required" >&2; exit 1; }
 # halts idle vCPUs at once, every wake-up otherwise costs the host bringing a vCPU back; this
 # shows what the gateway adds without that cost. Needs root; the request ends when the script
 # exits (the file descriptor closes).
-idle="machine default"
-if [ "${IDLE:-}" = poll ]; then
-  exec 3>/dev/cpu_dma_latency || { echo "IDLE=poll needs write access to /dev/cpu_dma_latency" >&2; exit 1; }
-  printf 0 >&3
-  idle="idle CPUs poll (PM QoS 0 us)"
-fi
+idle_poll
 
 cargo build --release --quiet -p tokctl-server --bin tokctl-server --example mock_upstream \
   --example bare_proxy --example byte_relay
@@ -63,14 +58,6 @@ key=$(cat "$work/data/admin.key")
 whole='{"model":"mock","messages":[{"role":"user","content":"hello"}],"max_tokens":16}'
 streamed='{"model":"mock","messages":[{"role":"user","content":"hello"}],"max_tokens":16,"stream":true}'
 
-# run URL BODY [oha args...] -> "p50_ms p99_ms rps success_rate" (gateway requests carry the key)
-run() {
-  local url=$1 body=$2; shift 2
-  "$oha" -z "${secs}s" --no-tui --output-format json -m POST \
-    -H 'content-type: application/json' -H "authorization: Bearer $key" -d "$body" "$@" "$url" |
-    python3 -c 'import json,sys; d=json.load(sys.stdin); p=d["latencyPercentiles"]; s=d["summary"]
-print("%.3f %.3f %.0f %.4f" % (p["p50"]*1000, p["p99"]*1000, s["requestsPerSec"], s["successRate"]))'
-}
 
 # The same load to an Anthropic model (the mock's /v1/messages, the request and the answer
 # translated through the internal form), this build only (an older one may not know the

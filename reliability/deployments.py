@@ -35,6 +35,7 @@ import time
 
 from common import Server
 from upstream_mock import Upstream
+from upstreams import MARGIN, Harness as Faults
 
 SEEN = 0.050
 NAMES = ["refusing", "limited", "healthy"]
@@ -82,36 +83,12 @@ class Harness:
                 c.request("POST", "/v1/chat/completions", body=json.dumps(body),
                           headers={"Authorization": f"Bearer {self.key}", "Content-Type": "application/json"})
                 resp = c.getresponse()
-                raw = resp.read()
-                self.read_answer(rec, resp.status, raw, stream)
+                Faults.read_answer(rec, resp, resp.read(), stream)
             except Exception as err:
                 rec["kind"] = f"no answer: {type(err).__name__}"
                 c.close()
                 c = self.conn()
             self.results.append(rec)
-
-    @staticmethod
-    def read_answer(rec, status, raw, stream):
-        if status != 200:
-            try:
-                rec["reason"] = json.loads(raw)["error"]["message"]
-            except (ValueError, KeyError, TypeError):
-                pass
-            rec["kind"] = f"HTTP {status}"
-            return
-        if not stream:
-            ans = json.loads(raw)
-            rec["ok"] = bool(ans.get("choices") and ans["choices"][0].get("message"))
-            rec["reason"] = ans.get("platform", {}).get("route_reason", "")
-            rec["kind"] = "" if rec["ok"] else "no message"
-            return
-        events = [e[6:] for e in raw.decode().split("\n\n") if e.startswith("data: ")]
-        chunks = [json.loads(e) for e in events if e != "[DONE]"]
-        final = [ch for ch in chunks if ch.get("platform") and ch.get("choices") and ch["choices"][0].get("finish_reason")]
-        errors = [ch for ch in chunks if "error" in ch]
-        rec["ok"] = bool(events and events[-1] == "[DONE]" and final and not errors)
-        rec["reason"] = final[0]["platform"]["route_reason"] if final else ""
-        rec["kind"] = "" if rec["ok"] else ("cut mid-stream" if errors else "incomplete stream")
 
     def run_clients(self, phase, seconds=None, requests=None):
         stop, sent, lock = threading.Event(), [0], threading.Lock()
@@ -207,8 +184,6 @@ class Harness:
               f"{len(self.failures)} failures")
         return 1 if self.failures else 0
 
-
-MARGIN = 0.005
 
 
 def main():

@@ -101,6 +101,12 @@ impl Skipped {
         skipped
     }
 
+    /// At its own per-minute limit (`why`) for the `left` seconds of the minute.
+    fn limited(why: String, at: Instant, left: u64) -> Self {
+        let until = Some(at + std::time::Duration::from_secs(left));
+        Skipped { why, until, at }
+    }
+
     /// Whole seconds until the model may be tried again (at least 1): the `Retry-After`.
     pub fn retry_after(&self) -> u64 {
         match self.until {
@@ -288,35 +294,16 @@ impl Health {
     /// Why `shared` may not take a request of `tokens` at `at`.
     fn unavailable(&self, shared: &Shared, at: Instant, tokens: u64) -> Skipped {
         let (minute, left) = spread::minute(self.start, at);
-        shared.with(
-            |health| match health.window.room(minute, shared.limits, tokens) {
-                Err(why) => Skipped {
-                    why,
-                    until: Some(at + std::time::Duration::from_secs(left)),
-                    at,
-                },
-                Ok(()) => match health.breaker.open_until(at) {
-                    Some(until) => Skipped {
-                        why: format!(
-                            "open for {} s after {}",
-                            until
-                                .saturating_duration_since(at)
-                                .as_secs_f64()
-                                .ceil()
-                                .max(1.0),
-                            health.breaker.why()
-                        ),
-                        until: Some(until),
-                        at,
-                    },
-                    None => Skipped {
-                        why: "half-open, its probe request under way".into(),
-                        until: None,
-                        at,
-                    },
-                },
-            },
-        )
+        shared.with(|health| {
+            if let Err(why) = health.window.room(minute, shared.limits, tokens) {
+                return Skipped::limited(why, at, left);
+            }
+            let refusal = Refusal {
+                until: health.breaker.open_until(at),
+                why: health.breaker.why().to_string(),
+            };
+            Skipped::open(&refusal, at)
+        })
     }
 
     /// Lets a request of `tokens` try `deployment`, or says why not (its circuit is open, or
@@ -334,11 +321,7 @@ impl Health {
         };
         let admitted = shared.with(|health| {
             if limited && let Err(why) = health.window.room(minute, shared.limits, tokens) {
-                return Err(Skipped {
-                    why,
-                    until: Some(at + std::time::Duration::from_secs(left)),
-                    at,
-                });
+                return Err(Skipped::limited(why, at, left));
             }
             let pass = health
                 .breaker

@@ -24,11 +24,16 @@ fn row(model: &str) -> String {
 /// A dashboard whose gateway has the model `upstream` (served by `up`, 500 ms on paper, open
 /// for 5 minutes once it opens) and the simulated `local`; and the folder of its catalogue.
 async fn setup(test: &str, up: &Upstream) -> Option<(Setup, tempfile::TempDir)> {
+    let breaker = "[models.breaker]\ncooldown = \"5m\"\n";
+    serve(test, up.entry("upstream", 500, breaker) + "\n" + LOCAL).await
+}
+
+/// A dashboard whose gateway serves the catalogue `models` (TOML); and the folder of it.
+async fn serve(test: &str, models: String) -> Option<(Setup, tempfile::TempDir)> {
     let (browser, driver) = available(test)?;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("models.toml");
-    let breaker = "[models.breaker]\ncooldown = \"5m\"\n";
-    std::fs::write(&path, up.entry("upstream", 500, breaker) + "\n" + LOCAL).unwrap();
+    std::fs::write(&path, models).unwrap();
     let server = TestServer::with_models(&path).await;
     let base = server.base_url.trim_end_matches("/v1").to_string();
     let setup = Setup {
@@ -320,11 +325,6 @@ async fn each_deployment_shows_on_a_row_of_its_own_with_its_own_circuit() {
         Upstream::start(Duration::from_millis(5)).await,
     );
     west.fail(true);
-    let Some((browser, driver)) = available("dashboard deployments") else {
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("models.toml");
     let deployment = |name: &str, up: &Upstream, extra: &str| {
         format!(
             "[[models.deployments]]\nname = \"{name}\"\nprovider = \"openai\"\n\
@@ -342,14 +342,8 @@ async fn each_deployment_shows_on_a_row_of_its_own_with_its_own_circuit() {
             "[models.deployments.breaker]\nfailures = 1\ncooldown = \"5m\""
         ),
     );
-    std::fs::write(&path, catalogue).unwrap();
-    let server = TestServer::with_models(&path).await;
-    let base = server.base_url.trim_end_matches("/v1").to_string();
-    let setup = Setup {
-        driver: Driver::start(browser, driver),
-        server,
-        base,
-        http: reqwest::Client::new(),
+    let Some((setup, _catalogue)) = serve("dashboard deployments", catalogue).await else {
+        return;
     };
     let client = setup.driver.window(1280, 800).await;
     sign_in(&client, &setup.base, &setup.server.admin_key).await;
