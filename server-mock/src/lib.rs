@@ -86,6 +86,7 @@ pub fn app(state: AppState) -> Router {
         // errors included), and the log line.
         .layer(EdgeLayer {
             metrics: state.metrics.clone(),
+            traces: state.gateway.traces.clone(),
             outage: state.store.outage(),
         })
         .with_state(state)
@@ -159,6 +160,8 @@ pub struct ServeConfig {
     pub header_timeout: std::time::Duration,
     /// Where to serve `GET /metrics` (Prometheus), apart from the API; `None`: no metrics.
     pub metrics_listen: Option<String>,
+    /// Where traces go (OTLP/HTTP), and which are kept; off by default.
+    pub traces: telemetry::TraceConfig,
 }
 
 impl ServeConfig {
@@ -181,6 +184,7 @@ impl ServeConfig {
                 .unwrap_or_default(),
             header_timeout: http::listen::DEFAULT_HEADER_TIMEOUT,
             metrics_listen: None,
+            traces: telemetry::TraceConfig::default(),
         }
     }
 }
@@ -271,6 +275,7 @@ pub async fn serve(
         metrics.clone(),
     );
     gateway.ping_every = config.stream_ping;
+    gateway.traces = telemetry::Traces::start(&config.traces, &route_list(), &metrics)?;
     let hub = webhooks::Hub::new(sealer, config.webhook_retry_schedule.clone(), metrics);
     let limits = (config.rate_limit, config.leak_report_rate_limit);
     let state = AppState::new(store.clone(), limits, gateway, hub);
@@ -326,6 +331,7 @@ pub async fn serve(
     state.last_used.flush(&store).await;
     state.gateway.ledger.flush(&store).await;
     store.close().await;
+    state.gateway.traces.shutdown().await;
     drop(lock);
     tracing::info!("stopped; store closed");
     Ok(())

@@ -30,6 +30,8 @@ struct Cli {
     serve: ServeArgs,
 }
 
+// Parsed once at start: the variants' sizes do not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// Serve the API (the default when no subcommand is given).
@@ -104,6 +106,15 @@ struct ServeArgs {
     /// (e.g. 127.0.0.1:9464) [default: no metrics].
     #[arg(long, env = "TOKCTL_METRICS_LISTEN", value_name = "ADDR")]
     metrics_listen: Option<String>,
+    /// Export traces over OTLP/HTTP (protobuf) to this URL, e.g.
+    /// http://127.0.0.1:4318/v1/traces [default: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, or
+    /// OTEL_EXPORTER_OTLP_ENDPOINT with /v1/traces; else no traces].
+    #[arg(long, value_name = "URL")]
+    otlp_endpoint: Option<String>,
+    /// Share of new traces kept, 0 to 1 (a request joining a caller's trace follows the
+    /// caller's choice).
+    #[arg(long, default_value_t = 1.0, value_parser = parse_ratio)]
+    trace_sample_ratio: f64,
     #[command(flatten)]
     breaker: BreakerArgs,
 }
@@ -163,6 +174,14 @@ fn parse_timeout(raw: &str) -> Result<std::time::Duration, String> {
         Ok(timeout) if timeout.is_zero() => Err("must be longer than 0".into()),
         Ok(timeout) => Ok(timeout),
         Err(err) => Err(err.to_string()),
+    }
+}
+
+/// A share from 0 to 1.
+fn parse_ratio(raw: &str) -> Result<f64, String> {
+    match raw.trim().parse::<f64>() {
+        Ok(ratio) if (0.0..=1.0).contains(&ratio) => Ok(ratio),
+        _ => Err("must be a number from 0 to 1".into()),
     }
 }
 
@@ -387,6 +406,12 @@ async fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
             .header_timeout
             .unwrap_or(tokctl_server::http::listen::DEFAULT_HEADER_TIMEOUT),
         metrics_listen: args.metrics_listen,
+        traces: tokctl_server::telemetry::TraceConfig {
+            endpoint: args
+                .otlp_endpoint
+                .or_else(tokctl_server::telemetry::TraceConfig::endpoint_from_env),
+            sample_ratio: args.trace_sample_ratio,
+        },
     };
     let key_file = config.data_dir.join(tokctl_server::admin::ADMIN_KEY_FILE);
     let on_bound = move |addr: std::net::SocketAddr| {

@@ -34,13 +34,7 @@ fn with_metrics(args: &[&str], env: Vec<(&'static str, &'static str)>) -> (Serve
         args: all.into_iter().map(String::from).collect(),
         ..Default::default()
     });
-    let logs = server.logs();
-    let at = logs
-        .split("metrics on ")
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .unwrap_or_else(|| panic!("no `metrics on` line in the log:\n{logs}"))
-        .to_string();
+    let at = server.metrics_url();
     (server, at)
 }
 

@@ -81,6 +81,8 @@ pub struct Gateway {
     pub ledger: Arc<Ledger>,
     /// Where answers and attempts are counted (per model: in `health`).
     pub metrics: Metrics,
+    /// Where requests' spans go (nowhere unless traces are on).
+    pub traces: crate::telemetry::Traces,
     /// The overhead histograms: whole answers, streams.
     overhead: [metrics::Histogram; 2],
     /// Where x402 payments are verified and settled.
@@ -102,6 +104,7 @@ impl Gateway {
             catalogue,
             sim_token_delay,
             ping_every: DEFAULT_PING_EVERY,
+            traces: crate::telemetry::Traces::default(),
             ledger: Arc::new(ledger),
             overhead: metrics.overhead(),
             metrics,

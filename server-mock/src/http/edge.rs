@@ -32,6 +32,7 @@ use crate::telemetry;
 #[derive(Clone, Default)]
 pub struct EdgeLayer {
     pub metrics: telemetry::Metrics,
+    pub traces: telemetry::Traces,
     pub outage: Option<Arc<telemetry::Outage>>,
 }
 
@@ -42,6 +43,7 @@ impl<S> Layer<S> for EdgeLayer {
         Edge {
             inner,
             metrics: self.metrics.clone(),
+            traces: self.traces.clone(),
             outage: self.outage.clone(),
         }
     }
@@ -52,6 +54,7 @@ impl<S> Layer<S> for EdgeLayer {
 pub struct Edge<S> {
     inner: S,
     metrics: telemetry::Metrics,
+    traces: telemetry::Traces,
     outage: Option<Arc<telemetry::Outage>>,
 }
 
@@ -78,6 +81,9 @@ where
         // The coding agents' paths, whose clients cannot read the gateway's `platform` object.
         let agents = envelope == Envelope::Anthropic || path == "/v1/responses";
         let noted = self.metrics.arrived(request.method(), request.uri().path());
+        let span = self
+            .traces
+            .server(request.method(), path, request.headers());
         if let Some(noted) = &noted
             && self.metrics.is_on()
         {
@@ -90,6 +96,7 @@ where
             envelope,
             agents,
             noted,
+            span,
             outage: self.outage.clone(),
         }
     }
@@ -116,6 +123,7 @@ pin_project! {
         // Whether the answer carries the request id as `x-tokctl-request-id` too.
         agents: bool,
         noted: Option<telemetry::Request>,
+        span: Option<telemetry::ServerSpan>,
         outage: Option<Arc<telemetry::Outage>>,
     }
 }
@@ -150,6 +158,9 @@ where
         }
         if let Some(noted) = this.noted.take() {
             noted.answered(status);
+        }
+        if let Some(span) = this.span.take() {
+            span.end(status);
         }
         if let Some(id) = id {
             if *this.agents {

@@ -9,6 +9,7 @@
 mod gateway;
 pub mod outage;
 pub mod registry;
+pub mod traces;
 
 use std::fmt::Display;
 use std::time::Instant;
@@ -18,6 +19,7 @@ use axum::http::Method;
 pub use gateway::{ModelMetrics, Outcome};
 pub use outage::{Backoff, Outage};
 pub use registry::Metrics;
+pub use traces::{ServerSpan, TraceConfig, Traces};
 
 /// When a request arrived, left in its extensions for the handlers that measure their own
 /// part of it (the gateway's overhead); only while metrics are on.

@@ -49,6 +49,8 @@ pub const DELIVERIES: &str = "tokctl_webhook_deliveries_total";
 pub const OUTBOX: &str = "tokctl_webhook_outbox_depth";
 /// How long writing one batch of the credit ledger took.
 pub const LEDGER_FLUSH: &str = "tokctl_ledger_flush_duration_seconds";
+/// Trace spans dropped: not sent because the collector was down or slow.
+pub const TRACE_SPANS_DROPPED: &str = "tokctl_trace_spans_dropped_total";
 /// `db.client.connection.count`, by pool and state (`idle`, `used`).
 pub const DB_CONNECTIONS: &str = "db_client_connection_count";
 /// `db.client.connection.max`, by pool.
@@ -153,6 +155,11 @@ const DESCRIBED: &[(&str, &str, Option<&[f64]>)] = &[
         LEDGER_FLUSH,
         "Time to write one batch of the credit ledger.",
         Some(FLUSH_BUCKETS),
+    ),
+    (
+        TRACE_SPANS_DROPPED,
+        "Trace spans dropped because the collector was down or too slow.",
+        None,
     ),
     (
         DB_CONNECTIONS,

@@ -189,6 +189,16 @@ impl Server {
         self.stderr.lock().unwrap().clone()
     }
 
+    /// The URL of its `/metrics`, from its log line (a server started with `--metrics-listen`).
+    pub fn metrics_url(&self) -> String {
+        let logs = self.logs();
+        logs.split("metrics on ")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .unwrap_or_else(|| panic!("no `metrics on` line in the log:\n{logs}"))
+            .to_string()
+    }
+
     /// Everything the server wrote to stdout so far.
     pub fn stdout(&self) -> String {
         self.stdout.lock().unwrap().clone()

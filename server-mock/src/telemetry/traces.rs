@@ -1,0 +1,238 @@
+//! Traces over OpenTelemetry's OTLP/HTTP (protobuf), off unless an endpoint is given: a server
+//! span for each request, joined to the caller's trace when it sends a W3C `traceparent`.
+//!
+//! Spans leave through the SDK's batch processor: a bounded queue and a thread of its own that
+//! sends them, so a request never waits for the collector. When the collector is down or slow,
+//! the spans that could not be sent are dropped and counted ([`registry::TRACE_SPANS_DROPPED`]).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::http::{HeaderMap, Method};
+use opentelemetry::propagation::TextMapPropagator;
+use opentelemetry::trace::{SpanKind, Status, TraceContextExt, Tracer, TracerProvider};
+use opentelemetry::{Context, KeyValue};
+use opentelemetry_http::HeaderExtractor;
+use opentelemetry_otlp::{Protocol, WithExportConfig};
+use opentelemetry_sdk::Resource;
+use opentelemetry_sdk::error::OTelSdkResult;
+use opentelemetry_sdk::propagation::TraceContextPropagator;
+use opentelemetry_sdk::trace::{
+    BatchConfigBuilder, BatchSpanProcessor, Sampler, SdkTracer, SdkTracerProvider, SpanData,
+    SpanExporter,
+};
+
+use super::registry::{self, Metrics};
+
+/// Spans kept in memory waiting to be sent; past this, new ones are dropped.
+const QUEUE: usize = 4096;
+/// How long one export may take before it counts as failed (its spans dropped).
+const EXPORT_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long the server waits for the last spans to leave when it stops.
+const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// Where traces go and which are kept.
+#[derive(Debug, Clone)]
+pub struct TraceConfig {
+    /// The OTLP/HTTP traces URL (`http://collector:4318/v1/traces`); `None`: no traces.
+    pub endpoint: Option<String>,
+    /// Share of new traces kept (0 to 1); a request that joins a caller's trace follows the
+    /// caller's decision.
+    pub sample_ratio: f64,
+}
+
+impl Default for TraceConfig {
+    fn default() -> Self {
+        TraceConfig {
+            endpoint: None,
+            sample_ratio: 1.0,
+        }
+    }
+}
+
+impl TraceConfig {
+    /// The traces URL from the standard variables, when no flag gave one:
+    /// `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` as it is, else `OTEL_EXPORTER_OTLP_ENDPOINT` with
+    /// `/v1/traces` appended (as the OTLP exporter specification says).
+    pub fn endpoint_from_env() -> Option<String> {
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        if let Some(url) = var("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") {
+            return Some(url);
+        }
+        let base = var("OTEL_EXPORTER_OTLP_ENDPOINT")?;
+        Some(format!("{}/v1/traces", base.trim_end_matches('/')))
+    }
+}
+
+/// The server's tracer, or nothing when traces are off (then every call here is a branch on
+/// `None`).
+#[derive(Clone, Default)]
+pub struct Traces(Option<Arc<Inner>>);
+
+struct Inner {
+    /// The API's route templates, for the span's name and `http.route`.
+    routes: matchit::Router<&'static str>,
+    provider: SdkTracerProvider,
+    tracer: SdkTracer,
+    propagator: TraceContextPropagator,
+}
+
+impl Traces {
+    /// Starts exporting to `config`'s endpoint (headers from `OTEL_EXPORTER_OTLP_HEADERS`, the
+    /// service's name from `OTEL_SERVICE_NAME`, else `tokctl-server`); spans dropped are counted
+    /// in `metrics`. Off when no endpoint is configured.
+    pub fn start(
+        config: &TraceConfig,
+        routes: &[(Method, &'static str)],
+        metrics: &Metrics,
+    ) -> anyhow::Result<Traces> {
+        let Some(endpoint) = &config.endpoint else {
+            return Ok(Traces(None));
+        };
+        let exporter = opentelemetry_otlp::SpanExporter::builder()
+            .with_http()
+            .with_protocol(Protocol::HttpBinary)
+            .with_endpoint(endpoint.clone())
+            .with_timeout(EXPORT_TIMEOUT)
+            .build()
+            .map_err(|err| anyhow::anyhow!("cannot export traces to {endpoint}: {err}"))?;
+        let exporter = Counted {
+            inner: exporter,
+            dropped: metrics.counter(registry::TRACE_SPANS_DROPPED, &[]),
+        };
+        let batches = BatchConfigBuilder::default()
+            .with_max_queue_size(QUEUE)
+            .build();
+        let processor = BatchSpanProcessor::builder(exporter)
+            .with_batch_config(batches)
+            .build();
+        let service = std::env::var("OTEL_SERVICE_NAME")
+            .ok()
+            .filter(|name| !name.trim().is_empty())
+            .unwrap_or_else(|| "tokctl-server".to_string());
+        let resource = Resource::builder()
+            .with_service_name(service)
+            .with_attribute(KeyValue::new("service.version", env!("CARGO_PKG_VERSION")))
+            .build();
+        let ratio = config.sample_ratio.clamp(0.0, 1.0);
+        let provider = SdkTracerProvider::builder()
+            .with_span_processor(processor)
+            .with_sampler(Sampler::ParentBased(Box::new(Sampler::TraceIdRatioBased(
+                ratio,
+            ))))
+            .with_resource(resource)
+            .build();
+        let tracer = provider.tracer("tokctl-server");
+        tracing::info!(endpoint = %endpoint, sample_ratio = ratio, "exporting traces over OTLP/HTTP");
+        let mut templates = matchit::Router::new();
+        for (_, path) in routes {
+            // A path listed twice (two methods) is inserted once.
+            let _ = templates.insert(*path, *path);
+        }
+        Ok(Traces(Some(Arc::new(Inner {
+            routes: templates,
+            provider,
+            tracer,
+            propagator: TraceContextPropagator::new(),
+        }))))
+    }
+
+    /// Whether spans are recorded.
+    pub fn is_on(&self) -> bool {
+        self.0.is_some()
+    }
+
+    /// The server span of a request for `path`, named by its route's template
+    /// (`GET /v1/tokens/{id}`; the method alone when no route matches), a child of the
+    /// caller's span when `headers` carry a `traceparent`.
+    pub fn server(&self, method: &Method, path: &str, headers: &HeaderMap) -> Option<ServerSpan> {
+        let inner = self.0.as_ref()?;
+        let route = inner.routes.at(path).ok().map(|found| *found.value);
+        let mut attributes = vec![KeyValue::new(
+            "http.request.method",
+            method.as_str().to_string(),
+        )];
+        let name = match route {
+            Some(route) => {
+                attributes.push(KeyValue::new("http.route", route));
+                format!("{method} {route}")
+            }
+            None => method.to_string(),
+        };
+        let parent = inner.propagator.extract(&HeaderExtractor(headers));
+        let span = inner
+            .tracer
+            .span_builder(name)
+            .with_kind(SpanKind::Server)
+            .with_attributes(attributes)
+            .start_with_context(&inner.tracer, &parent);
+        Some(ServerSpan(parent.with_span(span)))
+    }
+
+    /// Sends what is queued and stops the exporter, waiting at most a few seconds (a collector
+    /// that is down does not hold the server's exit).
+    pub async fn shutdown(&self) {
+        if let Some(inner) = self.0.clone() {
+            let stopped = tokio::task::spawn_blocking(move || {
+                inner.provider.shutdown_with_timeout(SHUTDOWN_TIMEOUT)
+            });
+            if let Ok(Err(err)) = stopped.await {
+                tracing::warn!(error = %err, "traces not all sent at shutdown");
+            }
+        }
+    }
+}
+
+/// A request's server span, ended with its answer's status.
+pub struct ServerSpan(Context);
+
+impl ServerSpan {
+    /// Ends it with the answer's `status` (a 5xx marks it an error).
+    pub fn end(self, status: u16) {
+        let span = self.0.span();
+        span.set_attribute(KeyValue::new(
+            "http.response.status_code",
+            i64::from(status),
+        ));
+        if status >= 500 {
+            span.set_attribute(KeyValue::new("error.type", status.to_string()));
+            span.set_status(Status::error(""));
+        }
+        span.end();
+    }
+}
+
+/// The OTLP exporter, counting the spans of each batch it could not send.
+struct Counted<E> {
+    inner: E,
+    dropped: metrics::Counter,
+}
+
+impl<E: std::fmt::Debug> std::fmt::Debug for Counted<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.inner.fmt(f)
+    }
+}
+
+impl<E: SpanExporter> SpanExporter for Counted<E> {
+    async fn export(&self, batch: Vec<SpanData>) -> OTelSdkResult {
+        let spans = batch.len() as u64;
+        let sent = self.inner.export(batch).await;
+        if sent.is_err() {
+            self.dropped.increment(spans);
+        }
+        sent
+    }
+
+    fn shutdown_with_timeout(&self, timeout: Duration) -> OTelSdkResult {
+        self.inner.shutdown_with_timeout(timeout)
+    }
+
+    fn force_flush(&self) -> OTelSdkResult {
+        self.inner.force_flush()
+    }
+
+    fn set_resource(&mut self, resource: &Resource) {
+        self.inner.set_resource(resource);
+    }
+}
