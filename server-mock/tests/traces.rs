@@ -10,16 +10,18 @@ use std::time::Duration;
 use axum::body::Bytes;
 use axum::routing::post;
 use common::hooks::{eventually, free_addr};
+use common::upstream::{KEY_VAR, answering, catalogue, catalogue_with};
 use common::{Options, Server};
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::any_value::Value as AnyValue;
 use opentelemetry_proto::tonic::trace::v1::Span;
 use opentelemetry_proto::tonic::trace::v1::span::SpanKind;
 use prost::Message;
+use serde_json::json;
 use tokio::sync::mpsc;
 
-/// A collector on loopback: its traces URL, and each span it receives with its service name.
-async fn collector() -> (String, mpsc::UnboundedReceiver<(String, Span)>) {
+/// A collector on loopback: its traces URL, and the spans it receives.
+async fn collector() -> (String, Spans) {
     let (tx, rx) = mpsc::unbounded_channel();
     let app = axum::Router::new().route(
         "/v1/traces",
@@ -46,14 +48,61 @@ async fn collector() -> (String, mpsc::UnboundedReceiver<(String, Span)>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await });
-    (format!("http://{addr}/v1/traces"), rx)
+    let spans = Spans {
+        rx,
+        seen: Vec::new(),
+    };
+    (format!("http://{addr}/v1/traces"), spans)
 }
 
 fn text(value: &AnyValue) -> Option<String> {
     match value {
         AnyValue::StringValue(s) => Some(s.clone()),
         AnyValue::IntValue(i) => Some(i.to_string()),
+        AnyValue::DoubleValue(d) => Some(d.to_string()),
+        AnyValue::ArrayValue(list) => {
+            let each: Option<Vec<String>> = list
+                .values
+                .iter()
+                .map(|v| text(v.value.as_ref()?))
+                .collect();
+            Some(each?.join(","))
+        }
         _ => None,
+    }
+}
+
+/// The spans a collector received, kept in order of arrival.
+struct Spans {
+    rx: mpsc::UnboundedReceiver<(String, Span)>,
+    /// Each with its service's name.
+    seen: Vec<(String, Span)>,
+}
+
+impl Spans {
+    /// The first span received that `wanted` picks (waiting up to 20 s for it), taken out,
+    /// with its service's name.
+    async fn take_with_service(&mut self, wanted: impl Fn(&Span) -> bool) -> (String, Span) {
+        loop {
+            if let Some(at) = self.seen.iter().position(|(_, span)| wanted(span)) {
+                return self.seen.remove(at);
+            }
+            let received = tokio::time::timeout(Duration::from_secs(20), self.rx.recv())
+                .await
+                .unwrap_or_else(|_| {
+                    panic!(
+                        "no such span within 20 s; received: {:?}",
+                        self.seen.iter().map(|(_, s)| &s.name).collect::<Vec<_>>()
+                    )
+                })
+                .expect("the collector runs");
+            self.seen.push(received);
+        }
+    }
+
+    /// The first span received that `wanted` picks, taken out.
+    async fn take(&mut self, wanted: impl Fn(&Span) -> bool) -> Span {
+        self.take_with_service(wanted).await.1
     }
 }
 
@@ -68,7 +117,7 @@ fn traced(endpoint: &str, more: &[&str]) -> Server {
     let mut args = vec!["--otlp-endpoint".to_string(), endpoint.to_string()];
     args.extend(more.iter().map(|a| a.to_string()));
     Server::start_with(Options {
-        env: vec![("OTEL_BSP_SCHEDULE_DELAY", "100")],
+        env: vec![("OTEL_BSP_SCHEDULE_DELAY", "100"), (KEY_VAR, "sk-upstream")],
         args,
         ..Default::default()
     })
@@ -87,15 +136,9 @@ async fn a_request_is_a_server_span_in_the_callers_trace() {
         .await
         .unwrap();
     assert_eq!(listed.status(), 200);
-    let (service, span) = loop {
-        let (service, span) = tokio::time::timeout(Duration::from_secs(20), spans.recv())
-            .await
-            .expect("a span within 20 s")
-            .expect("the collector runs");
-        if span.name == "GET /v1/tokens" {
-            break (service, span);
-        }
-    };
+    let (service, span) = spans
+        .take_with_service(|s| s.name == "GET /v1/tokens")
+        .await;
     assert_eq!(service, "tokctl-server");
     assert_eq!(
         hex::encode(&span.trace_id),
@@ -123,15 +166,7 @@ async fn a_request_is_a_server_span_in_the_callers_trace() {
         .get("/v1/tokens/tok_missing", &server.admin_key)
         .await;
     assert_eq!(unknown.status(), 404);
-    let span = loop {
-        let (_, span) = tokio::time::timeout(Duration::from_secs(20), spans.recv())
-            .await
-            .expect("a span within 20 s")
-            .expect("the collector runs");
-        if span.name == "GET /v1/tokens/{id}" {
-            break span;
-        }
-    };
+    let span = spans.take(|s| s.name == "GET /v1/tokens/{id}").await;
     assert!(span.parent_span_id.is_empty(), "a root span");
     assert_ne!(hex::encode(&span.trace_id), trace_id);
     assert_eq!(
@@ -160,4 +195,124 @@ async fn with_the_collector_down_requests_are_answered_and_drops_counted() {
     })
     .await;
     assert!(dropped >= 20.0, "{dropped}");
+}
+
+#[tokio::test]
+async fn each_upstream_attempt_is_a_client_span_with_the_genai_attributes() {
+    let (endpoint, mut spans) = collector().await;
+    let upstream = wiremock::MockServer::start().await;
+    let usage = json!({"prompt_tokens": 12, "completion_tokens": 5,
+                       "prompt_tokens_details": {"cached_tokens": 4}});
+    answering(&upstream, "hello there", usage).await;
+    let dir = tempfile::tempdir().unwrap();
+    let models = catalogue(dir.path(), &format!("{}/v1", upstream.uri()), "gpt-up");
+    let server = traced(&endpoint, &["--models", &models]);
+    let trace_id = "0af7651916cd43dd8448eb211c80319c";
+    for stream in [false, true] {
+        let body = json!({"model": "upstream", "stream": stream, "max_tokens": 50,
+                          "temperature": 0.5,
+                          "messages": [{"role": "user", "content": "hi"}]});
+        let answer = server
+            .request(
+                reqwest::Method::POST,
+                "/v1/chat/completions",
+                &server.admin_key,
+            )
+            .header("traceparent", format!("00-{trace_id}-b7ad6b7169203331-01"))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(answer.status(), 200);
+        let text = answer.text().await.unwrap();
+        assert!(text.contains("hello there"), "{text}");
+        let client = spans.take(|s| s.name == "chat gpt-up").await;
+        let server_span = spans.take(|s| s.name == "POST /v1/chat/completions").await;
+        assert_eq!(hex::encode(&client.trace_id), trace_id);
+        assert_eq!(
+            client.parent_span_id, server_span.span_id,
+            "under the server span"
+        );
+        assert_eq!(client.kind, SpanKind::Client as i32);
+        let host = upstream.address().ip().to_string();
+        let port = upstream.address().port().to_string();
+        for (key, value) in [
+            ("gen_ai.operation.name", "chat"),
+            ("gen_ai.provider.name", "openai"),
+            ("gen_ai.request.model", "upstream"),
+            ("gen_ai.request.max_tokens", "50"),
+            ("gen_ai.request.temperature", "0.5"),
+            ("gen_ai.response.model", "gpt-up"),
+            ("gen_ai.response.finish_reasons", "stop"),
+            ("gen_ai.usage.input_tokens", "12"),
+            ("gen_ai.usage.output_tokens", "5"),
+            ("gen_ai.usage.cache_read.input_tokens", "4"),
+            ("tokctl.routed_model", "upstream"),
+            ("server.address", host.as_str()),
+            ("server.port", port.as_str()),
+        ] {
+            assert_eq!(
+                attribute(&client, key).as_deref(),
+                Some(value),
+                "{key} (stream {stream})"
+            );
+        }
+        let id = attribute(&client, "gen_ai.response.id").unwrap_or_default();
+        assert!(text.contains(&id) && !id.is_empty(), "the answer's id {id}");
+        let first = client.events.iter().any(|e| e.name == "gen_ai.first_token");
+        assert_eq!(first, stream, "a stream's first token is an event");
+        // No content, no secret: the upstream key never leaves in a span.
+        let bytes = format!("{client:?}{server_span:?}");
+        assert!(
+            !bytes.contains("sk-upstream")
+                && !bytes.contains("hello there")
+                && !bytes.contains("\"hi\"")
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_failed_attempt_is_a_failed_span_beside_the_one_that_answered() {
+    let (endpoint, mut spans) = collector().await;
+    let broken = wiremock::MockServer::start().await;
+    wiremock::Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(wiremock::ResponseTemplate::new(503).set_body_string("down"))
+        .mount(&broken)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("{}/v1", broken.uri());
+    let models = catalogue_with(dir.path(), &url, "gpt-down", "fallbacks = [\"local\"]");
+    let server = traced(
+        &endpoint,
+        &["--models", &models, "--sim-token-delay-ms", "0"],
+    );
+    let body = json!({"model": "upstream", "messages": [{"role": "user", "content": "hi"}]});
+    let answer = server
+        .post("/v1/chat/completions", &server.admin_key, &body)
+        .await;
+    assert_eq!(
+        answer.status(),
+        200,
+        "the simulated model answers after the failure"
+    );
+    let failed = spans.take(|s| s.name == "chat gpt-down").await;
+    assert_eq!(
+        attribute(&failed, "error.type").as_deref(),
+        Some("http_5xx")
+    );
+    assert_eq!(
+        failed.status.as_ref().map(|s| s.code),
+        Some(2),
+        "status error"
+    );
+    let answered = spans.take(|s| s.name == "chat local").await;
+    assert_eq!(
+        answered.parent_span_id, failed.parent_span_id,
+        "both under the request"
+    );
+    assert_eq!(
+        attribute(&answered, "gen_ai.provider.name").as_deref(),
+        Some("simulated")
+    );
+    assert!(attribute(&answered, "error.type").is_none());
 }

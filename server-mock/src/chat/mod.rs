@@ -27,6 +27,7 @@ pub mod responses;
 pub mod routing;
 pub mod schema;
 mod simulated;
+mod spans;
 mod spread;
 mod stream;
 mod tries;
@@ -58,7 +59,7 @@ use crate::http::error::ApiError;
 use crate::http::extract::ApiJson;
 use crate::http::routes::Routes;
 use crate::store::Store;
-use crate::telemetry::{Arrival, Metrics};
+use crate::telemetry::{Arrival, Metrics, Traced};
 use crate::usage::Ledger;
 use crate::x402::facilitator::Facilitator;
 use crate::x402::gate;
@@ -146,6 +147,8 @@ pub struct Caller {
     pub auth: Authenticated<require::ChatWrite>,
     pub request_id: Option<String>,
     pub arrived: Option<Instant>,
+    /// Where its spans go, while traces are on.
+    pub traced: Option<Traced>,
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Caller
@@ -160,6 +163,7 @@ where
             store: Arc::from_ref(state),
             request_id: auth.request_id.clone(),
             arrived: parts.extensions.get::<Arrival>().map(|Arrival(at)| *at),
+            traced: parts.extensions.get::<Traced>().cloned(),
             auth,
         })
     }
@@ -178,10 +182,12 @@ pub(crate) async fn serve(
         auth,
         request_id,
         arrived,
+        traced,
     } = caller;
     let mut timing = Timing {
         arrived,
         waited: Duration::ZERO,
+        traced,
     };
     let gateway = gateway.clone();
     let prompt = prompt_tokens(&checked.request.messages);
@@ -290,6 +296,8 @@ pub(crate) async fn serve(
 pub(crate) struct Timing {
     pub arrived: Option<Instant>,
     pub waited: Duration,
+    /// Where the request's spans go, while traces are on.
+    pub traced: Option<Traced>,
 }
 
 impl Timing {
@@ -313,7 +321,7 @@ async fn complete(
     timing: &mut Timing,
 ) -> Response {
     let mut failures = Failures::default();
-    let mut tries = tries::Tries::new(route.candidates, estimated_prompt);
+    let mut tries = tries::Tries::new(route.candidates, estimated_prompt, timing.traced.clone());
     while let Some(next) = tries
         .next(&gateway.health, checked, false, &mut funds, &mut failures)
         .await
@@ -330,6 +338,11 @@ async fn complete(
         timing.waited_since(started);
         match answer {
             Ok(answer) => {
+                attempt.describe(|| {
+                    let prompt = answer.prompt_tokens.unwrap_or(estimated_prompt);
+                    let tokens = Tokens::with(prompt, answer.completion_tokens, answer.detail);
+                    spans::answered(model, &id, &answer.finish.reason, &tokens)
+                });
                 attempt.succeeded();
                 // `exact` is settled now, before the answer is sent: not at all when no
                 // upstream answers, and no answer is sent unpaid.

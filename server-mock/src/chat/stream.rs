@@ -56,7 +56,7 @@ pub async fn respond(
     timing: &mut Timing,
 ) -> Response {
     let mut failures = Failures::default();
-    let mut tries = Tries::new(route.candidates, estimated_prompt);
+    let mut tries = Tries::new(route.candidates, estimated_prompt, timing.traced.clone());
     while let Some(next) = tries
         .next(&gateway.health, checked, true, &mut funds, &mut failures)
         .await
@@ -365,6 +365,13 @@ impl Relay {
     fn finish(&mut self) {
         self.upstream = None;
         let tokens = self.counts(true);
+        let model = &self.accounting.model;
+        let reason = self
+            .finish
+            .as_ref()
+            .map_or("stop", |finish| finish.reason.as_str());
+        let described = || super::spans::answered(model, &self.id, reason, &tokens);
+        self.attempt.describe(described);
         self.attempt.finished(tokens.completion);
         let platform = self.settle(&tokens);
         let finish = self.finish.take().unwrap_or_else(|| Finish::plain("stop"));

@@ -12,6 +12,8 @@ use super::funds::{Funds, Reserved};
 use super::health::{Attempt, Health};
 use super::provider::{self, Outgoing};
 use super::request::Checked;
+use super::spans;
+use crate::telemetry::Traced;
 
 /// Most deployments of one model a request tries: the first, and one more after a failure
 /// before its first byte.
@@ -30,6 +32,8 @@ pub(crate) struct Tries<'r> {
     reservation: Option<Reserved>,
     /// The request's prompt estimate, for the deployments' token limits.
     prompt: u64,
+    /// Where each try's client span goes, while traces are on.
+    traced: Option<Traced>,
 }
 
 /// One try: a deployment of a candidate model, what it is sent, and what pays for it.
@@ -44,7 +48,12 @@ pub(crate) struct Try<'r> {
 
 impl<'r> Tries<'r> {
     /// The tries over `candidates` for a request of `prompt` estimated tokens.
-    pub fn new(candidates: Vec<(&'r Arc<Model>, u32)>, prompt: u64) -> Self {
+    /// (each try traced under `traced`, when given).
+    pub fn new(
+        candidates: Vec<(&'r Arc<Model>, u32)>,
+        prompt: u64,
+        traced: Option<Traced>,
+    ) -> Self {
         Tries {
             candidates,
             index: 0,
@@ -52,6 +61,7 @@ impl<'r> Tries<'r> {
             sent: 0,
             reservation: None,
             prompt,
+            traced,
         }
     }
 
@@ -117,7 +127,11 @@ impl<'r> Tries<'r> {
                 },
             };
             match health.admit(deployment, tokens) {
-                Ok(attempt) => {
+                Ok(mut attempt) => {
+                    if let Some(traced) = &self.traced {
+                        let (name, attributes) = spans::started(deployment, cap, checked);
+                        attempt.traced(traced.client(name, attributes));
+                    }
                     self.sent += 1;
                     return Some(Try {
                         model: deployment,

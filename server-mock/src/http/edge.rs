@@ -84,6 +84,9 @@ where
         let span = self
             .traces
             .server(request.method(), path, request.headers());
+        if let Some(traced) = span.as_ref().and_then(|span| span.traced(&self.traces)) {
+            request.extensions_mut().insert(traced);
+        }
         if let Some(noted) = &noted
             && self.metrics.is_on()
         {

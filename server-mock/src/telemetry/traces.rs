@@ -186,7 +186,66 @@ impl Traces {
 /// A request's server span, ended with its answer's status.
 pub struct ServerSpan(Context);
 
+/// Where a request's own spans go: under its server span, through the server's tracer. Left in
+/// the request's extensions by the edge layer while traces are on.
+#[derive(Clone)]
+pub struct Traced {
+    inner: Arc<Inner>,
+    cx: Context,
+}
+
+impl Traced {
+    /// A client span under the request's (an upstream attempt), started now.
+    pub fn client(&self, name: String, attributes: Vec<KeyValue>) -> ClientSpan {
+        let span = self
+            .inner
+            .tracer
+            .span_builder(name)
+            .with_kind(SpanKind::Client)
+            .with_attributes(attributes)
+            .start_with_context(&self.inner.tracer, &self.cx);
+        ClientSpan(self.cx.with_span(span))
+    }
+}
+
+/// A client span: what the gateway asked of an upstream, and what came of it.
+pub struct ClientSpan(Context);
+
+impl ClientSpan {
+    /// Adds attributes known once the answer came.
+    pub fn set(&self, attributes: Vec<KeyValue>) {
+        self.0.span().set_attributes(attributes);
+    }
+
+    /// Marks a moment of the attempt (`gen_ai.first_token`).
+    pub fn event(&self, name: &'static str) {
+        self.0.span().add_event(name, Vec::new());
+    }
+
+    /// Ends it as failed, of `error_type`.
+    pub fn failed(self, error_type: &'static str, message: String) {
+        let span = self.0.span();
+        span.set_attribute(KeyValue::new("error.type", error_type));
+        span.set_status(Status::error(message));
+        span.end();
+    }
+
+    /// Ends it.
+    pub fn end(self) {
+        self.0.span().end();
+    }
+}
+
 impl ServerSpan {
+    /// Where the request's own spans go.
+    pub fn traced(&self, traces: &Traces) -> Option<Traced> {
+        let inner = traces.0.clone()?;
+        Some(Traced {
+            inner,
+            cx: self.0.clone(),
+        })
+    }
+
     /// Ends it with the answer's `status` (a 5xx marks it an error).
     pub fn end(self, status: u16) {
         let span = self.0.span();

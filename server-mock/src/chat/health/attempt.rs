@@ -8,7 +8,7 @@ use super::Shared;
 use crate::chat::answer::Failure;
 use crate::chat::breaker::{Pass, State, Verdict};
 use crate::chat::latency::Latency;
-use crate::telemetry::Outcome;
+use crate::telemetry::{ClientSpan, Outcome};
 
 /// One try of one model, let through by its circuit.
 pub struct Attempt {
@@ -21,6 +21,8 @@ pub struct Attempt {
     decided: bool,
     /// Whether its outcome was counted in the metrics, so that dropping it counts it cancelled.
     counted: bool,
+    /// Its client span, while traces are on.
+    span: Option<ClientSpan>,
 }
 
 impl Attempt {
@@ -32,6 +34,27 @@ impl Attempt {
             first: None,
             decided: false,
             counted: false,
+            span: None,
+        }
+    }
+
+    /// Traces it as `span` (ended with its outcome).
+    pub fn traced(&mut self, span: ClientSpan) {
+        self.span = Some(span);
+    }
+
+    /// Adds what its answer says to its span.
+    pub fn describe(&self, attributes: impl FnOnce() -> Vec<opentelemetry::KeyValue>) {
+        if let Some(span) = &self.span {
+            span.set(attributes());
+        }
+    }
+
+    fn end_span(&mut self, failed: Option<(Outcome, String)>) {
+        match (self.span.take(), failed) {
+            (Some(span), Some((outcome, why))) => span.failed(outcome.label(), why),
+            (Some(span), None) => span.end(),
+            (None, _) => {}
         }
     }
 
@@ -75,6 +98,7 @@ impl Attempt {
         self.count(Outcome::Success);
         self.first_token(took);
         self.record(Verdict::Success, |latency| latency.first_token(took));
+        self.end_span(None);
     }
 
     /// A stream's first token came. A probe has shown what it had to (the circuit closes now,
@@ -84,6 +108,9 @@ impl Attempt {
         self.first = Some(now);
         let took = now.duration_since(self.started);
         self.first_token(took);
+        if let Some(span) = &self.span {
+            span.event("gen_ai.first_token");
+        }
         if self.pass == Pass::Probe {
             self.record(Verdict::Answering, |latency| latency.first_token(took));
             // The stream's end still gives the probe's verdict (success, or a cut that
@@ -105,15 +132,18 @@ impl Attempt {
                 latency.output(tokens.saturating_sub(1), over);
             }
         });
+        self.end_span(None);
     }
 
     /// The upstream failed; counted unless the failure was the client's own (a 4xx other than
     /// 408 and 429).
     pub fn failed(&mut self, failure: &Failure) {
-        self.count(match self.first {
+        let outcome = match self.first {
             Some(_) => Outcome::StreamCut,
             None => failure.outcome(),
-        });
+        };
+        self.count(outcome);
+        self.end_span(Some((outcome, failure.cause())));
         let cause = failure.cause();
         let verdict = if failure.counts() {
             Verdict::Failure {
@@ -132,6 +162,7 @@ impl Drop for Attempt {
         if !self.counted {
             self.count(Outcome::Cancelled);
         }
+        self.end_span(Some((Outcome::Cancelled, "the client went away".into())));
         if !self.decided {
             self.record(Verdict::None, |_| {});
         }

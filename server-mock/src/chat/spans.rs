@@ -1,0 +1,80 @@
+//! What a gateway request's upstream attempts tell a trace: the client span of each attempt,
+//! `chat {model}`, with OpenTelemetry's GenAI attributes (ids and counts, never content).
+
+use opentelemetry::{Array, KeyValue, StringValue, Value};
+
+use super::catalogue::Model;
+use super::form::Tokens;
+use super::request::Checked;
+
+/// The client span's name and its attributes as an attempt on `deployment` starts, asking for
+/// at most `cap` tokens.
+pub fn started(deployment: &Model, cap: u32, checked: &Checked) -> (String, Vec<KeyValue>) {
+    let upstream = deployment.upstream_name();
+    let mut attributes = vec![
+        KeyValue::new("gen_ai.operation.name", "chat"),
+        KeyValue::new("gen_ai.provider.name", provider(deployment.named.0.name)),
+        KeyValue::new("gen_ai.request.model", checked.request.model.clone()),
+        KeyValue::new("gen_ai.request.max_tokens", i64::from(cap)),
+        KeyValue::new("tokctl.routed_model", deployment.id.clone()),
+    ];
+    if let Some(temperature) = checked.request.temperature {
+        attributes.push(KeyValue::new("gen_ai.request.temperature", temperature));
+    }
+    if let Some(name) = &deployment.deployment {
+        attributes.push(KeyValue::new("tokctl.deployment", name.clone()));
+    }
+    let url = deployment.base_url.as_deref();
+    if let Some(url) = url.and_then(|url| reqwest::Url::parse(url).ok())
+        && let Some(host) = url.host_str()
+    {
+        attributes.push(KeyValue::new("server.address", host.to_string()));
+        if let Some(port) = url.port_or_known_default() {
+            attributes.push(KeyValue::new("server.port", i64::from(port)));
+        }
+    }
+    (format!("chat {upstream}"), attributes)
+}
+
+/// The attributes of an answer `id` from `deployment` that ended for `finish` after `tokens`.
+pub fn answered(deployment: &Model, id: &str, finish: &str, tokens: &Tokens) -> Vec<KeyValue> {
+    let count = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+    let finish: Vec<StringValue> = vec![finish.to_string().into()];
+    vec![
+        KeyValue::new(
+            "gen_ai.response.model",
+            deployment.upstream_name().to_string(),
+        ),
+        KeyValue::new("gen_ai.response.id", id.to_string()),
+        KeyValue::new(
+            "gen_ai.response.finish_reasons",
+            Value::Array(Array::String(finish)),
+        ),
+        KeyValue::new("gen_ai.usage.input_tokens", count(tokens.prompt)),
+        KeyValue::new("gen_ai.usage.output_tokens", count(tokens.completion)),
+        KeyValue::new(
+            "gen_ai.usage.cache_read.input_tokens",
+            count(tokens.cache_read),
+        ),
+        KeyValue::new(
+            "gen_ai.usage.cache_creation.input_tokens",
+            count(tokens.cache_write.saturating_add(tokens.cache_write_1h)),
+        ),
+        KeyValue::new(
+            "gen_ai.usage.reasoning.output_tokens",
+            count(tokens.reasoning),
+        ),
+    ]
+}
+
+/// A catalogue provider's name as OpenTelemetry's GenAI conventions spell it.
+fn provider(name: &'static str) -> &'static str {
+    match name {
+        "gemini" => "gcp.gemini",
+        "mistral" => "mistral_ai",
+        "xai" => "x_ai",
+        "azure" => "azure.ai.openai",
+        "bedrock" => "aws.bedrock",
+        other => other,
+    }
+}
