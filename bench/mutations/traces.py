@@ -13,4 +13,5 @@ M = [
  ("a failed attempt's error type", "server-mock/src/chat/health/attempt.rs", "(Some(span), Some((outcome, why))) => span.failed(outcome.label(), why),", "(Some(span), Some(_)) => span.end(),", "--test traces"),
  ("a stream's first token is an event", "server-mock/src/chat/health/attempt.rs", 'span.event("gen_ai.first_token");', "let _ = span;", "--test traces"),
  ("an attempt's span is traced at all", "server-mock/src/chat/tries.rs", "attempt.traced(traced.client(name, attributes));", "let _ = (traced, name, attributes);", "--test traces"),
+ ("an agent's session is the conversation", T, '.filter(|id| !id.is_empty() && id.len() <= SESSION_MAX);', '.filter(|_| false);', "--test traces"),
 ]

@@ -219,6 +219,7 @@ async fn each_upstream_attempt_is_a_client_span_with_the_genai_attributes() {
                 &server.admin_key,
             )
             .header("traceparent", format!("00-{trace_id}-b7ad6b7169203331-01"))
+            .header("x-claude-code-session-id", "sess-42")
             .json(&body)
             .send()
             .await
@@ -234,6 +235,8 @@ async fn each_upstream_attempt_is_a_client_span_with_the_genai_attributes() {
             "under the server span"
         );
         assert_eq!(client.kind, SpanKind::Client as i32);
+        let session = attribute(&server_span, "gen_ai.conversation.id");
+        assert_eq!(session.as_deref(), Some("sess-42"), "the agent's session");
         let host = upstream.address().ip().to_string();
         let port = upstream.address().port().to_string();
         for (key, value) in [

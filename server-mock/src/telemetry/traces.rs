@@ -28,6 +28,12 @@ use super::registry::{self, Metrics};
 const QUEUE: usize = 4096;
 /// How long one export may take before it counts as failed (its spans dropped).
 const EXPORT_TIMEOUT: Duration = Duration::from_secs(5);
+/// Headers that name an agent's session (Claude Code's, and the gateway's own for any client),
+/// recorded as `gen_ai.conversation.id`.
+const SESSION_HEADERS: [&str; 2] = ["x-claude-code-session-id", "x-tokctl-session-id"];
+/// Longest session id recorded.
+const SESSION_MAX: usize = 128;
+
 /// How long the server waits for the last spans to leave when it stops.
 const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(3);
 
@@ -159,6 +165,13 @@ impl Traces {
             }
             None => method.to_string(),
         };
+        let session = SESSION_HEADERS
+            .iter()
+            .find_map(|name| headers.get(*name)?.to_str().ok())
+            .filter(|id| !id.is_empty() && id.len() <= SESSION_MAX);
+        if let Some(id) = session {
+            attributes.push(KeyValue::new("gen_ai.conversation.id", id.to_string()));
+        }
         let parent = inner.propagator.extract(&HeaderExtractor(headers));
         let span = inner
             .tracer
