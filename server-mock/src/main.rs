@@ -11,6 +11,11 @@ use tokctl_server::{
 };
 use tracing_subscriber::EnvFilter;
 
+mod values;
+use values::{
+    DatabaseUrlParser, Notices, Schedule, parse_notices, parse_ratio, parse_schedule, parse_timeout,
+};
+
 // Many small allocations per request, from both cores: mimalloc avoids glibc's arena locks.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -161,38 +166,6 @@ impl BreakerArgs {
     }
 }
 
-/// Notice offsets: one argument holding a comma list.
-#[derive(Clone)]
-struct Notices(Vec<(String, std::time::Duration)>);
-
-fn parse_notices(raw: &str) -> Result<Notices, String> {
-    tokctl_server::webhooks::expiry::parse_notices(raw).map(Notices)
-}
-
-fn parse_timeout(raw: &str) -> Result<std::time::Duration, String> {
-    match humantime::parse_duration(raw) {
-        Ok(timeout) if timeout.is_zero() => Err("must be longer than 0".into()),
-        Ok(timeout) => Ok(timeout),
-        Err(err) => Err(err.to_string()),
-    }
-}
-
-/// A share from 0 to 1.
-fn parse_ratio(raw: &str) -> Result<f64, String> {
-    match raw.trim().parse::<f64>() {
-        Ok(ratio) if (0.0..=1.0).contains(&ratio) => Ok(ratio),
-        _ => Err("must be a number from 0 to 1".into()),
-    }
-}
-
-/// A retry schedule: one argument holding a comma list.
-#[derive(Clone)]
-struct Schedule(Vec<std::time::Duration>);
-
-fn parse_schedule(raw: &str) -> Result<Schedule, String> {
-    tokctl_server::webhooks::parse_schedule(raw).map(Schedule)
-}
-
 #[derive(Args, Clone)]
 struct DatabaseArgs {
     /// A PostgreSQL database to keep everything in, shared by any number of instances, e.g.
@@ -212,33 +185,6 @@ struct DatabaseArgs {
     /// before it is answered 503 (at most --database-timeout) [default: --database-timeout].
     #[arg(long, value_parser = parse_timeout, global = true)]
     database_acquire_timeout: Option<std::time::Duration>,
-}
-
-/// Parses `--database-url` without quoting it back: it may hold a password.
-#[derive(Clone)]
-struct DatabaseUrlParser;
-
-impl clap::builder::TypedValueParser for DatabaseUrlParser {
-    type Value = DatabaseUrl;
-
-    fn parse_ref(
-        &self,
-        cmd: &clap::Command,
-        _arg: Option<&clap::Arg>,
-        value: &std::ffi::OsStr,
-    ) -> Result<DatabaseUrl, clap::Error> {
-        let parsed = value
-            .to_str()
-            .ok_or_else(|| "not UTF-8".to_string())
-            .and_then(str::parse);
-        parsed.map_err(|why| {
-            clap::Error::raw(
-                clap::error::ErrorKind::ValueValidation,
-                format!("invalid --database-url: {why}\n"),
-            )
-            .with_cmd(cmd)
-        })
-    }
 }
 
 impl DatabaseArgs {

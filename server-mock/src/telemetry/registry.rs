@@ -51,6 +51,16 @@ pub const OUTBOX: &str = "tokctl_webhook_outbox_depth";
 pub const LEDGER_FLUSH: &str = "tokctl_ledger_flush_duration_seconds";
 /// Trace spans dropped: not sent because the collector was down or slow.
 pub const TRACE_SPANS_DROPPED: &str = "tokctl_trace_spans_dropped_total";
+/// The route templates of `routes`, to find which one a path is (`/v1/tokens/{id}`).
+pub(super) fn templates(routes: &[(Method, &'static str)]) -> matchit::Router<&'static str> {
+    let mut templates = matchit::Router::new();
+    for (_, path) in routes {
+        // A path listed twice (two methods) is inserted once.
+        let _ = templates.insert(*path, *path);
+    }
+    templates
+}
+
 /// `db.client.connection.count`, by pool and state (`idle`, `used`).
 pub const DB_CONNECTIONS: &str = "db_client_connection_count";
 /// `db.client.connection.max`, by pool.
@@ -211,11 +221,7 @@ impl Metrics {
                 false => recorder.describe_histogram((*name).into(), unit, (*help).into()),
             }
         }
-        let mut templates = matchit::Router::new();
-        for (_, path) in routes {
-            // A path listed twice (two methods) is inserted once.
-            let _ = templates.insert(*path, *path);
-        }
+        let templates = templates(routes);
         let metrics = Metrics(Some(Arc::new(Inner {
             handle: recorder.handle(),
             recorder,

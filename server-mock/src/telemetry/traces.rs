@@ -130,13 +130,8 @@ impl Traces {
             .build();
         let tracer = provider.tracer("tokctl-server");
         tracing::info!(endpoint = %endpoint, sample_ratio = ratio, "exporting traces over OTLP/HTTP");
-        let mut templates = matchit::Router::new();
-        for (_, path) in routes {
-            // A path listed twice (two methods) is inserted once.
-            let _ = templates.insert(*path, *path);
-        }
         Ok(Traces(Some(Arc::new(Inner {
-            routes: templates,
+            routes: registry::templates(routes),
             provider,
             tracer,
             propagator: TraceContextPropagator::new(),
