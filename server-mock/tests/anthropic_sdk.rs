@@ -11,14 +11,21 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 
 use common::anthropic::{Anthropic, gateway};
 
 const ANTHROPIC_VERSION: &str = "2.14.0";
 const OPENAI_VERSION: &str = "3.54.0";
 
-/// A Python with both clients, or why there is none.
+/// A Python with both clients, or why there is none: made once, however many tests ask at
+/// the same time (three making one venv together trip over each other's files).
 fn python() -> Result<PathBuf, String> {
+    static READY: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    READY.get_or_init(install).clone()
+}
+
+fn install() -> Result<PathBuf, String> {
     let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/anthropic-venv");
     let python = venv.join("bin/python");
     let check = format!(
