@@ -42,6 +42,7 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
             [CompletionResult]::new('chat', 'chat', [CompletionResultType]::ParameterValue, 'Chat through the gateway: one answer for PROMPT (or piped stdin), or a session on a terminal')
             [CompletionResult]::new('models', 'models', [CompletionResultType]::ParameterValue, 'List the gateway''s models with prices, quality and latency')
             [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Show the credit ledger: totals by day and model, with a chart on a terminal')
+            [CompletionResult]::new('requests', 'requests', [CompletionResultType]::ParameterValue, 'Read the gateway''s request log: who asked, which model answered, timings and cost')
             [CompletionResult]::new('webhooks', 'webhooks', [CompletionResultType]::ParameterValue, 'Configure webhook endpoints, receive events locally, verify signatures')
             [CompletionResult]::new('x402', 'x402', [CompletionResultType]::ParameterValue, 'Show, set or remove the workspace''s x402 terms: what agents naming an agent_wallet pay')
             [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Find leaked tokctl secrets in files, stdin or git history, and optionally revoke them')
@@ -522,6 +523,74 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'tokctl;requests' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List gateway requests, newest first (--follow to keep printing new ones)')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one request by the id its answer carried (x-request-id)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'tokctl;requests;list' {
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Only requests this token sent (id or name)')
+            [CompletionResult]::new('--key', '--key', [CompletionResultType]::ParameterName, 'Only requests this API key sent (id or name)')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Only requests naming this model or answered by it')
+            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Only requests answered with this status class or status: 2xx, 4xx, 5xx, 429')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only requests that arrived since this time: RFC 3339, or a length of time ago (1h, 2d)')
+            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only requests that arrived before this time: RFC 3339, or a length of time ago')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Only requests of this agent session')
+            [CompletionResult]::new('-L', '-L ', [CompletionResultType]::ParameterName, 'Most requests listed (the newest)')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Most requests listed (the newest)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'After the list, print each new request as it is logged, until interrupted')
+            [CompletionResult]::new('--follow', '--follow', [CompletionResultType]::ParameterName, 'After the list, print each new request as it is logged, until interrupted')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'tokctl;requests;show' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'tokctl;requests;help' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List gateway requests, newest first (--follow to keep printing new ones)')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one request by the id its answer carried (x-request-id)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'tokctl;requests;help;list' {
+            break
+        }
+        'tokctl;requests;help;show' {
+            break
+        }
+        'tokctl;requests;help;help' {
+            break
+        }
         'tokctl;webhooks' {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
@@ -821,6 +890,7 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
             [CompletionResult]::new('chat', 'chat', [CompletionResultType]::ParameterValue, 'Chat through the gateway: one answer for PROMPT (or piped stdin), or a session on a terminal')
             [CompletionResult]::new('models', 'models', [CompletionResultType]::ParameterValue, 'List the gateway''s models with prices, quality and latency')
             [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Show the credit ledger: totals by day and model, with a chart on a terminal')
+            [CompletionResult]::new('requests', 'requests', [CompletionResultType]::ParameterValue, 'Read the gateway''s request log: who asked, which model answered, timings and cost')
             [CompletionResult]::new('webhooks', 'webhooks', [CompletionResultType]::ParameterValue, 'Configure webhook endpoints, receive events locally, verify signatures')
             [CompletionResult]::new('x402', 'x402', [CompletionResultType]::ParameterValue, 'Show, set or remove the workspace''s x402 terms: what agents naming an agent_wallet pay')
             [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Find leaked tokctl secrets in files, stdin or git history, and optionally revoke them')
@@ -909,6 +979,17 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
             break
         }
         'tokctl;help;usage' {
+            break
+        }
+        'tokctl;help;requests' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List gateway requests, newest first (--follow to keep printing new ones)')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one request by the id its answer carried (x-request-id)')
+            break
+        }
+        'tokctl;help;requests;list' {
+            break
+        }
+        'tokctl;help;requests;show' {
             break
         }
         'tokctl;help;webhooks' {

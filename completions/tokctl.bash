@@ -40,6 +40,9 @@ _tokctl() {
             tokctl,models)
                 cmd="tokctl__subcmd__models"
                 ;;
+            tokctl,requests)
+                cmd="tokctl__subcmd__requests"
+                ;;
             tokctl,scan)
                 cmd="tokctl__subcmd__scan"
                 ;;
@@ -124,6 +127,9 @@ _tokctl() {
             tokctl__subcmd__help,models)
                 cmd="tokctl__subcmd__help__subcmd__models"
                 ;;
+            tokctl__subcmd__help,requests)
+                cmd="tokctl__subcmd__help__subcmd__requests"
+                ;;
             tokctl__subcmd__help,scan)
                 cmd="tokctl__subcmd__help__subcmd__scan"
                 ;;
@@ -165,6 +171,12 @@ _tokctl() {
                 ;;
             tokctl__subcmd__help__subcmd__keys,revoke)
                 cmd="tokctl__subcmd__help__subcmd__keys__subcmd__revoke"
+                ;;
+            tokctl__subcmd__help__subcmd__requests,list)
+                cmd="tokctl__subcmd__help__subcmd__requests__subcmd__list"
+                ;;
+            tokctl__subcmd__help__subcmd__requests,show)
+                cmd="tokctl__subcmd__help__subcmd__requests__subcmd__show"
                 ;;
             tokctl__subcmd__help__subcmd__tokens,create)
                 cmd="tokctl__subcmd__help__subcmd__tokens__subcmd__create"
@@ -240,6 +252,24 @@ _tokctl() {
                 ;;
             tokctl__subcmd__keys__subcmd__help,revoke)
                 cmd="tokctl__subcmd__keys__subcmd__help__subcmd__revoke"
+                ;;
+            tokctl__subcmd__requests,help)
+                cmd="tokctl__subcmd__requests__subcmd__help"
+                ;;
+            tokctl__subcmd__requests,list)
+                cmd="tokctl__subcmd__requests__subcmd__list"
+                ;;
+            tokctl__subcmd__requests,show)
+                cmd="tokctl__subcmd__requests__subcmd__show"
+                ;;
+            tokctl__subcmd__requests__subcmd__help,help)
+                cmd="tokctl__subcmd__requests__subcmd__help__subcmd__help"
+                ;;
+            tokctl__subcmd__requests__subcmd__help,list)
+                cmd="tokctl__subcmd__requests__subcmd__help__subcmd__list"
+                ;;
+            tokctl__subcmd__requests__subcmd__help,show)
+                cmd="tokctl__subcmd__requests__subcmd__help__subcmd__show"
                 ;;
             tokctl__subcmd__tokens,create)
                 cmd="tokctl__subcmd__tokens__subcmd__create"
@@ -374,7 +404,7 @@ _tokctl() {
 
     case "${cmd}" in
         tokctl)
-            opts="-o -q -v -h -V --output --quiet --verbose --profile --base-url --help --version login config tokens keys audit scopes chat models usage webhooks x402 scan completions help"
+            opts="-o -q -v -h -V --output --quiet --verbose --profile --base-url --help --version login config tokens keys audit scopes chat models usage requests webhooks x402 scan completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -852,7 +882,7 @@ _tokctl() {
             return 0
             ;;
         tokctl__subcmd__help)
-            opts="login config tokens keys audit scopes chat models usage webhooks x402 scan completions help"
+            opts="login config tokens keys audit scopes chat models usage requests webhooks x402 scan completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1078,6 +1108,48 @@ _tokctl() {
         tokctl__subcmd__help__subcmd__models)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__help__subcmd__requests)
+            opts="list show"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__help__subcmd__requests__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__help__subcmd__requests__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1449,11 +1521,11 @@ _tokctl() {
             fi
             case "${prev}" in
                 --scope)
-                    COMPREPLY=($(compgen -W "tokens:read tokens:write tokens:rotate tokens:revoke audit:read webhooks:read webhooks:write chat:write usage:read keys:read keys:write x402:read x402:write" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tokens:read tokens:write tokens:rotate tokens:revoke audit:read webhooks:read webhooks:write chat:write usage:read keys:read keys:write x402:read x402:write requests:read" -- "${cur}"))
                     return 0
                     ;;
                 -s)
-                    COMPREPLY=($(compgen -W "tokens:read tokens:write tokens:rotate tokens:revoke audit:read webhooks:read webhooks:write chat:write usage:read keys:read keys:write x402:read x402:write" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tokens:read tokens:write tokens:rotate tokens:revoke audit:read webhooks:read webhooks:write chat:write usage:read keys:read keys:write x402:read x402:write requests:read" -- "${cur}"))
                     return 0
                     ;;
                 --expires-in)
@@ -1681,6 +1753,188 @@ _tokctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        tokctl__subcmd__requests)
+            opts="-o -q -v -h --output --quiet --verbose --profile --base-url --help list show help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__requests__subcmd__help)
+            opts="list show help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__requests__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__requests__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__requests__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__requests__subcmd__list)
+            opts="-L -f -o -q -v -h --token --key --model --status --since --until --session --limit --follow --output --quiet --verbose --profile --base-url --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --status)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -L)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__requests__subcmd__show)
+            opts="-o -q -v -h --output --quiet --verbose --profile --base-url --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         tokctl__subcmd__scan)
             opts="-y -o -q -v -h --git-history --no-ignore --revoke --yes --include-own-key --output --quiet --verbose --profile --base-url --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1779,11 +2033,11 @@ _tokctl() {
             fi
             case "${prev}" in
                 --scope)
-                    COMPREPLY=($(compgen -W "tokens:read tokens:write tokens:rotate tokens:revoke audit:read webhooks:read webhooks:write chat:write usage:read keys:read keys:write x402:read x402:write" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tokens:read tokens:write tokens:rotate tokens:revoke audit:read webhooks:read webhooks:write chat:write usage:read keys:read keys:write x402:read x402:write requests:read" -- "${cur}"))
                     return 0
                     ;;
                 -s)
-                    COMPREPLY=($(compgen -W "tokens:read tokens:write tokens:rotate tokens:revoke audit:read webhooks:read webhooks:write chat:write usage:read keys:read keys:write x402:read x402:write" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tokens:read tokens:write tokens:rotate tokens:revoke audit:read webhooks:read webhooks:write chat:write usage:read keys:read keys:write x402:read x402:write requests:read" -- "${cur}"))
                     return 0
                     ;;
                 --expires-in)

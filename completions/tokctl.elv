@@ -39,6 +39,7 @@ set edit:completion:arg-completer[tokctl] = {|@words|
             cand chat 'Chat through the gateway: one answer for PROMPT (or piped stdin), or a session on a terminal'
             cand models 'List the gateway''s models with prices, quality and latency'
             cand usage 'Show the credit ledger: totals by day and model, with a chart on a terminal'
+            cand requests 'Read the gateway''s request log: who asked, which model answered, timings and cost'
             cand webhooks 'Configure webhook endpoints, receive events locally, verify signatures'
             cand x402 'Show, set or remove the workspace''s x402 terms: what agents naming an agent_wallet pay'
             cand scan 'Find leaked tokctl secrets in files, stdin or git history, and optionally revoke them'
@@ -471,6 +472,67 @@ set edit:completion:arg-completer[tokctl] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'tokctl;requests'= {
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand list 'List gateway requests, newest first (--follow to keep printing new ones)'
+            cand show 'Show one request by the id its answer carried (x-request-id)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'tokctl;requests;list'= {
+            cand --token 'Only requests this token sent (id or name)'
+            cand --key 'Only requests this API key sent (id or name)'
+            cand --model 'Only requests naming this model or answered by it'
+            cand --status 'Only requests answered with this status class or status: 2xx, 4xx, 5xx, 429'
+            cand --since 'Only requests that arrived since this time: RFC 3339, or a length of time ago (1h, 2d)'
+            cand --until 'Only requests that arrived before this time: RFC 3339, or a length of time ago'
+            cand --session 'Only requests of this agent session'
+            cand -L 'Most requests listed (the newest)'
+            cand --limit 'Most requests listed (the newest)'
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]'
+            cand -f 'After the list, print each new request as it is logged, until interrupted'
+            cand --follow 'After the list, print each new request as it is logged, until interrupted'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'tokctl;requests;show'= {
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'tokctl;requests;help'= {
+            cand list 'List gateway requests, newest first (--follow to keep printing new ones)'
+            cand show 'Show one request by the id its answer carried (x-request-id)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'tokctl;requests;help;list'= {
+        }
+        &'tokctl;requests;help;show'= {
+        }
+        &'tokctl;requests;help;help'= {
+        }
         &'tokctl;webhooks'= {
             cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
             cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
@@ -740,6 +802,7 @@ set edit:completion:arg-completer[tokctl] = {|@words|
             cand chat 'Chat through the gateway: one answer for PROMPT (or piped stdin), or a session on a terminal'
             cand models 'List the gateway''s models with prices, quality and latency'
             cand usage 'Show the credit ledger: totals by day and model, with a chart on a terminal'
+            cand requests 'Read the gateway''s request log: who asked, which model answered, timings and cost'
             cand webhooks 'Configure webhook endpoints, receive events locally, verify signatures'
             cand x402 'Show, set or remove the workspace''s x402 terms: what agents naming an agent_wallet pay'
             cand scan 'Find leaked tokctl secrets in files, stdin or git history, and optionally revoke them'
@@ -805,6 +868,14 @@ set edit:completion:arg-completer[tokctl] = {|@words|
         &'tokctl;help;models'= {
         }
         &'tokctl;help;usage'= {
+        }
+        &'tokctl;help;requests'= {
+            cand list 'List gateway requests, newest first (--follow to keep printing new ones)'
+            cand show 'Show one request by the id its answer carried (x-request-id)'
+        }
+        &'tokctl;help;requests;list'= {
+        }
+        &'tokctl;help;requests;show'= {
         }
         &'tokctl;help;webhooks'= {
             cand create 'Add an endpoint and print its signing secret (shown once)'

@@ -43,6 +43,7 @@ complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "scopes" -d 'List ever
 complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "chat" -d 'Chat through the gateway: one answer for PROMPT (or piped stdin), or a session on a terminal'
 complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "models" -d 'List the gateway\'s models with prices, quality and latency'
 complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "usage" -d 'Show the credit ledger: totals by day and model, with a chart on a terminal'
+complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "requests" -d 'Read the gateway\'s request log: who asked, which model answered, timings and cost'
 complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "webhooks" -d 'Configure webhook endpoints, receive events locally, verify signatures'
 complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "x402" -d 'Show, set or remove the workspace\'s x402 terms: what agents naming an agent_wallet pay'
 complete -c tokctl -n "__fish_tokctl_needs_command" -f -a "scan" -d 'Find leaked tokctl secrets in files, stdin or git history, and optionally revoke them'
@@ -142,7 +143,8 @@ usage:read\t''
 keys:read\t''
 keys:write\t''
 x402:read\t''
-x402:write\t''"
+x402:write\t''
+requests:read\t''"
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -l expires-in -d 'Expire after this long, e.g. 30d, 12h, 90m (a day is 24 h; years and months are not taken, as their length varies: 365d)' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -l expires-at -d 'Expire at this RFC 3339 time, e.g. 2030-01-01T00:00:00Z' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand tokens; and __fish_seen_subcommand_from create" -l credit-limit -d 'The most it may spend through the chat gateway per period, in credits (exact, e.g. 25 or 0.5)' -r
@@ -276,7 +278,8 @@ usage:read\t''
 keys:read\t''
 keys:write\t''
 x402:read\t''
-x402:write\t''"
+x402:write\t''
+requests:read\t''"
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from create" -l expires-in -d 'Expire after this long, e.g. 30d, 12h, 90m (a day is 24 h; years and months are not taken, as their length varies: 365d)' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from create" -l expires-at -d 'Expire at this RFC 3339 time, e.g. 2030-01-01T00:00:00Z' -r
 complete -c tokctl -n "__fish_tokctl_using_subcommand keys; and __fish_seen_subcommand_from create" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
@@ -399,6 +402,48 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand usage" -l base-url -d 'Tok
 complete -c tokctl -n "__fish_tokctl_using_subcommand usage" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand usage" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand usage" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand requests; and not __fish_seen_subcommand_from list show help" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand requests; and not __fish_seen_subcommand_from list show help" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand requests; and not __fish_seen_subcommand_from list show help" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand requests; and not __fish_seen_subcommand_from list show help" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand requests; and not __fish_seen_subcommand_from list show help" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand requests; and not __fish_seen_subcommand_from list show help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand requests; and not __fish_seen_subcommand_from list show help" -f -a "list" -d 'List gateway requests, newest first (--follow to keep printing new ones)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand requests; and not __fish_seen_subcommand_from list show help" -f -a "show" -d 'Show one request by the id its answer carried (x-request-id)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand requests; and not __fish_seen_subcommand_from list show help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand requests; and __fish_seen_subcommand_from list" -l token -d 'Only requests this token sent (id or name)' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand requests; and __fish_seen_subcommand_from list" -l key -d 'Only requests this API key sent (id or name)' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand requests; and __fish_seen_subcommand_from list" -l model -d 'Only requests naming this model or answered by it' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand requests; and __fish_seen_subcommand_from list" -l status -d 'Only requests answered with this status class or status: 2xx, 4xx, 5xx, 429' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand requests; and __fish_seen_subcommand_from list" -l since -d 'Only requests that arrived since this time: RFC 3339, or a length of time ago (1h, 2d)' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand requests; and __fish_seen_subcommand_from list" -l until -d 'Only requests that arrived before this time: RFC 3339, or a length of time ago' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand requests; and __fish_seen_subcommand_from list" -l session -d 'Only requests of this agent session' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand requests; and __fish_seen_subcommand_from list" -s L -l limit -d 'Most requests listed (the newest)' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand requests; and __fish_seen_subcommand_from list" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand requests; and __fish_seen_subcommand_from list" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand requests; and __fish_seen_subcommand_from list" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand requests; and __fish_seen_subcommand_from list" -s f -l follow -d 'After the list, print each new request as it is logged, until interrupted'
+complete -c tokctl -n "__fish_tokctl_using_subcommand requests; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand requests; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand requests; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand requests; and __fish_seen_subcommand_from show" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
+plain\t'Tab-separated lines'
+json\t'The API\'s JSON objects'
+sarif\t'SARIF 2.1.0, for code-scanning tools (`tokctl scan` only)'"
+complete -c tokctl -n "__fish_tokctl_using_subcommand requests; and __fish_seen_subcommand_from show" -l profile -d 'Profile to use [env: TOKCTL_PROFILE]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand requests; and __fish_seen_subcommand_from show" -l base-url -d 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]' -r
+complete -c tokctl -n "__fish_tokctl_using_subcommand requests; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand requests; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+complete -c tokctl -n "__fish_tokctl_using_subcommand requests; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c tokctl -n "__fish_tokctl_using_subcommand requests; and __fish_seen_subcommand_from help" -f -a "list" -d 'List gateway requests, newest first (--follow to keep printing new ones)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand requests; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show one request by the id its answer carried (x-request-id)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand requests; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand webhooks; and not __fish_seen_subcommand_from create list get delete test deliveries listen verify help" -s o -l output -d 'Output format: table on a terminal, tab-separated lines when piped, or json' -r -f -a "auto\t'A table on a terminal, tab-separated lines otherwise'
 plain\t'Tab-separated lines'
 json\t'The API\'s JSON objects'
@@ -580,20 +625,21 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -l base-url -
 complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -s q -l quiet -d 'Print only the value a script needs (the secret, or ids)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -s v -l verbose -d 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
 complete -c tokctl -n "__fish_tokctl_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks x402 scan completions help" -f -a "login" -d 'Save a base URL and API key as a profile (asks on a terminal; --with-token reads stdin)'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks x402 scan completions help" -f -a "config" -d 'Show and change the configuration file and its profiles'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks x402 scan completions help" -f -a "tokens" -d 'Create, list, inspect, rotate and revoke tokens'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks x402 scan completions help" -f -a "keys" -d 'Create, list and revoke the workspace\'s API keys'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks x402 scan completions help" -f -a "audit" -d 'Read the workspace audit log'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks x402 scan completions help" -f -a "scopes" -d 'List every scope a token can hold'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks x402 scan completions help" -f -a "chat" -d 'Chat through the gateway: one answer for PROMPT (or piped stdin), or a session on a terminal'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks x402 scan completions help" -f -a "models" -d 'List the gateway\'s models with prices, quality and latency'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks x402 scan completions help" -f -a "usage" -d 'Show the credit ledger: totals by day and model, with a chart on a terminal'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks x402 scan completions help" -f -a "webhooks" -d 'Configure webhook endpoints, receive events locally, verify signatures'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks x402 scan completions help" -f -a "x402" -d 'Show, set or remove the workspace\'s x402 terms: what agents naming an agent_wallet pay'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks x402 scan completions help" -f -a "scan" -d 'Find leaked tokctl secrets in files, stdin or git history, and optionally revoke them'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks x402 scan completions help" -f -a "completions" -d 'Print a shell completion script'
-complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage webhooks x402 scan completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage requests webhooks x402 scan completions help" -f -a "login" -d 'Save a base URL and API key as a profile (asks on a terminal; --with-token reads stdin)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage requests webhooks x402 scan completions help" -f -a "config" -d 'Show and change the configuration file and its profiles'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage requests webhooks x402 scan completions help" -f -a "tokens" -d 'Create, list, inspect, rotate and revoke tokens'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage requests webhooks x402 scan completions help" -f -a "keys" -d 'Create, list and revoke the workspace\'s API keys'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage requests webhooks x402 scan completions help" -f -a "audit" -d 'Read the workspace audit log'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage requests webhooks x402 scan completions help" -f -a "scopes" -d 'List every scope a token can hold'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage requests webhooks x402 scan completions help" -f -a "chat" -d 'Chat through the gateway: one answer for PROMPT (or piped stdin), or a session on a terminal'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage requests webhooks x402 scan completions help" -f -a "models" -d 'List the gateway\'s models with prices, quality and latency'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage requests webhooks x402 scan completions help" -f -a "usage" -d 'Show the credit ledger: totals by day and model, with a chart on a terminal'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage requests webhooks x402 scan completions help" -f -a "requests" -d 'Read the gateway\'s request log: who asked, which model answered, timings and cost'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage requests webhooks x402 scan completions help" -f -a "webhooks" -d 'Configure webhook endpoints, receive events locally, verify signatures'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage requests webhooks x402 scan completions help" -f -a "x402" -d 'Show, set or remove the workspace\'s x402 terms: what agents naming an agent_wallet pay'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage requests webhooks x402 scan completions help" -f -a "scan" -d 'Find leaked tokctl secrets in files, stdin or git history, and optionally revoke them'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage requests webhooks x402 scan completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and not __fish_seen_subcommand_from login config tokens keys audit scopes chat models usage requests webhooks x402 scan completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "show" -d 'Show the settings in effect and where each comes from (the key is redacted)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "set" -d 'Set KEY (base_url, chat_base_url, api_key) in the current profile'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "profiles" -d 'List profiles; the current one is marked'
@@ -608,6 +654,8 @@ complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subc
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "list" -d 'List API keys (every page)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "revoke" -d 'Revoke an API key for good (asks first on a terminal; --yes otherwise)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from audit" -f -a "list" -d 'List audit entries, newest first (every page)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from requests" -f -a "list" -d 'List gateway requests, newest first (--follow to keep printing new ones)'
+complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from requests" -f -a "show" -d 'Show one request by the id its answer carried (x-request-id)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from webhooks" -f -a "create" -d 'Add an endpoint and print its signing secret (shown once)'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from webhooks" -f -a "list" -d 'List endpoints'
 complete -c tokctl -n "__fish_tokctl_using_subcommand help; and __fish_seen_subcommand_from webhooks" -f -a "get" -d 'Show one endpoint'

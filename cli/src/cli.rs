@@ -4,9 +4,11 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod requests;
 mod tokens;
 mod x402;
 
+pub use requests::{ListRequestsArgs, RequestsCommand};
 pub use tokens::{CreateArgs, LimitArgs, ListArgs, RevokeArgs, TokensCommand};
 pub use x402::{SetX402Args, X402Command};
 
@@ -97,6 +99,9 @@ pub enum Command {
     Models,
     /// Show the credit ledger: totals by day and model, with a chart on a terminal.
     Usage(UsageArgs),
+    /// Read the gateway's request log: who asked, which model answered, timings and cost.
+    #[command(subcommand)]
+    Requests(RequestsCommand),
     /// Configure webhook endpoints, receive events locally, verify signatures.
     #[command(subcommand)]
     Webhooks(WebhooksCommand),
@@ -336,6 +341,20 @@ pub enum AuditCommand {
 }
 
 const DURATION_EXAMPLES: &str = "examples: 30d, 12h, 90m";
+
+/// A moment: RFC 3339 (`2026-11-28T09:00:00Z`), or a length of time ago (`1h`, `2d`).
+pub(crate) fn parse_moment(raw: &str) -> Result<chrono::DateTime<chrono::Utc>, String> {
+    if let Ok(at) = chrono::DateTime::parse_from_rfc3339(raw.trim()) {
+        return Ok(at.with_timezone(&chrono::Utc));
+    }
+    let ago = parse_duration(raw).map_err(|_| {
+        format!("must be an RFC 3339 time (2026-11-28T09:00:00Z) or a length of time ago ({DURATION_EXAMPLES})")
+    })?;
+    chrono::Duration::from_std(ago)
+        .ok()
+        .and_then(|ago| chrono::Utc::now().checked_sub_signed(ago))
+        .ok_or_else(|| "is too long ago".to_string())
+}
 
 /// A length of time in weeks, days, hours, minutes or seconds (`30d`, `12h`, `1d 12h`).
 /// Years and months are refused rather than guessed at (humantime's year is 365.25 days).

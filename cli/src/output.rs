@@ -131,6 +131,21 @@ impl Output {
         }
     }
 
+    /// Prints one item of a stream as one line: its key when quiet, compact JSON, or
+    /// tab-separated cells.
+    pub fn row<T: Row + Serialize>(&self, item: &T) -> io::Result<()> {
+        if self.quiet {
+            return self.line(item.key());
+        }
+        match self.style {
+            Style::Json => {
+                let line = serde_json::to_string(item).map_err(io::Error::other)?;
+                self.line(&line)
+            }
+            Style::Plain | Style::Table => self.line(&item.cells(&|t| self.time(t)).join("\t")),
+        }
+    }
+
     /// Prints one item: its key when quiet, JSON, or `field: value` lines.
     pub fn item<T: Row + Serialize>(&self, item: &T) -> io::Result<()> {
         if self.quiet {

@@ -12,7 +12,9 @@ use url::Url;
 use crate::builder::ClientBuilder;
 use crate::error::{Error, RateLimit, Result, reset_at, retry_after};
 use crate::retry::RetryPolicy;
-use crate::{audit, chat, credentials, keys, models, scopes, tokens, usage, webhooks, x402};
+use crate::{
+    audit, chat, credentials, keys, models, requests, scopes, tokens, usage, webhooks, x402,
+};
 
 mod verbs;
 
@@ -124,6 +126,11 @@ impl Client {
     /// The workspace audit log.
     pub fn audit(&self) -> audit::Audit<'_> {
         audit::Audit::new(self)
+    }
+
+    /// The gateway's request log.
+    pub fn requests(&self) -> requests::Requests<'_> {
+        requests::Requests::new(self)
     }
 
     /// Chat completions through the gateway.

@@ -48,6 +48,22 @@ pub(crate) mod option {
             None => serializer.serialize_none(),
         }
     }
+
+    /// Reads an amount as [`deserialize`] does, `null` as `None`.
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<Decimal>, D::Error> {
+        let raw = Option::<Box<RawValue>>::deserialize(deserializer)?;
+        match raw {
+            Some(raw) if raw.get() != "null" => parse(raw.get()).map(Some).ok_or_else(|| {
+                de::Error::invalid_value(
+                    de::Unexpected::Other(raw.get()),
+                    &"a decimal number of credits",
+                )
+            }),
+            _ => Ok(None),
+        }
+    }
 }
 
 #[cfg(test)]

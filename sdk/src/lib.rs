@@ -61,6 +61,7 @@ mod error;
 pub mod keys;
 pub mod models;
 pub mod pagination;
+pub mod requests;
 mod retry;
 pub mod scopes;
 mod secret;
@@ -84,6 +85,7 @@ pub use error::{ApiError, ConnectCause, Error, RateLimit, RawBody, Result};
 pub use keys::{ApiKey, CreateKey, ListKeys};
 pub use models::{Deployment, Model, ModelHealth};
 pub use pagination::{ItemStream, Page, PageMeta};
+pub use requests::{ListRequests, RequestEntry};
 pub use retry::RetryPolicy;
 /// Exact decimal numbers (`rust_decimal`): every credit amount and price is one.
 pub use rust_decimal::Decimal;

@@ -8,7 +8,7 @@ use crate::pagination::Page;
 
 /// Every scope the service knows, as of this SDK's version: what a credential may hold.
 /// [`Scopes::list`] asks the server, with descriptions.
-pub const ALL: [&str; 13] = [
+pub const ALL: [&str; 14] = [
     "tokens:read",
     "tokens:write",
     "tokens:rotate",
@@ -22,6 +22,7 @@ pub const ALL: [&str; 13] = [
     "keys:write",
     "x402:read",
     "x402:write",
+    "requests:read",
 ];
 
 /// A scope and what it allows.

@@ -21,6 +21,8 @@ pub mod openapi;
 pub mod outbound;
 pub mod probes;
 pub mod rate_limit;
+pub mod request_log;
+pub mod requests;
 pub mod scopes;
 pub mod scrape;
 pub mod seal;
@@ -88,6 +90,7 @@ pub fn app(state: AppState) -> Router {
             metrics: state.metrics.clone(),
             traces: state.gateway.traces.clone(),
             outage: state.store.outage(),
+            requests: state.logging.then(|| state.requests.clone()),
         })
         .with_state(state)
 }
@@ -104,6 +107,7 @@ fn api_routes() -> Routes<AppState> {
         .merge(chat::messages::routes())
         .merge(chat::responses::routes())
         .merge(x402::routes())
+        .merge(requests::routes())
         .get("/v1/openapi.json", openapi::serve)
 }
 
@@ -162,6 +166,8 @@ pub struct ServeConfig {
     pub metrics_listen: Option<String>,
     /// Where traces go (OTLP/HTTP), and which are kept; off by default.
     pub traces: telemetry::TraceConfig,
+    /// How long the request log keeps each gateway request; `None`: no request log.
+    pub request_log: Option<std::time::Duration>,
 }
 
 impl ServeConfig {
@@ -185,6 +191,7 @@ impl ServeConfig {
             header_timeout: http::listen::DEFAULT_HEADER_TIMEOUT,
             metrics_listen: None,
             traces: telemetry::TraceConfig::default(),
+            request_log: Some(request_log::DEFAULT_RETENTION),
         }
     }
 }
@@ -278,7 +285,7 @@ pub async fn serve(
     gateway.traces = telemetry::Traces::start(&config.traces, &route_list(), &metrics)?;
     let hub = webhooks::Hub::new(sealer, config.webhook_retry_schedule.clone(), metrics);
     let limits = (config.rate_limit, config.leak_report_rate_limit);
-    let state = AppState::new(store.clone(), limits, gateway, hub);
+    let state = AppState::new(store.clone(), limits, gateway, hub, config.request_log);
     let exposition = match metrics_listener {
         Some(listener) => {
             tracing::info!("metrics on http://{}/metrics", listener.local_addr()?);
@@ -286,6 +293,14 @@ pub async fn serve(
         }
         None => None,
     };
+    if state.logging
+        && let Err(err) = state
+            .requests
+            .prune(&store, request_log::PRUNE_AT_START)
+            .await
+    {
+        err.log("could not delete old request log entries");
+    }
     tracing::info!("listening on http://{addr}");
     on_bound(addr);
 
@@ -303,6 +318,11 @@ pub async fn serve(
         store.clone(),
         state.gateway.facilitator.clone(),
     ));
+    let request_log = state.logging.then(|| {
+        let log = state.requests.clone();
+        let writer = tokio::spawn(log.clone().run(store.clone()));
+        (writer, tokio::spawn(log.run_retention(store.clone())))
+    });
     let flusher = tokio::spawn({
         let state = state.clone();
         async move {
@@ -325,11 +345,16 @@ pub async fn serve(
         exposition.abort();
     }
     ledger.abort();
+    if let Some((writer, retention)) = request_log {
+        writer.abort();
+        retention.abort();
+    }
     settlements.abort();
     deliveries.abort();
     expiry.abort();
     state.last_used.flush(&store).await;
     state.gateway.ledger.flush(&store).await;
+    state.requests.flush(&store).await;
     store.close().await;
     state.gateway.traces.shutdown().await;
     drop(lock);

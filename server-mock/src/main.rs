@@ -120,6 +120,12 @@ struct ServeArgs {
     /// caller's choice).
     #[arg(long, default_value_t = 1.0, value_parser = parse_ratio)]
     trace_sample_ratio: f64,
+    /// How long the request log keeps each gateway request (GET /v1/requests), e.g. 30d, 12h.
+    #[arg(long, default_value = "30d", value_parser = parse_timeout, value_name = "DURATION")]
+    request_log_retention: std::time::Duration,
+    /// Keep no request log (GET /v1/requests then shows what earlier runs logged).
+    #[arg(long)]
+    no_request_log: bool,
     #[command(flatten)]
     breaker: BreakerArgs,
 }
@@ -358,6 +364,7 @@ async fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
                 .or_else(tokctl_server::telemetry::TraceConfig::endpoint_from_env),
             sample_ratio: args.trace_sample_ratio,
         },
+        request_log: (!args.no_request_log).then_some(args.request_log_retention),
     };
     let key_file = config.data_dir.join(tokctl_server::admin::ADMIN_KEY_FILE);
     let on_bound = move |addr: std::net::SocketAddr| {

@@ -12,7 +12,9 @@ use serde_json::{Value, json};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use crate::{audit, chat, credentials, keys, probes, scopes, tokens, usage, webhooks, x402};
+use crate::{
+    audit, chat, credentials, keys, probes, requests, scopes, tokens, usage, webhooks, x402,
+};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -21,7 +23,7 @@ use crate::{audit, chat, credentials, keys, probes, scopes, tokens, usage, webho
         tokens::limits::update,
           keys::create, keys::list, keys::revoke, credentials::revoke, scopes::list, audit::list, chat::models::list, usage::list, webhooks::create,
           webhooks::list, webhooks::show, webhooks::remove, webhooks::test, webhooks::deliveries,
-          x402::show, x402::set, x402::disable,
+          x402::show, x402::set, x402::disable, requests::list, requests::show,
           serve, probes::livez, probes::readyz, probes::healthz),
     modifiers(&BearerAuth),
     security(("bearer" = []))

@@ -9,6 +9,7 @@ use axum::extract::FromRef;
 use crate::chat::Gateway;
 use crate::last_used::LastUsed;
 use crate::rate_limit::{Limits, RateLimiter};
+use crate::request_log::RequestLog;
 use crate::store::Store;
 use crate::telemetry::Metrics;
 use crate::usage::Ledger;
@@ -28,6 +29,10 @@ pub struct Shared {
     pub webhooks: Arc<Hub>,
     /// Operators' metrics (the gateway's own, shared).
     pub metrics: Metrics,
+    /// The request log's writer (which `GET /v1/requests` flushes before reading).
+    pub requests: Arc<RequestLog>,
+    /// Whether gateway requests are logged.
+    pub logging: bool,
 }
 
 impl std::ops::Deref for AppState {
@@ -40,12 +45,14 @@ impl std::ops::Deref for AppState {
 
 impl AppState {
     /// State over `store` with `rate_limit` requests per minute per workspace and
-    /// `leak_report_rate_limit` leak reports per minute per client address.
+    /// `leak_report_rate_limit` leak reports per minute per client address, logging gateway
+    /// requests for `request_log` (none when it is `None`).
     pub fn new(
         store: Arc<dyn Store>,
         (rate_limit, leak_report_rate_limit): (u32, u32),
         gateway: Gateway,
         webhooks: Hub,
+        request_log: Option<std::time::Duration>,
     ) -> Self {
         let limits = Limits {
             api: RateLimiter::new(rate_limit, store.window_counter()),
@@ -58,6 +65,10 @@ impl AppState {
             metrics: gateway.metrics.clone(),
             gateway: Arc::new(gateway),
             webhooks: Arc::new(webhooks),
+            requests: Arc::new(RequestLog::new(
+                request_log.unwrap_or(crate::request_log::DEFAULT_RETENTION),
+            )),
+            logging: request_log.is_some(),
         }))
     }
 }
@@ -89,6 +100,12 @@ impl FromRef<AppState> for Arc<Gateway> {
 impl FromRef<AppState> for Arc<Ledger> {
     fn from_ref(state: &AppState) -> Self {
         state.gateway.ledger.clone()
+    }
+}
+
+impl FromRef<AppState> for Arc<RequestLog> {
+    fn from_ref(state: &AppState) -> Self {
+        state.requests.clone()
     }
 }
 

@@ -340,7 +340,8 @@ both! {
                 "keys:read",
                 "keys:write",
                 "x402:read",
-                "x402:write"
+                "x402:write",
+                "requests:read"
             ]
         );
         assert!(
@@ -348,7 +349,7 @@ both! {
                 .as_str()
                 .is_some_and(|d| !d.is_empty())
         );
-        assert_eq!(scopes["meta"]["total"], 13);
+        assert_eq!(scopes["meta"]["total"], 14);
 
         let doc: Value = reqwest::get(server.url("/v1/openapi.json"))
             .await
@@ -364,6 +365,8 @@ both! {
             ("/v1/tokens/{id}/rotate", "post"),
             ("/v1/scopes", "get"),
             ("/v1/audit", "get"),
+            ("/v1/requests", "get"),
+            ("/v1/requests/{id}", "get"),
         ] {
             assert!(
                 doc["paths"][path][method].is_object(),

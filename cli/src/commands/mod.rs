@@ -8,6 +8,7 @@ mod keys;
 mod login;
 mod models;
 mod names;
+mod requests;
 mod scan;
 mod scopes;
 mod tokens;
@@ -180,6 +181,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Chat(args) => chat::run(&ctx, args).await,
         Command::Models => models::run(&ctx).await,
         Command::Usage(args) => usage::run(&ctx, args).await,
+        Command::Requests(command) => requests::run(&ctx, command).await,
         Command::Webhooks(command) => webhooks::run(&ctx, command).await,
         Command::X402(command) => x402::run(&ctx, command).await,
         Command::Scan(args) => scan::run(&ctx, args).await,

@@ -309,6 +309,8 @@ pub mod require {
         X402Read => Some(Scope::X402Read);
         /// `x402:write`.
         X402Write => Some(Scope::X402Write);
+        /// `requests:read`.
+        RequestsRead => Some(Scope::RequestsRead);
     }
 }
 

@@ -12,6 +12,7 @@ use super::answer::Tokens;
 use super::catalogue::Model;
 use super::funds::Reserved;
 use crate::credits::Credits;
+use crate::request_log::{Logged, Spent};
 use crate::store::{self, UsageRecord};
 use crate::usage::Recorded;
 use crate::x402::payment::{Charged, Settlement};
@@ -61,6 +62,9 @@ pub(crate) struct Accounting {
     pub reason: String,
     /// When the request arrived (while metrics are on).
     pub arrived: Option<Instant>,
+    /// Its entry in the request log (while the log is on), kept open while this lives: a
+    /// stream's entry is written when its relay ends.
+    pub logged: Option<Logged>,
 }
 
 impl Accounting {
@@ -93,6 +97,16 @@ impl Accounting {
             Some(reservation) => reservation.charge(&self.gateway.ledger, record),
             None => self.gateway.ledger.record(record),
         };
+        if let Some(logged) = &self.logged {
+            let spent = Spent {
+                prompt_tokens: prompt,
+                completion_tokens: completion,
+                cached_tokens: tokens.cache_read,
+                credits: consumed,
+            };
+            let deployment = self.model.deployment.as_deref();
+            logged.answered_by(&self.model.id, deployment, &self.reason, spent);
+        }
         let platform = Platform {
             routed_model: self.model.id.clone(),
             route_reason: self.reason.clone(),

@@ -58,6 +58,7 @@ use crate::credits::Credits;
 use crate::http::error::ApiError;
 use crate::http::extract::ApiJson;
 use crate::http::routes::Routes;
+use crate::request_log::Logged;
 use crate::store::Store;
 use crate::telemetry::{Arrival, Metrics, Traced};
 use crate::usage::Ledger;
@@ -149,6 +150,8 @@ pub struct Caller {
     pub arrived: Option<Instant>,
     /// Where its spans go, while traces are on.
     pub traced: Option<Traced>,
+    /// Its entry in the request log, while the log is on.
+    pub logged: Option<Logged>,
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Caller
@@ -159,7 +162,13 @@ where
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
         let auth = Authenticated::from_request_parts(parts, state).await?;
+        let logged = parts.extensions.get::<Logged>().cloned();
+        if let Some(logged) = &logged {
+            let principal = &auth.principal;
+            logged.caller(&principal.workspace_id, &principal.credential_id);
+        }
         Ok(Caller {
+            logged,
             store: Arc::from_ref(state),
             request_id: auth.request_id.clone(),
             arrived: parts.extensions.get::<Arrival>().map(|Arrival(at)| *at),
@@ -183,11 +192,16 @@ pub(crate) async fn serve(
         request_id,
         arrived,
         traced,
+        logged,
     } = caller;
+    if let Some(logged) = &logged {
+        logged.asked(&checked.request.model, checked.stream);
+    }
     let mut timing = Timing {
         arrived,
         waited: Duration::ZERO,
         traced,
+        logged,
     };
     let gateway = gateway.clone();
     let prompt = prompt_tokens(&checked.request.messages);
@@ -239,6 +253,7 @@ pub(crate) async fn serve(
         Inbound::Responses(_) => crate::secrets::new_id("resp_"),
     };
     let arrived = timing.arrived;
+    let logged = timing.logged.clone();
     let accounting = |model: &Arc<Model>, reason: String, reservation: Reserved| Accounting {
         gateway: gateway.clone(),
         workspace_id: auth.principal.workspace_id.clone(),
@@ -255,6 +270,7 @@ pub(crate) async fn serve(
         model: model.clone(),
         reason,
         arrived,
+        logged: logged.clone(),
     };
     let response = match checked.stream {
         true => {
@@ -298,6 +314,8 @@ pub(crate) struct Timing {
     pub waited: Duration,
     /// Where the request's spans go, while traces are on.
     pub traced: Option<Traced>,
+    /// Its entry in the request log, while the log is on.
+    pub logged: Option<Logged>,
 }
 
 impl Timing {
@@ -362,6 +380,9 @@ async fn complete(
                     None => None,
                 };
                 let paid = settlement.as_ref().map(Settlement::header);
+                if let (Some(logged), Some(settled)) = (&timing.logged, &settlement) {
+                    settled.log(logged);
+                }
                 platform.settlement = settlement;
                 platform.upstream_finish_reason = answer.finish.provider_reason.clone();
                 let mut response = match &checked.inbound {

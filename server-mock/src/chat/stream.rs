@@ -93,6 +93,9 @@ pub async fn respond(
                     paid = (!payment.is_upto()).then(|| payment.settlement().header());
                 }
                 attempt.answering();
+                if let Some(logged) = &timing.logged {
+                    logged.first_token();
+                }
                 let writer =
                     match (&checked.inbound, &item) {
                         (Inbound::Chat, _) => Writer::Chat,
@@ -314,6 +317,9 @@ impl Relay {
             (Some(payment), Some(charged)) => Some(payment.finish(charged).await),
             _ => None,
         };
+        if let (Some(logged), Some(settled)) = (&self.accounting.logged, &settlement) {
+            settled.log(logged);
+        }
         if let Some((mut platform, finish, tokens)) = self.closing.take() {
             platform.settlement = settlement;
             platform.upstream_finish_reason = finish.provider_reason.clone();
@@ -386,6 +392,9 @@ impl Relay {
         let tokens = self.counts(false);
         self.settle(&tokens);
         let error = GatewayError::upstream(format!("the upstream failed mid-stream: {err}"));
+        if let Some(logged) = &self.accounting.logged {
+            logged.failed(error.code.unwrap_or(error.kind));
+        }
         match &mut self.writer {
             Writer::Chat => {
                 self.tail.push_back(Event::data(error.body().to_string()));

@@ -22,9 +22,10 @@ use pin_project_lite::pin_project;
 use tower::{Layer, Service};
 
 use crate::http::anthropic::{anthropic_envelope, is_anthropic_path};
-use crate::http::error::{ApiError, Refused};
+use crate::http::error::{ApiError, ErrorCode, Refused};
 use crate::http::openai::{is_openai_path, openai_envelope};
 use crate::http::request_id;
+use crate::request_log::{LOGGED_PATHS, Logged, RequestLog};
 use crate::telemetry;
 
 /// Layer of [`Edge`], recording into `metrics`, and counting requests refused during an
@@ -34,6 +35,8 @@ pub struct EdgeLayer {
     pub metrics: telemetry::Metrics,
     pub traces: telemetry::Traces,
     pub outage: Option<Arc<telemetry::Outage>>,
+    /// Where the gateway's requests are logged (nowhere when the log is off).
+    pub requests: Option<Arc<RequestLog>>,
 }
 
 impl<S> Layer<S> for EdgeLayer {
@@ -45,6 +48,7 @@ impl<S> Layer<S> for EdgeLayer {
             metrics: self.metrics.clone(),
             traces: self.traces.clone(),
             outage: self.outage.clone(),
+            requests: self.requests.clone(),
         }
     }
 }
@@ -56,6 +60,7 @@ pub struct Edge<S> {
     metrics: telemetry::Metrics,
     traces: telemetry::Traces,
     outage: Option<Arc<telemetry::Outage>>,
+    requests: Option<Arc<RequestLog>>,
 }
 
 impl<S> Service<Request> for Edge<S>
@@ -81,9 +86,19 @@ where
         // The coding agents' paths, whose clients cannot read the gateway's `platform` object.
         let agents = envelope == Envelope::Anthropic || path == "/v1/responses";
         let noted = self.metrics.arrived(request.method(), request.uri().path());
+        let logged = match (&self.requests, &id) {
+            (Some(log), Some(id)) if LOGGED_PATHS.contains(&path) => {
+                let session = telemetry::session_id(request.headers());
+                Some(log.open(id.to_str().unwrap_or_default(), path, session))
+            }
+            _ => None,
+        };
         let span = self
             .traces
             .server(request.method(), path, request.headers());
+        if let Some(logged) = &logged {
+            request.extensions_mut().insert(logged.clone());
+        }
         if let Some(traced) = span.as_ref().and_then(|span| span.traced(&self.traces)) {
             request.extensions_mut().insert(traced);
         }
@@ -100,6 +115,7 @@ where
             agents,
             noted,
             span,
+            logged,
             outage: self.outage.clone(),
         }
     }
@@ -127,6 +143,7 @@ pin_project! {
         agents: bool,
         noted: Option<telemetry::Request>,
         span: Option<telemetry::ServerSpan>,
+        logged: Option<Logged>,
         outage: Option<Arc<telemetry::Outage>>,
     }
 }
@@ -164,6 +181,10 @@ where
         }
         if let Some(span) = this.span.take() {
             span.end(status);
+        }
+        if let Some(logged) = this.logged.take() {
+            let code = response.extensions().get::<ErrorCode>().map(|code| code.0);
+            logged.status(status, code);
         }
         if let Some(id) = id {
             if *this.agents {

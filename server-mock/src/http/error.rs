@@ -111,10 +111,15 @@ pub enum Refused {
     Probe,
 }
 
+/// The code of an error answer, left on the response for the request log.
+#[derive(Debug, Clone, Copy)]
+pub struct ErrorCode(pub &'static str);
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let body = self.body();
         let mut response = (self.status(), Json(&body)).into_response();
+        response.extensions_mut().insert(ErrorCode(body.error));
         response.extensions_mut().insert(body);
         let retry_after = match self {
             ApiError::RateLimited { retry_after } => Some(retry_after),

@@ -128,6 +128,8 @@ impl GatewayError {
             error.extend(extra);
         }
         let mut response = (self.status, Json(body)).into_response();
+        let code = crate::http::error::ErrorCode(self.code.unwrap_or(self.kind));
+        response.extensions_mut().insert(code);
         if let Some(seconds) = self.retry_after {
             response
                 .headers_mut()

@@ -10,6 +10,7 @@ mod keys;
 mod limits;
 pub mod postgres;
 mod records;
+mod requests;
 mod scope;
 pub mod sqlite;
 mod tokens;
@@ -22,6 +23,7 @@ pub use audit::AuditLog;
 pub use keys::*;
 pub use limits::*;
 pub use records::*;
+pub use requests::{RequestEntry, RequestFilter, RequestLog, StatusFilter};
 pub use scope::*;
 pub use tokens::TokenStore;
 pub use usage::{UsageLedger, oldest_day, with_deployments, with_settled};
@@ -120,6 +122,7 @@ pub trait Store:
     + KeyStore
     + X402Store
     + SpendLimits
+    + RequestLog
     + Send
     + Sync
     + 'static

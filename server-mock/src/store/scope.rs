@@ -16,11 +16,12 @@ pub enum Scope {
     KeysWrite,
     X402Read,
     X402Write,
+    RequestsRead,
 }
 
 impl Scope {
     /// Every scope, in the order `GET /v1/scopes` lists them.
-    pub const ALL: [Scope; 13] = [
+    pub const ALL: [Scope; 14] = [
         Scope::TokensRead,
         Scope::TokensWrite,
         Scope::TokensRotate,
@@ -34,6 +35,7 @@ impl Scope {
         Scope::KeysWrite,
         Scope::X402Read,
         Scope::X402Write,
+        Scope::RequestsRead,
     ];
 
     /// The wire name, e.g. `tokens:read`.
@@ -52,6 +54,7 @@ impl Scope {
             Scope::KeysWrite => "keys:write",
             Scope::X402Read => "x402:read",
             Scope::X402Write => "x402:write",
+            Scope::RequestsRead => "requests:read",
         }
     }
 
@@ -73,6 +76,7 @@ impl Scope {
             }
             Scope::X402Read => "Read the workspace's x402 terms and its agents' payments.",
             Scope::X402Write => "Set or remove the workspace's x402 terms.",
+            Scope::RequestsRead => "Read the gateway's request log.",
         }
     }
 

@@ -70,6 +70,15 @@ impl TraceConfig {
     }
 }
 
+/// The agent session a request names (Claude Code's header, or the gateway's own), when it is
+/// plain text of at most [`SESSION_MAX`] bytes.
+pub fn session_id(headers: &HeaderMap) -> Option<&str> {
+    SESSION_HEADERS
+        .iter()
+        .find_map(|name| headers.get(*name)?.to_str().ok())
+        .filter(|id| !id.is_empty() && id.len() <= SESSION_MAX)
+}
+
 /// The server's tracer, or nothing when traces are off (then every call here is a branch on
 /// `None`).
 #[derive(Clone, Default)]
@@ -160,11 +169,7 @@ impl Traces {
             }
             None => method.to_string(),
         };
-        let session = SESSION_HEADERS
-            .iter()
-            .find_map(|name| headers.get(*name)?.to_str().ok())
-            .filter(|id| !id.is_empty() && id.len() <= SESSION_MAX);
-        if let Some(id) = session {
+        if let Some(id) = session_id(headers) {
             attributes.push(KeyValue::new("gen_ai.conversation.id", id.to_string()));
         }
         let parent = inner.propagator.extract(&HeaderExtractor(headers));

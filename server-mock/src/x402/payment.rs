@@ -54,6 +54,14 @@ pub struct Settlement {
 }
 
 impl Settlement {
+    /// Notes in the request's log entry the atomic units it settled (nothing while it is
+    /// pending, or when it failed).
+    pub fn log(&self, logged: &crate::request_log::Logged) {
+        if self.status == "settled" {
+            logged.paid(&self.amount);
+        }
+    }
+
     /// `PAYMENT-RESPONSE`'s value.
     pub fn header(&self) -> HeaderValue {
         let response = SettleResponse {

@@ -13,6 +13,8 @@ pub(super) enum Kind {
     Bytes,
     Int8,
     Int4,
+    /// 0 or 1 in SQLite, `boolean` in PostgreSQL.
+    Bool,
     /// Microseconds since the epoch in SQLite, `timestamptz` in PostgreSQL.
     Time,
 }
@@ -24,6 +26,7 @@ impl Kind {
             Kind::Bytes => Type::BYTEA,
             Kind::Int8 => Type::INT8,
             Kind::Int4 => Type::INT4,
+            Kind::Bool => Type::BOOL,
             Kind::Time => Type::TIMESTAMPTZ,
         }
     }
@@ -39,6 +42,8 @@ impl Kind {
             (Kind::Int8, Value::Null) => Box::new(None::<i64>),
             (Kind::Int4, Value::Integer(n)) => Box::new(Some(i32::try_from(n)?)),
             (Kind::Int4, Value::Null) => Box::new(None::<i32>),
+            (Kind::Bool, Value::Integer(n)) => Box::new(Some(n != 0)),
+            (Kind::Bool, Value::Null) => Box::new(None::<bool>),
             (Kind::Time, Value::Integer(micros)) => Box::new(Some(
                 DateTime::<Utc>::from_timestamp_micros(micros).context("a time out of range")?,
             )),
@@ -127,6 +132,32 @@ pub(super) const TABLES: &[Table] = &[
             ("created_at", "created_at", Kind::Time),
             ("token_id", "token_id", Kind::Text),
             ("deployment", "deployment", Kind::Text),
+        ],
+    },
+    Table {
+        name: "request_log",
+        columns: &[
+            ("seq", "seq", Kind::Int8),
+            ("id", "id", Kind::Text),
+            ("workspace_id", "workspace_id", Kind::Text),
+            ("created_at", "created_at", Kind::Time),
+            ("credential_id", "credential_id", Kind::Text),
+            ("endpoint", "endpoint", Kind::Text),
+            ("model", "model", Kind::Text),
+            ("routed_model", "routed_model", Kind::Text),
+            ("deployment", "deployment", Kind::Text),
+            ("route_reason", "route_reason", Kind::Text),
+            ("status", "status", Kind::Int8),
+            ("error", "error", Kind::Text),
+            ("stream", "stream", Kind::Bool),
+            ("first_token_us", "first_token_us", Kind::Int8),
+            ("total_us", "total_us", Kind::Int8),
+            ("prompt_tokens", "prompt_tokens", Kind::Int8),
+            ("completion_tokens", "completion_tokens", Kind::Int8),
+            ("cached_tokens", "cached_tokens", Kind::Int8),
+            ("nanocredits", "nanocredits", Kind::Int8),
+            ("x402_settled", "x402_settled", Kind::Text),
+            ("session_id", "session_id", Kind::Text),
         ],
     },
     Table {
@@ -282,6 +313,7 @@ pub(super) const TABLES: &[Table] = &[
 pub(super) const SEQUENCES: &[(&str, &str)] = &[
     ("audit_log", "seq"),
     ("usage_ledger", "seq"),
+    ("request_log", "seq"),
     ("webhook_deliveries", "id"),
     ("webhook_attempts", "id"),
 ];

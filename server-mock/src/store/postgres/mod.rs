@@ -15,6 +15,7 @@ mod keys;
 mod limits;
 mod pooler;
 mod presence;
+mod requests;
 mod schema;
 mod spend;
 mod sync;

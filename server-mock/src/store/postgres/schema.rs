@@ -264,6 +264,38 @@ ALTER TABLE api_keys ADD COLUMN previous_expires_at TIMESTAMPTZ;
     r#"
 ALTER TABLE usage_ledger ADD COLUMN deployment TEXT;
 "#,
+    // The request log (issue 40): one row per gateway request, newest read first, deleted
+    // past its retention by time; keys holding every scope get the new `requests:read`.
+    r#"
+CREATE TABLE request_log (
+    seq              BIGSERIAL PRIMARY KEY,
+    id               TEXT NOT NULL,
+    workspace_id     TEXT NOT NULL,
+    created_at       TIMESTAMPTZ NOT NULL,
+    credential_id    TEXT,
+    endpoint         TEXT NOT NULL,
+    model            TEXT,
+    routed_model     TEXT,
+    deployment       TEXT,
+    route_reason     TEXT,
+    status           BIGINT NOT NULL,
+    error            TEXT,
+    stream           BOOLEAN NOT NULL,
+    first_token_us   BIGINT,
+    total_us         BIGINT NOT NULL,
+    prompt_tokens    BIGINT,
+    completion_tokens BIGINT,
+    cached_tokens    BIGINT,
+    nanocredits      BIGINT,
+    x402_settled     TEXT,
+    session_id       TEXT
+);
+CREATE INDEX request_log_by_workspace ON request_log(workspace_id, created_at);
+CREATE INDEX request_log_by_id ON request_log(workspace_id, id);
+CREATE INDEX request_log_by_time ON request_log(created_at);
+UPDATE api_keys SET scopes = scopes || ' requests:read'
+WHERE (' ' || scopes || ' ') LIKE '% tokens:read %' AND (' ' || scopes || ' ') LIKE '% tokens:write %' AND (' ' || scopes || ' ') LIKE '% tokens:rotate %' AND (' ' || scopes || ' ') LIKE '% tokens:revoke %' AND (' ' || scopes || ' ') LIKE '% audit:read %' AND (' ' || scopes || ' ') LIKE '% webhooks:read %' AND (' ' || scopes || ' ') LIKE '% webhooks:write %' AND (' ' || scopes || ' ') LIKE '% chat:write %' AND (' ' || scopes || ' ') LIKE '% usage:read %' AND (' ' || scopes || ' ') LIKE '% keys:read %' AND (' ' || scopes || ' ') LIKE '% keys:write %' AND (' ' || scopes || ' ') LIKE '% x402:read %' AND (' ' || scopes || ' ') LIKE '% x402:write %';
+"#,
 ];
 
 /// Brings the database up to the newest schema. Instances that start together wait for each

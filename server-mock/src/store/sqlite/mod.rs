@@ -15,6 +15,7 @@ mod audit;
 mod engine;
 mod keys;
 mod limits;
+mod requests;
 mod rows;
 mod schema;
 mod tokens;

@@ -281,6 +281,38 @@ ALTER TABLE api_keys ADD COLUMN previous_expires_at INTEGER;
     r#"
 ALTER TABLE usage_ledger ADD COLUMN deployment TEXT;
 "#,
+    // The request log (issue 40): one row per gateway request, newest read first, deleted
+    // past its retention by time; keys holding every scope get the new `requests:read`.
+    r#"
+CREATE TABLE request_log (
+    seq              INTEGER PRIMARY KEY AUTOINCREMENT,
+    id               TEXT NOT NULL,
+    workspace_id     TEXT NOT NULL,
+    created_at       INTEGER NOT NULL,
+    credential_id    TEXT,
+    endpoint         TEXT NOT NULL,
+    model            TEXT,
+    routed_model     TEXT,
+    deployment       TEXT,
+    route_reason     TEXT,
+    status           INTEGER NOT NULL,
+    error            TEXT,
+    stream           INTEGER NOT NULL,
+    first_token_us   INTEGER,
+    total_us         INTEGER NOT NULL,
+    prompt_tokens    INTEGER,
+    completion_tokens INTEGER,
+    cached_tokens    INTEGER,
+    nanocredits      INTEGER,
+    x402_settled     TEXT,
+    session_id       TEXT
+);
+CREATE INDEX request_log_by_workspace ON request_log(workspace_id, created_at);
+CREATE INDEX request_log_by_id ON request_log(workspace_id, id);
+CREATE INDEX request_log_by_time ON request_log(created_at);
+UPDATE api_keys SET scopes = scopes || ' requests:read'
+WHERE (' ' || scopes || ' ') LIKE '% tokens:read %' AND (' ' || scopes || ' ') LIKE '% tokens:write %' AND (' ' || scopes || ' ') LIKE '% tokens:rotate %' AND (' ' || scopes || ' ') LIKE '% tokens:revoke %' AND (' ' || scopes || ' ') LIKE '% audit:read %' AND (' ' || scopes || ' ') LIKE '% webhooks:read %' AND (' ' || scopes || ' ') LIKE '% webhooks:write %' AND (' ' || scopes || ' ') LIKE '% chat:write %' AND (' ' || scopes || ' ') LIKE '% usage:read %' AND (' ' || scopes || ' ') LIKE '% keys:read %' AND (' ' || scopes || ' ') LIKE '% keys:write %' AND (' ' || scopes || ' ') LIKE '% x402:read %' AND (' ' || scopes || ' ') LIKE '% x402:write %';
+"#,
 ];
 
 /// Brings the database up to the newest schema, one transaction per migration. Safe to run from
@@ -343,7 +375,7 @@ mod tests {
     }
 
     #[test]
-    fn keys_holding_every_scope_get_the_x402_scopes_and_others_do_not() {
+    fn keys_holding_every_scope_get_the_x402_and_requests_scopes_and_others_do_not() {
         let mut conn = Connection::open_in_memory().unwrap();
         let before = MIGRATIONS
             .iter()
@@ -376,7 +408,10 @@ mod tests {
             })
             .unwrap()
         };
-        assert_eq!(scopes("key_admin"), format!("{every} x402:read x402:write"));
+        assert_eq!(
+            scopes("key_admin"),
+            format!("{every} x402:read x402:write requests:read")
+        );
         assert_eq!(scopes("key_ci"), "tokens:read chat:write");
     }
 }

@@ -1,0 +1,222 @@
+//! The request log (issue 40, point 2): each gateway request is listed by `GET /v1/requests`,
+//! newest first, with who sent it, the model that answered, its status, timings, tokens and
+//! credits; filters and pagination hold on both backends; retention deletes exactly what is
+//! older than it.
+
+mod common;
+
+use common::both;
+
+use common::{Options, Server, assert_error, fast, id, secret};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+/// Sends a chat completion with `key` (streamed when `stream`), with extra headers; returns
+/// the status and the body's text (a stream read to its end).
+async fn ask(
+    server: &Server,
+    key: &str,
+    body: Value,
+    headers: &[(&str, &str)],
+) -> (StatusCode, String) {
+    let mut request = server.request(Method::POST, "/v1/chat/completions", key);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = request.json(&body).send().await.unwrap();
+    let status = response.status();
+    (status, response.text().await.unwrap())
+}
+
+/// `GET /v1/requests` with a query, as the admin key.
+async fn listed(server: &Server, query: &str) -> Value {
+    let response = server
+        .get(&format!("/v1/requests{query}"), &server.admin_key)
+        .await;
+    assert_eq!(response.status(), StatusCode::OK, "{query}");
+    response.json().await.unwrap()
+}
+
+/// The ids of a listing, in order.
+fn ids(page: &Value) -> Vec<&str> {
+    page["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| entry["id"].as_str().unwrap())
+        .collect()
+}
+
+both! {
+    #[tokio::test]
+    async fn each_gateway_request_is_logged_newest_first_with_who_answered_and_what_it_cost() {
+        let server = fast();
+        let token = server.create_token("ci-bot", &["chat:write"]).await;
+        let (token_key, token_id) = (secret(&token), id(&token));
+
+        let whole = json!({"model": "auto", "messages": [{"role": "user", "content": "hello there"}]});
+        let (status, text) = ask(&server, &server.admin_key, whole, &[("x-request-id", "req-whole")]).await;
+        assert_eq!(status, StatusCode::OK);
+        let answer: Value = serde_json::from_str(&text).unwrap();
+
+        let streamed = json!({"model": "sim-mini", "stream": true, "stream_options": {"include_usage": true},
+            "messages": [{"role": "user", "content": "count to five"}]});
+        let headers = [("x-request-id", "req-stream"), ("x-tokctl-session-id", "session-1")];
+        let (status, text) = ask(&server, &token_key, streamed, &headers).await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(text.ends_with("data: [DONE]\n\n"), "{text}");
+
+        let unknown = json!({"model": "no-such-model", "messages": [{"role": "user", "content": "hi"}]});
+        let (status, _) = ask(&server, &token_key, unknown, &[("x-request-id", "req-refused")]).await;
+        assert!(status.is_client_error(), "{status}");
+
+        // Not a gateway request: not logged.
+        assert_eq!(server.get("/v1/tokens", &server.admin_key).await.status(), StatusCode::OK);
+
+        let all = listed(&server, "").await;
+        assert_eq!(ids(&all), ["req-refused", "req-stream", "req-whole"], "{all}");
+        assert_eq!(all["meta"]["total"], 3);
+
+        let [refused, stream, whole] = [0, 1, 2].map(|i| all["data"][i].clone());
+        // The whole answer: the admin key, the model that answered, the answer's own figures.
+        assert_eq!(whole["endpoint"], "/v1/chat/completions");
+        assert!(whole["key_id"].as_str().unwrap().starts_with("key_"), "{whole}");
+        assert!(whole.get("token_id").is_none(), "{whole}");
+        assert_eq!(whole["model"], "auto");
+        assert_eq!(whole["routed_model"], answer["platform"]["routed_model"]);
+        assert_eq!(whole["route_reason"], answer["platform"]["route_reason"]);
+        assert_eq!(whole["status"], 200);
+        assert_eq!(whole["error"], Value::Null);
+        assert_eq!(whole["stream"], false);
+        assert_eq!(whole["prompt_tokens"], answer["usage"]["prompt_tokens"]);
+        assert_eq!(whole["completion_tokens"], answer["usage"]["completion_tokens"]);
+        assert_eq!(whole["credits"], answer["platform"]["credits_consumed"]);
+        assert_eq!(whole["time_to_first_token_ms"], Value::Null);
+        assert!(whole["duration_ms"].as_f64().unwrap() > 0.0, "{whole}");
+
+        // The stream: the token by id and name, its session, its first token before its end.
+        assert_eq!(stream["token_id"], token_id.as_str());
+        assert_eq!(stream["credential_name"], "ci-bot");
+        assert_eq!(stream["session_id"], "session-1");
+        assert_eq!(stream["stream"], true);
+        assert_eq!(stream["routed_model"], "sim-mini");
+        assert!(stream["completion_tokens"].as_u64().unwrap() > 0, "{stream}");
+        let first = stream["time_to_first_token_ms"].as_f64().unwrap();
+        assert!(first > 0.0 && first <= stream["duration_ms"].as_f64().unwrap(), "{stream}");
+
+        // The refusal: its status and code, nothing routed.
+        assert!((400..500).contains(&refused["status"].as_u64().unwrap()), "{refused}");
+        assert!(refused["error"].is_string(), "{refused}");
+        assert_eq!(refused["routed_model"], Value::Null);
+        assert_eq!(refused["model"], "no-such-model");
+
+        let shown = server.get("/v1/requests/req-stream", &server.admin_key).await;
+        assert_eq!(shown.status(), StatusCode::OK);
+        assert_eq!(shown.json::<Value>().await.unwrap(), stream);
+        let missing = server.get("/v1/requests/req-nothing", &server.admin_key).await;
+        assert_error(missing, 404, "not_found").await;
+    }
+}
+
+both! {
+    #[tokio::test]
+    async fn filters_and_pages_combine_and_bad_filters_are_named() {
+        let server = fast();
+        let token = server.create_token("agent", &["chat:write"]).await;
+        let body = |model: &str| json!({"model": model, "messages": [{"role": "user", "content": "hi"}]});
+        for (n, (key, model, session)) in [
+            (server.admin_key.clone(), "sim-mini", "s1"),
+            (secret(&token), "sim-fast", "s1"),
+            (secret(&token), "sim-mini", "s2"),
+            (secret(&token), "no-such-model", "s2"),
+        ].into_iter().enumerate() {
+            let request_id = format!("r{n}");
+            let headers = [("x-request-id", request_id.as_str()), ("x-claude-code-session-id", session)];
+            ask(&server, &key, body(model), &headers).await;
+        }
+        let token_id = id(&token);
+        let cases = [
+            (format!("?token_id={token_id}"), vec!["r3", "r2", "r1"]),
+            ("?model=sim-mini".to_string(), vec!["r2", "r0"]),
+            ("?status=2xx".to_string(), vec!["r2", "r1", "r0"]),
+            ("?status=4XX".to_string(), vec!["r3"]),
+            ("?status=200".to_string(), vec!["r2", "r1", "r0"]),
+            ("?session_id=s2".to_string(), vec!["r3", "r2"]),
+            (format!("?token_id={token_id}&model=sim-mini&session_id=s2"), vec!["r2"]),
+            ("?since=2000-01-01T00:00:00Z".to_string(), vec!["r3", "r2", "r1", "r0"]),
+            ("?until=2000-01-01T00:00:00Z".to_string(), vec![]),
+            ("?since=2999-01-01T00:00:00%2B02:00".to_string(), vec![]),
+        ];
+        for (query, expected) in cases {
+            let page = listed(&server, &query).await;
+            assert_eq!(ids(&page), expected, "{query}: {page}");
+            assert_eq!(page["meta"]["total"], expected.len(), "{query}");
+        }
+        let second = listed(&server, "?per_page=2&page=2").await;
+        assert_eq!(ids(&second), ["r1", "r0"]);
+        assert_eq!(second["meta"]["total"], 4);
+        assert_eq!(second["meta"]["page"], 2);
+        let past = listed(&server, "?per_page=2&page=3").await;
+        assert_eq!(ids(&past), Vec::<&str>::new());
+
+        for query in ["?status=6xx", "?status=abc", "?since=yesterday", "?until=2030-01-01", "?per_page=0"] {
+            let response = server.get(&format!("/v1/requests{query}"), &server.admin_key).await;
+            let message = assert_error(response, 422, "unprocessable_entity").await;
+            assert!(!message.is_empty(), "{query}");
+        }
+        // Reading the log takes its own scope.
+        let reader = server.create_token("reader", &["usage:read"]).await;
+        let denied = server.get("/v1/requests", &secret(&reader)).await;
+        assert_error(denied, 403, "forbidden").await;
+        let allowed = server.create_token("log-reader", &["requests:read"]).await;
+        let page: Value = server.get("/v1/requests", &secret(&allowed)).await.json().await.unwrap();
+        assert_eq!(page["meta"]["total"], 4);
+    }
+}
+
+both! {
+    #[tokio::test]
+    async fn retention_deletes_exactly_the_entries_older_than_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("data");
+        let start = |clock: &'static str, retention: &str| {
+            Server::start_in(&dir, Options {
+                env: vec![("TOKCTL_TEST_CLOCK", clock)],
+                args: vec!["--sim-token-delay-ms".into(), "0".into(),
+                    "--request-log-retention".into(), retention.into()],
+                ..Default::default()
+            })
+        };
+        let body = json!({"model": "sim-mini", "messages": [{"role": "user", "content": "hi"}]});
+        // Day 0 and day 20, each logged by the server of its day.
+        for (clock, request_id) in [("2026-01-01T00:00:00Z", "day-0"), ("2026-01-21T00:00:00Z", "day-20")] {
+            let mut server = start(clock, "365d");
+            let (status, _) = ask(&server, &server.admin_key.clone(), body.clone(), &[("x-request-id", request_id)]).await;
+            assert_eq!(status, StatusCode::OK);
+            assert!(server.stop());
+        }
+        // Day 40 with 30 days' retention: day 0 is older than it, day 20 is not.
+        let mut server = start("2026-02-10T00:00:00Z", "30d");
+        assert_eq!(ids(&listed(&server, "").await), ["day-20"]);
+        assert!(server.stop());
+        // Deleted, not hidden: a longer retention does not bring it back.
+        let server = start("2026-02-10T00:00:00Z", "365d");
+        assert_eq!(ids(&listed(&server, "").await), ["day-20"]);
+    }
+}
+
+#[tokio::test]
+async fn with_no_request_log_nothing_is_logged() {
+    let server = Server::start_with(Options {
+        args: vec![
+            "--no-request-log".into(),
+            "--sim-token-delay-ms".into(),
+            "0".into(),
+        ],
+        ..Default::default()
+    });
+    let body = json!({"model": "sim-mini", "messages": [{"role": "user", "content": "hi"}]});
+    let (status, _) = ask(&server, &server.admin_key, body, &[]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(listed(&server, "").await["meta"]["total"], 0);
+}
