@@ -15,3 +15,11 @@ M = [
  ("an attempt's span is traced at all", "server-mock/src/chat/tries.rs", "attempt.traced(traced.client(name, attributes));", "let _ = (traced, name, attributes);", "--test traces"),
  ("an agent's session is the conversation", T, '.filter(|id| !id.is_empty() && id.len() <= SESSION_MAX);', '.filter(|_| false);', "--test traces"),
 ]
+M += [
+ ("the upstream gets the attempt's traceparent", "server-mock/src/chat/tries.rs", "outgoing.with_header(header);", "let _ = header;", "--test traces"),
+ ("the credential is named on the request's span", "server-mock/src/auth/mod.rs", "traced.set(vec![id.clone()]);", "let _ = id.clone();", "--test traces"),
+ ("a refusal ends the admission span as failed", "server-mock/src/chat/mod.rs", 'span.failed(code, format!("refused: {}", refusal.status()));', "let _ = code; span.end();", "--test traces"),
+ ("the answer's cost on the request's span", "server-mock/src/chat/spans.rs", 'KeyValue::new("tokctl.credits_consumed", credits.to_string()),', 'KeyValue::new("tokctl.credits", credits.to_string()),', "--test traces"),
+ ("a stream's server span covers its body", T, "            i64::from(status),\n        ));\n", "            i64::from(status),\n        ));\n        span.end();\n", "--test traces"),
+ ("top_p is recorded", "server-mock/src/chat/spans.rs", 'KeyValue::new("gen_ai.request.top_p", top_p)', 'KeyValue::new("gen_ai.request.top", top_p)', "--test traces"),
+]

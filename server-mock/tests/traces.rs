@@ -1,6 +1,6 @@
 //! Traces over OTLP/HTTP: what the server exports, decoded by a collector here with the
 //! protocol's own generated types (`opentelemetry-proto`, not the server's encoder): a server
-//! span per request that joins the caller's `traceparent`; with the collector down, requests are
+//! span per request that joins the caller's `traceparent` (and passes it on to upstreams); with the collector down, requests are
 //! answered all the same and the spans dropped are counted.
 
 mod common;
@@ -16,8 +16,9 @@ use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::any_value::Value as AnyValue;
 use opentelemetry_proto::tonic::trace::v1::Span;
 use opentelemetry_proto::tonic::trace::v1::span::SpanKind;
+use opentelemetry_proto::tonic::trace::v1::status::StatusCode;
 use prost::Message;
-use serde_json::json;
+use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 /// A collector on loopback: its traces URL, and the spans it receives.
@@ -60,6 +61,7 @@ fn text(value: &AnyValue) -> Option<String> {
         AnyValue::StringValue(s) => Some(s.clone()),
         AnyValue::IntValue(i) => Some(i.to_string()),
         AnyValue::DoubleValue(d) => Some(d.to_string()),
+        AnyValue::BoolValue(b) => Some(b.to_string()),
         AnyValue::ArrayValue(list) => {
             let each: Option<Vec<String>> = list
                 .values
@@ -210,7 +212,7 @@ async fn each_upstream_attempt_is_a_client_span_with_the_genai_attributes() {
     let trace_id = "0af7651916cd43dd8448eb211c80319c";
     for stream in [false, true] {
         let body = json!({"model": "upstream", "stream": stream, "max_tokens": 50,
-                          "temperature": 0.5,
+                          "temperature": 0.5, "top_p": 0.9,
                           "messages": [{"role": "user", "content": "hi"}]});
         let answer = server
             .request(
@@ -235,6 +237,44 @@ async fn each_upstream_attempt_is_a_client_span_with_the_genai_attributes() {
             "under the server span"
         );
         assert_eq!(client.kind, SpanKind::Client as i32);
+        // Authentication and admission are spans of their own under the request's.
+        for name in ["authenticate", "admission"] {
+            let span = spans.take(|s| s.name == name).await;
+            assert_eq!(span.parent_span_id, server_span.span_id, "{name}");
+            assert_eq!(span.kind, SpanKind::Internal as i32, "{name}");
+            assert!(
+                span.end_time_unix_nano <= client.start_time_unix_nano,
+                "{name} before the attempt"
+            );
+        }
+        // The request's span: who sent it, what answered, what it cost; a stream's covers its body.
+        let key = attribute(&server_span, "tokctl.key_id").unwrap_or_default();
+        assert!(key.starts_with("key_"), "tokctl.key_id {key}");
+        assert_eq!(
+            attribute(&server_span, "tokctl.routed_model").as_deref(),
+            Some("upstream")
+        );
+        let reason = attribute(&server_span, "tokctl.route_reason").unwrap_or_default();
+        assert!(!reason.is_empty(), "a route reason");
+        let credits = attribute(&server_span, "tokctl.credits_consumed").unwrap_or_default();
+        assert!(
+            credits.parse::<f64>().is_ok_and(|c| c > 0.0),
+            "credits {credits}"
+        );
+        if !stream {
+            let answer: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(credits, answer["platform"]["credits_consumed"].to_string());
+        }
+        assert!(
+            server_span.end_time_unix_nano >= client.end_time_unix_nano,
+            "covers the attempt"
+        );
+        // The upstream was asked under the attempt's span: its spans join the trace.
+        let asked = upstream.received_requests().await.unwrap_or_default();
+        let sent = asked.last().and_then(|r| r.headers.get("traceparent"));
+        let sent = sent.and_then(|v| v.to_str().ok()).unwrap_or_default();
+        let expected = format!("00-{trace_id}-{}-01", hex::encode(&client.span_id));
+        assert_eq!(sent, expected, "the traceparent the upstream got");
         let session = attribute(&server_span, "gen_ai.conversation.id");
         assert_eq!(session.as_deref(), Some("sess-42"), "the agent's session");
         let host = upstream.address().ip().to_string();
@@ -245,6 +285,7 @@ async fn each_upstream_attempt_is_a_client_span_with_the_genai_attributes() {
             ("gen_ai.request.model", "upstream"),
             ("gen_ai.request.max_tokens", "50"),
             ("gen_ai.request.temperature", "0.5"),
+            ("gen_ai.request.top_p", "0.9"),
             ("gen_ai.response.model", "gpt-up"),
             ("gen_ai.response.finish_reasons", "stop"),
             ("gen_ai.usage.input_tokens", "12"),
@@ -318,4 +359,53 @@ async fn a_failed_attempt_is_a_failed_span_beside_the_one_that_answered() {
         Some("simulated")
     );
     assert!(attribute(&answered, "error.type").is_none());
+}
+
+#[tokio::test]
+async fn a_refused_request_ends_its_admission_span_with_the_refusals_code() {
+    let (endpoint, mut spans) = collector().await;
+    let server = traced(&endpoint, &["--sim-token-delay-ms", "0"]);
+    let refused =
+        json!({"model": "no-such-model", "messages": [{"role": "user", "content": "hi"}]});
+    let answer = server
+        .post("/v1/chat/completions", &server.admin_key, &refused)
+        .await;
+    let status = answer.status().as_u16();
+    let body: Value = answer.json().await.unwrap();
+    let code = body["error"]["code"].as_str().unwrap().to_string();
+    assert!((400..500).contains(&status), "{status} {body}");
+
+    let server_span = spans.take(|s| s.name == "POST /v1/chat/completions").await;
+    let status_text = status.to_string();
+    assert_eq!(
+        attribute(&server_span, "http.response.status_code").as_deref(),
+        Some(status_text.as_str())
+    );
+    let admission = spans.take(|s| s.name == "admission").await;
+    assert_eq!(admission.parent_span_id, server_span.span_id);
+    assert_eq!(
+        attribute(&admission, "error.type").as_deref(),
+        Some(code.as_str())
+    );
+    assert_eq!(
+        admission.status.as_ref().map(|s| s.code),
+        Some(StatusCode::Error as i32)
+    );
+    let authenticate = spans.take(|s| s.name == "authenticate").await;
+    assert_eq!(authenticate.trace_id, server_span.trace_id);
+
+    // A request answered after it: its spans arrive after the refused one's, and the refused
+    // request asked no upstream (no client span in its trace).
+    let fine = json!({"model": "sim-mini", "messages": [{"role": "user", "content": "hi"}]});
+    let answer = server
+        .post("/v1/chat/completions", &server.admin_key, &fine)
+        .await;
+    assert_eq!(answer.status(), 200);
+    let attempt = spans.take(|s| s.name.starts_with("chat ")).await;
+    assert_ne!(attempt.trace_id, server_span.trace_id);
+    let leftover = spans
+        .seen
+        .iter()
+        .any(|(_, s)| s.trace_id == server_span.trace_id && s.kind == SpanKind::Client as i32);
+    assert!(!leftover, "the refused request asked no upstream");
 }

@@ -22,6 +22,7 @@ use crate::rate_limit::{Bucket, Limits};
 use crate::secrets::{CredentialKind, SecretDigest, classify, is_token_id};
 use crate::store::Scope;
 use crate::store::{self, AuditEntry, Credential, Store, actions};
+use crate::telemetry::{ChildSpan, Traced};
 
 /// Who is calling: the credential that authenticated and what it may do.
 #[derive(Debug, Clone)]
@@ -198,6 +199,11 @@ pub async fn layer(
     mut request: Request,
     next: Next,
 ) -> Response {
+    // While traces are on: this work as a span of its own under the request's.
+    let traced = request.extensions().get::<Traced>().cloned();
+    let span = traced
+        .as_ref()
+        .map(|traced| traced.internal("authenticate", Vec::new()));
     let resolved = match resolve(store.as_ref(), request.headers()).await {
         Ok(resolved) => resolved,
         Err(err) => return err.into_response(),
@@ -236,9 +242,15 @@ pub async fn layer(
             }
             Err(denied) => Err(denied),
         };
+        if let (Some(traced), Some(span)) = (&traced, span) {
+            authenticated(traced, span, &outcome);
+        }
         request.extensions_mut().insert(outcome);
         next.run(request).await
     } else {
+        if let Some(span) = span {
+            span.failed("rate_limited", "over the workspace's rate limit".into());
+        }
         ApiError::RateLimited {
             retry_after: decision.retry_after,
         }
@@ -246,6 +258,24 @@ pub async fn layer(
     };
     decision.write_headers(response.headers_mut());
     response
+}
+
+/// Ends the authentication span with what it found, and names the credential on the request's
+/// span (`tokctl.token_id` or `tokctl.key_id`: ids, never secrets).
+fn authenticated(traced: &Traced, span: ChildSpan, outcome: &Outcome) {
+    match outcome {
+        Ok(principal) => {
+            let name = match is_token_id(&principal.credential_id) {
+                true => "tokctl.token_id",
+                false => "tokctl.key_id",
+            };
+            let id = opentelemetry::KeyValue::new(name, principal.credential_id.clone());
+            traced.set(vec![id.clone()]);
+            span.set(vec![id]);
+            span.end();
+        }
+        Err(denied) => span.failed("unauthorized", denied.message.into()),
+    }
 }
 
 /// The address the request came from (unspecified when the server was not told).

@@ -65,6 +65,9 @@ pub(crate) struct Accounting {
     /// Its entry in the request log (while the log is on), kept open while this lives: a
     /// stream's entry is written when its relay ends.
     pub logged: Option<Logged>,
+    /// Where the request's spans go (while traces are on), kept open while this lives: a
+    /// stream's server span ends when its relay does.
+    pub traced: Option<crate::telemetry::Traced>,
 }
 
 impl Accounting {
@@ -97,6 +100,9 @@ impl Accounting {
             Some(reservation) => reservation.charge(&self.gateway.ledger, record),
             None => self.gateway.ledger.record(record),
         };
+        if let Some(traced) = &self.traced {
+            traced.set(super::spans::settled(&self.model, &self.reason, consumed));
+        }
         if let Some(logged) = &self.logged {
             let spent = Spent {
                 prompt_tokens: prompt,

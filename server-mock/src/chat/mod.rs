@@ -56,11 +56,12 @@ use crate::auth::{Authenticated, require};
 use crate::chat::catalogue::{Catalogue, Model};
 use crate::credits::Credits;
 use crate::http::error::ApiError;
+use crate::http::error::ErrorCode;
 use crate::http::extract::ApiJson;
 use crate::http::routes::Routes;
 use crate::request_log::Logged;
 use crate::store::Store;
-use crate::telemetry::{Arrival, Metrics, Traced};
+use crate::telemetry::{Arrival, ChildSpan, Metrics, Traced};
 use crate::usage::Ledger;
 use crate::x402::facilitator::Facilitator;
 use crate::x402::gate;
@@ -204,6 +205,11 @@ pub(crate) async fn serve(
         logged,
     };
     let gateway = gateway.clone();
+    // Routing, the token's limit and an x402 payment, as a span of their own.
+    let admission = timing
+        .traced
+        .as_ref()
+        .map(|traced| traced.internal("admission", Vec::new()));
     let prompt = prompt_tokens(&checked.request.messages);
     let ask = Ask {
         model: &checked.request.model,
@@ -214,7 +220,7 @@ pub(crate) async fn serve(
     };
     let route = match route(&gateway.catalogue, &gateway.health, &ask) {
         Ok(route) => route,
-        Err(err) => return err.into_response(),
+        Err(err) => return refused(admission, err.into_response()),
     };
     // Each candidate's worst case (routing kept only those within budget_limit).
     let worst: Vec<Credits> = route
@@ -224,7 +230,7 @@ pub(crate) async fn serve(
         .collect();
     let allowance = match limit::admit(&store, &auth.principal, worst.clone()).await {
         Ok(allowance) => allowance,
-        Err(refused) => return refused,
+        Err(refusal) => return refused(admission, refusal),
     };
     // A payment is offered for the candidates the request could be routed to.
     let routable = || {
@@ -244,8 +250,13 @@ pub(crate) async fn serve(
     };
     let payment = match gate::admit(&ask).await {
         Ok(payment) => payment,
-        Err(refused) => return refused,
+        Err(refusal) => return refused(admission, refusal),
     };
+    if let Some(span) = admission {
+        let budget = checked.request.budget_limit;
+        span.set(spans::admitted(worst.len(), budget, payment.is_some()));
+        span.end();
+    }
     let funds = Funds { allowance, payment };
     let id = match checked.inbound {
         Inbound::Chat => format!("chatcmpl-{}", crate::secrets::new_id("")),
@@ -254,6 +265,7 @@ pub(crate) async fn serve(
     };
     let arrived = timing.arrived;
     let logged = timing.logged.clone();
+    let traced = timing.traced.clone();
     let accounting = |model: &Arc<Model>, reason: String, reservation: Reserved| Accounting {
         gateway: gateway.clone(),
         workspace_id: auth.principal.workspace_id.clone(),
@@ -271,6 +283,7 @@ pub(crate) async fn serve(
         reason,
         arrived,
         logged: logged.clone(),
+        traced: traced.clone(),
     };
     let response = match checked.stream {
         true => {
@@ -305,6 +318,16 @@ pub(crate) async fn serve(
         gateway.overhead[usize::from(checked.stream)].record(overhead.as_secs_f64());
     }
     response
+}
+
+/// Ends the admission span as failed with the refusal's code, and answers the refusal.
+fn refused(admission: Option<ChildSpan>, refusal: Response) -> Response {
+    if let Some(span) = admission {
+        let code = refusal.extensions().get::<ErrorCode>();
+        let code = code.map_or("refused", |code| code.0);
+        span.failed(code, format!("refused: {}", refusal.status()));
+    }
+    refusal
 }
 
 /// What a chat request's overhead is measured from: when it arrived (while metrics are on),

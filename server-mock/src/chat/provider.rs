@@ -6,6 +6,8 @@
 
 use std::time::Duration;
 
+use hyper::header::{HeaderName, HeaderValue};
+
 use super::answer::{Completion, Failure, ItemStream};
 use super::catalogue::{Model, ProviderKind};
 use super::form::Refusal;
@@ -17,11 +19,23 @@ use super::{anthropic, dialect, openai, simulated};
 pub enum Outgoing {
     /// The simulated model reads the request itself.
     Simulated,
-    /// The body of the upstream request.
-    Body(Vec<u8>),
+    /// The body of the upstream request, and headers it carries besides the target's own (a
+    /// `traceparent`).
+    Body(Vec<u8>, Extra),
     /// The client's own request for an upstream of its dialect, and the headers it brought;
     /// the answer goes back as the upstream wrote it.
     Relay(Vec<u8>, Extra),
+}
+
+impl Outgoing {
+    /// Carries `header` to the upstream (a `traceparent`, so the upstream's spans join the
+    /// trace), replacing one of the same name.
+    pub fn with_header(&mut self, header: (HeaderName, HeaderValue)) {
+        if let Outgoing::Body(_, extra) | Outgoing::Relay(_, extra) = self {
+            extra.headers.retain(|(name, _)| *name != header.0);
+            extra.headers.push(header);
+        }
+    }
 }
 
 /// What `checked` becomes for `model`, asking for at most `cap` tokens; `Err` when `model`'s
@@ -55,11 +69,13 @@ pub fn prepare(
             let effort = inbound
                 .original()
                 .and_then(|o| dialect::effort_for(o, model));
-            Outgoing::Body(openai::encode(model, cap, request, stream, effort))
+            let body = openai::encode(model, cap, request, stream, effort);
+            Outgoing::Body(body, Extra::default())
         }
-        (ProviderKind::Anthropic, _) => {
-            Outgoing::Body(anthropic::encode(model, cap, request, stream)?)
-        }
+        (ProviderKind::Anthropic, _) => Outgoing::Body(
+            anthropic::encode(model, cap, request, stream)?,
+            Extra::default(),
+        ),
     })
 }
 
@@ -77,8 +93,10 @@ pub async fn complete(
             openai::relay::complete(model, &extra, body).await
         }
         (_, Outgoing::Relay(body, extra)) => anthropic::relay::complete(model, &extra, body).await,
-        (ProviderKind::Anthropic, Outgoing::Body(body)) => anthropic::complete(model, body).await,
-        (_, Outgoing::Body(body)) => openai::complete(model, body).await,
+        (ProviderKind::Anthropic, Outgoing::Body(body, extra)) => {
+            anthropic::complete(model, &extra, body).await
+        }
+        (_, Outgoing::Body(body, extra)) => openai::complete(model, &extra, body).await,
     }
 }
 
@@ -97,7 +115,9 @@ pub async fn stream(
             openai::relay::stream(model, &extra, body).await
         }
         (_, Outgoing::Relay(body, extra)) => anthropic::relay::stream(model, &extra, body).await,
-        (ProviderKind::Anthropic, Outgoing::Body(body)) => anthropic::stream(model, body).await,
-        (_, Outgoing::Body(body)) => openai::stream(model, body).await,
+        (ProviderKind::Anthropic, Outgoing::Body(body, extra)) => {
+            anthropic::stream(model, &extra, body).await
+        }
+        (_, Outgoing::Body(body, extra)) => openai::stream(model, &extra, body).await,
     }
 }

@@ -21,6 +21,9 @@ pub fn started(deployment: &Model, cap: u32, checked: &Checked) -> (String, Vec<
     if let Some(temperature) = checked.request.temperature {
         attributes.push(KeyValue::new("gen_ai.request.temperature", temperature));
     }
+    if let Some(top_p) = checked.request.extra.get("top_p").and_then(|v| v.as_f64()) {
+        attributes.push(KeyValue::new("gen_ai.request.top_p", top_p));
+    }
     if let Some(name) = &deployment.deployment {
         attributes.push(KeyValue::new("tokctl.deployment", name.clone()));
     }
@@ -65,6 +68,33 @@ pub fn answered(deployment: &Model, id: &str, finish: &str, tokens: &Tokens) -> 
             count(tokens.reasoning),
         ),
     ]
+}
+
+/// What a request's server span learns once a model answered: the model, why it was chosen,
+/// and the credits the answer consumed (exact, as text).
+pub fn settled(model: &Model, reason: &str, credits: crate::credits::Credits) -> Vec<KeyValue> {
+    vec![
+        KeyValue::new("tokctl.routed_model", model.id.clone()),
+        KeyValue::new("tokctl.route_reason", reason.to_string()),
+        KeyValue::new("tokctl.credits_consumed", credits.to_string()),
+    ]
+}
+
+/// The admission span's attributes: how many candidates routing left, the request's own
+/// budget, whether an x402 payment covers it.
+pub fn admitted(
+    candidates: usize,
+    budget: Option<crate::credits::Credits>,
+    paid: bool,
+) -> Vec<KeyValue> {
+    let mut attributes = vec![
+        KeyValue::new("tokctl.candidates", candidates as i64),
+        KeyValue::new("tokctl.x402", paid),
+    ];
+    if let Some(budget) = budget {
+        attributes.push(KeyValue::new("tokctl.budget_limit", budget.to_string()));
+    }
+    attributes
 }
 
 /// A catalogue provider's name as OpenTelemetry's GenAI conventions spell it.

@@ -392,8 +392,12 @@ impl Relay {
         let tokens = self.counts(false);
         self.settle(&tokens);
         let error = GatewayError::upstream(format!("the upstream failed mid-stream: {err}"));
+        let code = error.code.unwrap_or(error.kind);
         if let Some(logged) = &self.accounting.logged {
-            logged.failed(error.code.unwrap_or(error.kind));
+            logged.failed(code);
+        }
+        if let Some(traced) = &self.accounting.traced {
+            traced.failed(code);
         }
         match &mut self.writer {
             Writer::Chat => {

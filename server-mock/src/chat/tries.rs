@@ -109,7 +109,7 @@ impl<'r> Tries<'r> {
                 self.advance();
                 continue;
             };
-            let outgoing = match provider::prepare(deployment, cap, checked, stream) {
+            let mut outgoing = match provider::prepare(deployment, cap, checked, stream) {
                 Ok(outgoing) => outgoing,
                 Err(refusal) => {
                     failures.refuse(deployment, refusal);
@@ -130,7 +130,11 @@ impl<'r> Tries<'r> {
                 Ok(mut attempt) => {
                     if let Some(traced) = &self.traced {
                         let (name, attributes) = spans::started(deployment, cap, checked);
-                        attempt.traced(traced.client(name, attributes));
+                        let span = traced.client(name, attributes);
+                        if let Some(header) = span.traceparent() {
+                            outgoing.with_header(header);
+                        }
+                        attempt.traced(span);
                     }
                     self.sent += 1;
                     return Some(Try {

@@ -180,7 +180,7 @@ where
             noted.answered(status);
         }
         if let Some(span) = this.span.take() {
-            span.end(status);
+            span.answered(status);
         }
         if let Some(logged) = this.logged.take() {
             let code = response.extensions().get::<ErrorCode>().map(|code| code.0);

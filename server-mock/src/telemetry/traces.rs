@@ -8,11 +8,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::http::header::{HeaderName, HeaderValue};
 use axum::http::{HeaderMap, Method};
 use opentelemetry::propagation::TextMapPropagator;
 use opentelemetry::trace::{SpanKind, Status, TraceContextExt, Tracer, TracerProvider};
 use opentelemetry::{Context, KeyValue};
-use opentelemetry_http::HeaderExtractor;
+use opentelemetry_http::{HeaderExtractor, HeaderInjector};
 use opentelemetry_otlp::{Protocol, WithExportConfig};
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::error::OTelSdkResult;
@@ -24,6 +25,8 @@ use opentelemetry_sdk::trace::{
 
 use super::registry::{self, Metrics};
 
+/// The W3C trace context header.
+const TRACEPARENT: HeaderName = HeaderName::from_static("traceparent");
 /// Spans kept in memory waiting to be sent; past this, new ones are dropped.
 const QUEUE: usize = 4096;
 /// How long one export may take before it counts as failed (its spans dropped).
@@ -196,7 +199,9 @@ impl Traces {
     }
 }
 
-/// A request's server span, ended with its answer's status.
+/// A request's server span. It ends when the last of its holders lets go: the edge once the
+/// answer's head is sent, a stream's relay when the stream ends (so a stream's span covers its
+/// body).
 pub struct ServerSpan(Context);
 
 /// Where a request's own spans go: under its server span, through the server's tracer. Left in
@@ -209,22 +214,53 @@ pub struct Traced {
 
 impl Traced {
     /// A client span under the request's (an upstream attempt), started now.
-    pub fn client(&self, name: String, attributes: Vec<KeyValue>) -> ClientSpan {
+    pub fn client(&self, name: String, attributes: Vec<KeyValue>) -> ChildSpan {
+        self.child(name, SpanKind::Client, attributes)
+    }
+
+    /// A span of the gateway's own work under the request's (authentication, admission),
+    /// started now.
+    pub fn internal(&self, name: &'static str, attributes: Vec<KeyValue>) -> ChildSpan {
+        self.child(name.into(), SpanKind::Internal, attributes)
+    }
+
+    fn child(&self, name: String, kind: SpanKind, attributes: Vec<KeyValue>) -> ChildSpan {
         let span = self
             .inner
             .tracer
             .span_builder(name)
-            .with_kind(SpanKind::Client)
+            .with_kind(kind)
             .with_attributes(attributes)
             .start_with_context(&self.inner.tracer, &self.cx);
-        ClientSpan(self.cx.with_span(span))
+        ChildSpan(self.cx.with_span(span))
+    }
+
+    /// Adds attributes to the request's server span (what it turned out to be: the token that
+    /// sent it, the model that answered, what it cost).
+    pub fn set(&self, attributes: Vec<KeyValue>) {
+        self.cx.span().set_attributes(attributes);
+    }
+
+    /// Marks the request failed after its answer's head was sent (a stream cut).
+    pub fn failed(&self, error_type: &'static str) {
+        let span = self.cx.span();
+        span.set_attribute(KeyValue::new("error.type", error_type));
+        span.set_status(Status::error(""));
     }
 }
 
-/// A client span: what the gateway asked of an upstream, and what came of it.
-pub struct ClientSpan(Context);
+/// A span under a request's: an upstream attempt (client), or the gateway's own work.
+pub struct ChildSpan(Context);
 
-impl ClientSpan {
+impl ChildSpan {
+    /// The W3C `traceparent` header naming this span, for the upstream request it stands for.
+    pub fn traceparent(&self) -> Option<(HeaderName, HeaderValue)> {
+        let mut headers = HeaderMap::new();
+        TraceContextPropagator::new().inject_context(&self.0, &mut HeaderInjector(&mut headers));
+        let value = headers.remove(TRACEPARENT)?;
+        Some((TRACEPARENT, value))
+    }
+
     /// Adds attributes known once the answer came.
     pub fn set(&self, attributes: Vec<KeyValue>) {
         self.0.span().set_attributes(attributes);
@@ -259,8 +295,9 @@ impl ServerSpan {
         })
     }
 
-    /// Ends it with the answer's `status` (a 5xx marks it an error).
-    pub fn end(self, status: u16) {
+    /// Notes the answer's `status` (a 5xx marks it an error) and lets go of it: it ends now,
+    /// or when the last [`Traced`] holding it lets go (a stream's relay).
+    pub fn answered(self, status: u16) {
         let span = self.0.span();
         span.set_attribute(KeyValue::new(
             "http.response.status_code",
@@ -270,7 +307,6 @@ impl ServerSpan {
             span.set_attribute(KeyValue::new("error.type", status.to_string()));
             span.set_status(Status::error(""));
         }
-        span.end();
     }
 }
 

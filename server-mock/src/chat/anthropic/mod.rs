@@ -34,8 +34,8 @@ pub fn encode(
 }
 
 /// A whole answer.
-pub async fn complete(model: &Model, body: Vec<u8>) -> Result<Completion, Failure> {
-    let bytes = whole(model, &Extra::default(), body).await?;
+pub async fn complete(model: &Model, extra: &Extra, body: Vec<u8>) -> Result<Completion, Failure> {
+    let bytes = whole(model, extra, body).await?;
     let answer: reply::Answer = serde_json::from_slice(&bytes)
         .map_err(|err| Failure::invalid(format!("the upstream answer could not be read: {err}")))?;
     let said = answer.said();
@@ -60,8 +60,8 @@ pub async fn complete(model: &Model, body: Vec<u8>) -> Result<Completion, Failur
 
 /// A stream of the answer's items; the connection closes when it is dropped. Nothing is an
 /// item until the first content (or the end): an error event before it fails the stream.
-pub async fn stream(model: &Model, body: Vec<u8>) -> Result<ItemStream, Failure> {
-    open(model, &Extra::default(), body, items).await
+pub async fn stream(model: &Model, extra: &Extra, body: Vec<u8>) -> Result<ItemStream, Failure> {
+    open(model, extra, body, items).await
 }
 
 /// The items an Anthropic SSE body holds, in order.

@@ -8,7 +8,7 @@ use super::Shared;
 use crate::chat::answer::Failure;
 use crate::chat::breaker::{Pass, State, Verdict};
 use crate::chat::latency::Latency;
-use crate::telemetry::{ClientSpan, Outcome};
+use crate::telemetry::{ChildSpan, Outcome};
 
 /// One try of one model, let through by its circuit.
 pub struct Attempt {
@@ -22,7 +22,7 @@ pub struct Attempt {
     /// Whether its outcome was counted in the metrics, so that dropping it counts it cancelled.
     counted: bool,
     /// Its client span, while traces are on.
-    span: Option<ClientSpan>,
+    span: Option<ChildSpan>,
 }
 
 impl Attempt {
@@ -39,7 +39,7 @@ impl Attempt {
     }
 
     /// Traces it as `span` (ended with its outcome).
-    pub fn traced(&mut self, span: ClientSpan) {
+    pub fn traced(&mut self, span: ChildSpan) {
         self.span = Some(span);
     }
 

@@ -280,8 +280,8 @@ fn first<'c, 'a>(choices: &'c [UpstreamChoice<'a>]) -> Option<&'c UpstreamChoice
 }
 
 /// A whole completion, asked for with `body` ([`encode`]).
-pub async fn complete(model: &Model, body: Vec<u8>) -> Result<Completion, Failure> {
-    let bytes = whole(model, &Extra::default(), body).await?;
+pub async fn complete(model: &Model, extra: &Extra, body: Vec<u8>) -> Result<Completion, Failure> {
+    let bytes = whole(model, extra, body).await?;
     let answer: UpstreamAnswer = serde_json::from_slice(&bytes)
         .map_err(|err| Failure::invalid(format!("the upstream answer could not be read: {err}")))?;
     let choice = first(&answer.choices)
@@ -308,8 +308,8 @@ pub async fn complete(model: &Model, body: Vec<u8>) -> Result<Completion, Failur
 /// A stream of deltas; the connection closes when it is dropped. Its first item, like the
 /// answer's head, must come within the model's time limit: an upstream that sends its headers
 /// and then nothing (or only keep-alives) has timed out, and the next candidate is tried.
-pub async fn stream(model: &Model, body: Vec<u8>) -> Result<ItemStream, Failure> {
-    open(model, &Extra::default(), body, items).await
+pub async fn stream(model: &Model, extra: &Extra, body: Vec<u8>) -> Result<ItemStream, Failure> {
+    open(model, extra, body, items).await
 }
 
 /// `model`'s whole answer to `body` (sent with `extra`), within its time limit (any upstream

@@ -1,0 +1,26 @@
+"""Mutations of the request log (issue 40, point 2): each breaks one rule; `bench/mutate.py`
+shows that the named tests then fail. (name, file, text, replacement, cargo test arguments)
+"""
+
+L = "server-mock/src/request_log.rs"
+S = "server-mock/src/store/sqlite/requests.rs"
+P = "server-mock/src/store/postgres/requests.rs"
+R = "--test requests"
+M = [
+ ("an unauthenticated entry is dropped, an authenticated one kept", L, "if entry.workspace_id.is_empty() {", "if !entry.workspace_id.is_empty() {", R),
+ ("the caller's credential is noted", "server-mock/src/chat/mod.rs", "logged.caller(&principal.workspace_id, &principal.credential_id);", "logged.caller(&principal.workspace_id, &principal.workspace_id);", R),
+ ("the answering model and its cost are noted", "server-mock/src/chat/accounting.rs", "logged.answered_by(&self.model.id, deployment, &self.reason, spent);", "let _ = (deployment, spent);", R),
+ ("a stream's first token is timed", "server-mock/src/chat/stream.rs", "logged.first_token();", "let _ = logged;", R),
+ ("the status answered is noted", "server-mock/src/http/edge.rs", "logged.status(status, code);", "logged.status(200, code);", R),
+ ("a refusal's code is noted", "server-mock/src/http/edge.rs", "let code = response.extensions().get::<ErrorCode>().map(|code| code.0);", "let code: Option<&str> = None;", R),
+ ("newest first (SQLite)", S, "ORDER BY r.created_at DESC, r.seq DESC LIMIT ?9", "ORDER BY r.created_at ASC, r.seq DESC LIMIT ?9", R + " sqlite"),
+ ("newest first (PostgreSQL)", P, "ORDER BY r.created_at DESC, r.seq DESC LIMIT $9", "ORDER BY r.created_at ASC, r.seq DESC LIMIT $9", R + " postgres"),
+ ("the status class filter (SQLite)", S, "AND (?4 IS NULL OR r.status BETWEEN ?4 AND ?5)", "AND (?4 IS NULL OR r.status >= ?4 OR ?5 IS NULL)", R + " sqlite"),
+ ("the status class filter (PostgreSQL)", P, "AND ($4::int8 IS NULL OR r.status BETWEEN $4 AND $5)", "AND ($4::int8 IS NULL OR r.status >= $4 OR $5::int8 IS NULL)", R + " postgres"),
+ ("until is exclusive of later arrivals (SQLite)", S, "AND (?7 IS NULL OR r.created_at < ?7)", "AND (?7 IS NULL OR r.created_at > ?7)", R + " sqlite"),
+ ("the model filter takes the answering model (PostgreSQL)", P, "OR r.routed_model = $3)", "OR r.routed_model = $3 OR true)", R + " postgres"),
+ ("retention deletes only older entries (SQLite)", S, "WHERE created_at < ?1 LIMIT ?2", "WHERE created_at < ?1 + 86400000000 * 25 LIMIT ?2", R + " retention sqlite"),
+ ("retention deletes only older entries (PostgreSQL)", P, "WHERE created_at < $1 LIMIT $2", "WHERE created_at < $1 + interval '25 days' LIMIT $2", R + " retention postgres"),
+ ("retention deletes at all (SQLite)", S, '"DELETE FROM request_log WHERE seq IN', '"DELETE FROM request_log WHERE false AND seq IN', R + " retention sqlite"),
+ ("the credential's name is joined", S, "COALESCE(t.name, k.name)", "COALESCE(k.name, NULL)", R + " sqlite"),
+]
