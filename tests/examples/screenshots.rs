@@ -3,7 +3,8 @@
 //! public API (tokens, keys, a webhook with deliveries, chat requests), signs in as a person
 //! would, and saves PNGs. The gateway's catalogue is the built-in simulated models and two
 //! upstreams on loopback, one answering and one down (its circuit open), so the Models section is
-//! shown during an outage. Run by `bench/screenshots.sh` (`cargo run -p tokctl-e2e --example
+//! shown during an outage; the Requests section shows one of the answering upstream's streams
+//! with its waterfall. Run by `bench/screenshots.sh` (`cargo run -p tokctl-e2e --example
 //! screenshots -- DIR`).
 
 #[path = "../tests/browser/mod.rs"]
@@ -85,6 +86,36 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         loaded(&client, section).await;
         shot(&client, &out, name).await?;
     }
+    // The request log, narrowed to one model, with a stream's detail and its waterfall open
+    // below the list: in a window as tall as the page, so the list and the whole panel show.
+    let tall = driver.window(1280, 800).await;
+    sign_in(&tall, &base, &key).await;
+    open(&tall, &base, "requests?model=gpt-4o-mini").await;
+    loaded(&tall, "requests").await;
+    click(
+        &tall,
+        "#requests-table tr[data-stream=\"true\"] [data-action=\"detail\"]",
+    )
+    .await;
+    find(
+        &tall,
+        "#request-detail[data-loaded=\"true\"] #request-waterfall",
+    )
+    .await;
+    let sizes = tall
+        .execute(
+            "return [document.documentElement.scrollHeight, window.innerHeight, \
+                     window.outerHeight]",
+            vec![],
+        )
+        .await?;
+    let size = |i: usize| sizes[i].as_u64().unwrap_or(0);
+    // The window's own bars stay: the page's height is what the viewport gains.
+    let height = size(0) + size(2).saturating_sub(size(1)).max(800 - size(1).min(800));
+    tall.set_window_size(1280, u32::try_from(height)?).await?;
+    tall.execute("window.scrollTo(0, 0)", vec![]).await?;
+    shot(&tall, &out, "requests").await?;
+    tall.close().await?;
     open(&client, &base, "webhooks").await;
     loaded(&client, "webhooks").await;
     click(&client, "[data-webhook-id] [data-action=\"deliveries\"]").await;

@@ -2,7 +2,8 @@
 //! test does what a person would, and checks what the API then says. The whole dashboard on a
 //! phone, from the keyboard alone, is in `dashboard/phone.rs`; the Models section watching an
 //! upstream fail, in `dashboard/models.rs`; Settings > x402 payments, in `dashboard/x402.rs`; a token's
-//! spending limit and a rotation with an overlap, in `dashboard/limits.rs`.
+//! spending limit and a rotation with an overlap, in `dashboard/limits.rs`; the gateway's request
+//! log and a request's waterfall, in `dashboard/requests.rs`.
 
 mod browser;
 mod common;
@@ -14,6 +15,8 @@ mod limits;
 mod models;
 #[path = "dashboard/phone.rs"]
 mod phone;
+#[path = "dashboard/requests.rs"]
+mod requests;
 #[path = "dashboard/upstream.rs"]
 mod upstream;
 #[path = "dashboard/x402.rs"]

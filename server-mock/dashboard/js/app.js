@@ -1,12 +1,13 @@
 // The dashboard shell: decides signed in or not (GET /session), draws the top bar and the
-// navigation, and routes on location.hash (#/tokens, #/audit, #/webhooks, #/usage, #/models,
-// #/settings/keys, #/settings/x402) to the section modules. A section's render() may return a function, called
+// navigation, and routes on location.hash (#/tokens, #/audit, #/webhooks, #/usage, #/requests,
+// #/models, #/settings/keys, #/settings/x402) to the section modules. A section's render() may return a function, called
 // when the section is left (another route, signing out), to stop what it keeps running.
 
 import { api, onStaleCsrf, onUnauthorized, session, setCsrfToken } from './api.js';
 import * as audit from './audit.js';
 import * as keys from './keys.js';
 import * as models from './models.js';
+import * as requests from './requests.js';
 import { renderSignIn } from './signin.js';
 import * as tokens from './tokens.js';
 import { clearAlert, el, replace, showAlert } from './ui.js';
@@ -19,6 +20,7 @@ const ROUTES = [
   { path: '/audit', label: 'Audit log', section: 'section-audit', module: audit },
   { path: '/webhooks', label: 'Webhooks', section: 'section-webhooks', module: webhooks },
   { path: '/usage', label: 'Usage', section: 'section-usage', module: usage },
+  { path: '/requests', label: 'Requests', section: 'section-requests', module: requests },
   { path: '/models', label: 'Models', section: 'section-models', module: models },
   { path: '/settings/keys', label: 'API keys', section: 'section-keys', module: keys, group: 'Settings' },
   { path: '/settings/x402', label: 'x402 payments', section: 'section-x402', module: x402, group: 'Settings' },

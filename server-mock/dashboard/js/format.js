@@ -96,6 +96,14 @@ export function count(value) {
   return Number.isFinite(n) ? integer.format(n) : String(value ?? '');
 }
 
+/** Milliseconds as "0.4 ms", "38 ms", "1,204 ms" (never broken across lines); "—" when unknown. */
+export function millis(value) {
+  const n = typeof value === 'number' ? value : Number.NaN;
+  if (!Number.isFinite(n)) return '—';
+  const shown = n < 10 ? Number(n.toFixed(1)).toString() : integer.format(Math.round(n));
+  return `${shown}\u00a0ms`;
+}
+
 /** "1 token", "3 tokens". */
 export function plural(n, one, many = `${one}s`) {
   return `${count(n)} ${n === 1 ? one : many}`;
