@@ -10,11 +10,15 @@
 # the order rotating from round to round (this machine's speed drifts within a run): added p50
 # over the upstream at 2,000 req/s, whole and streamed, and the ceiling at 32 connections; it
 # prints each round and the medians, with each build's difference from the first, then stops.
+# AB=observe: the operators' views in the same rounds: this build with no request log and no
+# traces (off), with the request log (log, the default), with traces to a collector that takes
+# every batch (traces: sample 1, the mock upstream's /v1/traces) and to one that is down
+# (traces_down: a closed port), the last two without the request log.
 # TAIL=only runs the low-load part alone (with BASELINE or AB, for each build in turn).
 # ANTHROPIC=only runs only the load to an Anthropic model (see anthropic_beside).
 # DIALECTS=only runs only the inbound dialects side by side on a simulated model (see dialects).
 #
-# Usage: [ROUNDS=3] [IDLE=poll] [BASELINE=BIN] [AB=metrics] [TAIL=only] [ANTHROPIC=only] [DIALECTS=only] bench/gateway.sh [SECONDS_PER_RUN]
+# Usage: [ROUNDS=3] [IDLE=poll] [BASELINE=BIN] [AB=metrics|observe] [TAIL=only] [ANTHROPIC=only] [DIALECTS=only] bench/gateway.sh [SECONDS_PER_RUN]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
@@ -193,9 +197,10 @@ fi
 # A/B: this build beside others, in ROUNDS of one run of each, the order rotating from round to
 # round. AB=metrics adds this build again with --metrics-listen (scraped every 5 s, as Prometheus
 # would); BASELINE adds an older build. Prints each round and the medians, then stops.
-if [ -n "${BASELINE:-}" ] || [ "${AB:-}" = metrics ]; then
+if [ -n "${BASELINE:-}" ] || [ "${AB:-}" = metrics ] || [ "${AB:-}" = observe ]; then
   targets=("this $gateway $key")
   [ "${AB:-}" = metrics ] && targets=("metrics_off $gateway $key")
+  [ "${AB:-}" = observe ] && targets=()
   start_other() {  # NAME BIN [ARGS...]: serves the same catalogue from a data directory of its own
     local name=$1 bin=$2; shift 2
     "$bin" serve --listen 127.0.0.1:0 --data-dir "$work/$name-data" --rate-limit 1000000000 \
@@ -206,6 +211,14 @@ if [ -n "${BASELINE:-}" ] || [ "${AB:-}" = metrics ]; then
     start_other metrics_on ./target/release/tokctl-server --metrics-listen 127.0.0.1:0
     scrape=$(grep -o 'metrics on http://[0-9.:]*/metrics' "$work/metrics_on.log" | sed 's|metrics on ||')
     ( while sleep 5; do curl -sf "$scrape" >/dev/null || exit 0; done ) & pids+=($!)
+  fi
+  if [ "${AB:-}" = observe ]; then
+    start_other off ./target/release/tokctl-server --no-request-log
+    targets+=("log $gateway $key")
+    start_other traces ./target/release/tokctl-server --no-request-log \
+      --otlp-endpoint "http://$upstream/v1/traces"
+    start_other traces_down ./target/release/tokctl-server --no-request-log \
+      --otlp-endpoint "http://127.0.0.1:9/v1/traces"
   fi
   if [ -n "${BASELINE:-}" ]; then
     [ -x "$BASELINE" ] || { echo "BASELINE is not an executable: $BASELINE" >&2; exit 2; }

@@ -23,3 +23,11 @@ M += [
  ("a stream's server span covers its body", T, "            i64::from(status),\n        ));\n", "            i64::from(status),\n        ));\n        span.end();\n", "--test traces"),
  ("top_p is recorded", "server-mock/src/chat/spans.rs", 'KeyValue::new("gen_ai.request.top_p", top_p)', 'KeyValue::new("gen_ai.request.top", top_p)', "--test traces"),
 ]
+M += [
+ ("spans refused at a full queue are counted", "server-mock/src/telemetry/traces/export.rs", "if self.queued.fetch_add(1, Ordering::Relaxed) >= self.queue {", "if self.queued.fetch_add(1, Ordering::Relaxed) >= usize::MAX {", "--test traces hangs"),
+]
+M += [
+ ("content only when asked", "server-mock/src/chat/tries.rs", "let content = traced.content();", "let content = true;", "--test trace_content"),
+ ("content is redacted", "server-mock/src/chat/spans.rs", 'serde_json::json!({"type": "text", "content": crate::redact::redact(text)})', 'serde_json::json!({"type": "text", "content": text})', "--test trace_content"),
+ ("provider keys are redacted", "server-mock/src/redact.rs", r'r"|\bsk-(?:ant-|proj-|svcacct-|admin-)?[0-9A-Za-z_-]{20,}",', r'r"|\bsk-(?:ant-|svcacct-|admin-)[0-9A-Za-z_-]{20,}",', "--test trace_content"),
+]

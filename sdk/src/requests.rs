@@ -195,7 +195,7 @@ impl<'c> Requests<'c> {
 
     /// Requests matching `request` logged from now on, oldest first, asking every `every`;
     /// runs until dropped or an error (which it yields, then ends). A request is logged when
-    /// its answer ends, so each poll looks back [`FOLLOW_LOOKBACK`] from the newest arrival
+    /// its answer ends, so each poll looks back `FOLLOW_LOOKBACK` (15 minutes) from the newest arrival
     /// seen, page by page until a page holds nothing new.
     pub fn follow(
         &self,

@@ -70,6 +70,16 @@ async fn messages(Json(body): Json<Value>) -> Response {
     .into_response()
 }
 
+/// An OTLP/HTTP collector that takes every batch and keeps nothing: an empty
+/// `ExportTraceServiceResponse` is a full success.
+async fn traces(_batch: axum::body::Bytes) -> Response {
+    (
+        [(header::CONTENT_TYPE, "application/x-protobuf")],
+        Vec::<u8>::new(),
+    )
+        .into_response()
+}
+
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     let addr = std::env::args()
@@ -77,7 +87,8 @@ async fn main() -> std::io::Result<()> {
         .unwrap_or_else(|| "127.0.0.1:0".into());
     let app = axum::Router::new()
         .route("/v1/chat/completions", post(complete))
-        .route("/v1/messages", post(messages));
+        .route("/v1/messages", post(messages))
+        .route("/v1/traces", post(traces));
     let listener = tokio::net::TcpListener::bind(addr).await?;
     println!("listening on http://{}", listener.local_addr()?);
     axum::serve(listener, app).await

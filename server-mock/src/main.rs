@@ -120,6 +120,10 @@ struct ServeArgs {
     /// caller's choice).
     #[arg(long, default_value_t = 1.0, value_parser = parse_ratio)]
     trace_sample_ratio: f64,
+    /// Record message content in traces (gen_ai.input.messages, gen_ai.output.messages,
+    /// gen_ai.system_instructions), secrets redacted [default: no content].
+    #[arg(long)]
+    trace_content: bool,
     /// How long the request log keeps each gateway request (GET /v1/requests), e.g. 30d, 12h.
     #[arg(long, default_value = "30d", value_parser = parse_timeout, value_name = "DURATION")]
     request_log_retention: std::time::Duration,
@@ -363,6 +367,7 @@ async fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
                 .otlp_endpoint
                 .or_else(tokctl_server::telemetry::TraceConfig::endpoint_from_env),
             sample_ratio: args.trace_sample_ratio,
+            content: args.trace_content,
         },
         request_log: (!args.no_request_log).then_some(args.request_log_retention),
     };

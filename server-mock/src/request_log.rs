@@ -120,7 +120,7 @@ impl RequestLog {
         }
     }
 
-    /// Deletes entries older than the retention, [`PRUNE_BATCH`] at a time (each delete is
+    /// Deletes entries older than the retention, `PRUNE_BATCH` at a time (each delete is
     /// short, so writes are never held up behind it), in at most `batches` deletes; returns how
     /// many it deleted.
     pub async fn prune(&self, store: &Arc<dyn Store>, batches: usize) -> StoreResult<u64> {
@@ -143,7 +143,7 @@ impl RequestLog {
         Ok(deleted)
     }
 
-    /// Prunes now and every [`PRUNE_EVERY`]; runs until aborted.
+    /// Prunes now and every `PRUNE_EVERY`; runs until aborted.
     pub async fn run_retention(self: Arc<Self>, store: Arc<dyn Store>) {
         loop {
             if let Err(err) = self.prune(&store, usize::MAX).await {

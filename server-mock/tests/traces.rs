@@ -5,114 +5,14 @@
 
 mod common;
 
-use std::time::Duration;
-
-use axum::body::Bytes;
-use axum::routing::post;
+use common::collector::{attribute, collector};
 use common::hooks::{eventually, free_addr};
 use common::upstream::{KEY_VAR, answering, catalogue, catalogue_with};
 use common::{Options, Server};
-use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
-use opentelemetry_proto::tonic::common::v1::any_value::Value as AnyValue;
-use opentelemetry_proto::tonic::trace::v1::Span;
+use futures::StreamExt;
 use opentelemetry_proto::tonic::trace::v1::span::SpanKind;
 use opentelemetry_proto::tonic::trace::v1::status::StatusCode;
-use prost::Message;
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
-
-/// A collector on loopback: its traces URL, and the spans it receives.
-async fn collector() -> (String, Spans) {
-    let (tx, rx) = mpsc::unbounded_channel();
-    let app = axum::Router::new().route(
-        "/v1/traces",
-        post(move |body: Bytes| {
-            let tx = tx.clone();
-            async move {
-                let request = ExportTraceServiceRequest::decode(body).expect("an OTLP request");
-                for resource in request.resource_spans {
-                    let service = resource
-                        .resource
-                        .iter()
-                        .flat_map(|r| &r.attributes)
-                        .find(|a| a.key == "service.name")
-                        .and_then(|a| text(a.value.as_ref()?.value.as_ref()?))
-                        .unwrap_or_default();
-                    for span in resource.scope_spans.into_iter().flat_map(|s| s.spans) {
-                        let _ = tx.send((service.clone(), span));
-                    }
-                }
-                ExportTraceServiceRequest::default().encode_to_vec()
-            }
-        }),
-    );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    let spans = Spans {
-        rx,
-        seen: Vec::new(),
-    };
-    (format!("http://{addr}/v1/traces"), spans)
-}
-
-fn text(value: &AnyValue) -> Option<String> {
-    match value {
-        AnyValue::StringValue(s) => Some(s.clone()),
-        AnyValue::IntValue(i) => Some(i.to_string()),
-        AnyValue::DoubleValue(d) => Some(d.to_string()),
-        AnyValue::BoolValue(b) => Some(b.to_string()),
-        AnyValue::ArrayValue(list) => {
-            let each: Option<Vec<String>> = list
-                .values
-                .iter()
-                .map(|v| text(v.value.as_ref()?))
-                .collect();
-            Some(each?.join(","))
-        }
-        _ => None,
-    }
-}
-
-/// The spans a collector received, kept in order of arrival.
-struct Spans {
-    rx: mpsc::UnboundedReceiver<(String, Span)>,
-    /// Each with its service's name.
-    seen: Vec<(String, Span)>,
-}
-
-impl Spans {
-    /// The first span received that `wanted` picks (waiting up to 20 s for it), taken out,
-    /// with its service's name.
-    async fn take_with_service(&mut self, wanted: impl Fn(&Span) -> bool) -> (String, Span) {
-        loop {
-            if let Some(at) = self.seen.iter().position(|(_, span)| wanted(span)) {
-                return self.seen.remove(at);
-            }
-            let received = tokio::time::timeout(Duration::from_secs(20), self.rx.recv())
-                .await
-                .unwrap_or_else(|_| {
-                    panic!(
-                        "no such span within 20 s; received: {:?}",
-                        self.seen.iter().map(|(_, s)| &s.name).collect::<Vec<_>>()
-                    )
-                })
-                .expect("the collector runs");
-            self.seen.push(received);
-        }
-    }
-
-    /// The first span received that `wanted` picks, taken out.
-    async fn take(&mut self, wanted: impl Fn(&Span) -> bool) -> Span {
-        self.take_with_service(wanted).await.1
-    }
-}
-
-/// `span`'s attribute `key`, as text.
-fn attribute(span: &Span, key: &str) -> Option<String> {
-    let found = span.attributes.iter().find(|a| a.key == key)?;
-    text(found.value.as_ref()?.value.as_ref()?)
-}
 
 /// A server exporting traces to `endpoint`, sending them every 100 ms.
 fn traced(endpoint: &str, more: &[&str]) -> Server {
@@ -408,4 +308,49 @@ async fn a_refused_request_ends_its_admission_span_with_the_refusals_code() {
         .iter()
         .any(|(_, s)| s.trace_id == server_span.trace_id && s.kind == SpanKind::Client as i32);
     assert!(!leftover, "the refused request asked no upstream");
+}
+
+#[tokio::test]
+async fn with_a_collector_that_hangs_the_spans_past_the_queue_are_dropped_and_counted() {
+    // A collector that takes connections and never answers: the first batch's export waits
+    // (5 s) while the queue (4,096 spans) fills; what comes after is dropped, and counted.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let hanging = format!("http://{}/v1/traces", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((socket, _)) = listener.accept().await {
+            held.push(socket);
+        }
+    });
+    let server = Server::start_with(Options {
+        env: vec![("OTEL_BSP_SCHEDULE_DELAY", "100")],
+        args: vec![
+            "--otlp-endpoint".into(),
+            hanging,
+            "--metrics-listen".into(),
+            "127.0.0.1:0".into(),
+        ],
+        rate_limit: Some(1_000_000),
+        ..Default::default()
+    });
+    let metrics = server.metrics_url();
+    // Each request is two spans (the request's, and its authentication).
+    let requests = 4_000;
+    let answered = futures::stream::iter(0..requests)
+        .map(|_| async { server.get("/v1/scopes", &server.admin_key).await.status() })
+        .buffer_unordered(8)
+        .filter(|status| std::future::ready(*status == 200))
+        .count()
+        .await;
+    assert_eq!(answered, requests, "every request answered");
+    let text = reqwest::get(&metrics).await.unwrap().text().await.unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("tokctl_trace_spans_dropped_total"))
+        .unwrap();
+    let dropped: f64 = line.rsplit(' ').next().unwrap().parse().unwrap();
+    // At most the queue and two batches (a timed-out export counts its 512) are not refused at
+    // the queue: the rest must be counted there.
+    let floor = (2 * requests - 4_096 - 2 * 512) as f64;
+    assert!(dropped >= floor, "dropped {dropped}, at least {floor}");
 }

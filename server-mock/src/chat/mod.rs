@@ -379,10 +379,16 @@ async fn complete(
         timing.waited_since(started);
         match answer {
             Ok(answer) => {
+                let content = timing.traced.as_ref().is_some_and(Traced::content);
                 attempt.describe(|| {
                     let prompt = answer.prompt_tokens.unwrap_or(estimated_prompt);
                     let tokens = Tokens::with(prompt, answer.completion_tokens, answer.detail);
-                    spans::answered(model, &id, &answer.finish.reason, &tokens)
+                    let mut attributes =
+                        spans::answered(model, &id, &answer.finish.reason, &tokens);
+                    if content {
+                        attributes.push(spans::output(&answer.message, &answer.finish.reason));
+                    }
+                    attributes
                 });
                 attempt.succeeded();
                 // `exact` is settled now, before the answer is sent: not at all when no

@@ -8,8 +8,13 @@ use super::form::Tokens;
 use super::request::Checked;
 
 /// The client span's name and its attributes as an attempt on `deployment` starts, asking for
-/// at most `cap` tokens.
-pub fn started(deployment: &Model, cap: u32, checked: &Checked) -> (String, Vec<KeyValue>) {
+/// at most `cap` tokens (with the messages, redacted, when `content` is recorded).
+pub fn started(
+    deployment: &Model,
+    cap: u32,
+    checked: &Checked,
+    content: bool,
+) -> (String, Vec<KeyValue>) {
     let upstream = deployment.upstream_name();
     let mut attributes = vec![
         KeyValue::new("gen_ai.operation.name", "chat"),
@@ -36,7 +41,67 @@ pub fn started(deployment: &Model, cap: u32, checked: &Checked) -> (String, Vec<
             attributes.push(KeyValue::new("server.port", i64::from(port)));
         }
     }
+    if content {
+        attributes.extend(input(&checked.request.messages));
+    }
     (format!("chat {upstream}"), attributes)
+}
+
+/// A message's text: its content when a string, else its text parts joined, else its JSON.
+fn text_of(content: &serde_json::Value) -> String {
+    match content {
+        serde_json::Value::String(text) => text.clone(),
+        serde_json::Value::Array(parts) => parts
+            .iter()
+            .filter_map(|part| part.get("text").and_then(|t| t.as_str()))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        serde_json::Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// One text part as the GenAI conventions write it, redacted.
+fn part(text: &str) -> serde_json::Value {
+    serde_json::json!({"type": "text", "content": crate::redact::redact(text)})
+}
+
+/// `gen_ai.system_instructions` and `gen_ai.input.messages` (JSON text, as the GenAI
+/// conventions shape them), every secret-shaped run redacted.
+fn input(messages: &[super::request::Message]) -> Vec<KeyValue> {
+    let (system, turns): (Vec<_>, Vec<_>) = messages
+        .iter()
+        .partition(|m| m.role == "system" || m.role == "developer");
+    let system: Vec<_> = system.iter().map(|m| part(&text_of(&m.content))).collect();
+    let turns: Vec<_> = turns
+        .iter()
+        .map(|m| serde_json::json!({"role": m.role, "parts": [part(&text_of(&m.content))]}))
+        .collect();
+    let mut attributes = vec![KeyValue::new(
+        "gen_ai.input.messages",
+        serde_json::Value::Array(turns).to_string(),
+    )];
+    if !system.is_empty() {
+        let system = serde_json::Value::Array(system).to_string();
+        attributes.push(KeyValue::new("gen_ai.system_instructions", system));
+    }
+    attributes
+}
+
+/// `gen_ai.output.messages` of a whole answer (JSON text, redacted).
+pub fn output(message: &super::answer::Message, finish: &str) -> KeyValue {
+    let text = match message {
+        super::answer::Message::Said(said) => said.text.clone(),
+        super::answer::Message::Raw(raw) | super::answer::Message::Whole(raw) => {
+            let value: serde_json::Value = serde_json::from_str(raw.get()).unwrap_or_default();
+            let content = value.get("content").cloned().unwrap_or(value);
+            text_of(&content)
+        }
+    };
+    let messages = serde_json::json!([{
+        "role": "assistant", "parts": [part(&text)], "finish_reason": finish,
+    }]);
+    KeyValue::new("gen_ai.output.messages", messages.to_string())
 }
 
 /// The attributes of an answer `id` from `deployment` that ended for `finish` after `tokens`.

@@ -129,7 +129,8 @@ impl<'r> Tries<'r> {
             match health.admit(deployment, tokens) {
                 Ok(mut attempt) => {
                     if let Some(traced) = &self.traced {
-                        let (name, attributes) = spans::started(deployment, cap, checked);
+                        let content = traced.content();
+                        let (name, attributes) = spans::started(deployment, cap, checked, content);
                         let span = traced.client(name, attributes);
                         if let Some(header) = span.traceparent() {
                             outgoing.with_header(header);

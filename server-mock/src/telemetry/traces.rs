@@ -16,14 +16,12 @@ use opentelemetry::{Context, KeyValue};
 use opentelemetry_http::{HeaderExtractor, HeaderInjector};
 use opentelemetry_otlp::{Protocol, WithExportConfig};
 use opentelemetry_sdk::Resource;
-use opentelemetry_sdk::error::OTelSdkResult;
 use opentelemetry_sdk::propagation::TraceContextPropagator;
-use opentelemetry_sdk::trace::{
-    BatchConfigBuilder, BatchSpanProcessor, Sampler, SdkTracer, SdkTracerProvider, SpanData,
-    SpanExporter,
-};
+use opentelemetry_sdk::trace::{Sampler, SdkTracer, SdkTracerProvider};
 
 use super::registry::{self, Metrics};
+
+mod export;
 
 /// The W3C trace context header.
 const TRACEPARENT: HeaderName = HeaderName::from_static("traceparent");
@@ -48,6 +46,8 @@ pub struct TraceConfig {
     /// Share of new traces kept (0 to 1); a request that joins a caller's trace follows the
     /// caller's decision.
     pub sample_ratio: f64,
+    /// Whether upstream attempts' spans carry the messages (secrets redacted); off by default.
+    pub content: bool,
 }
 
 impl Default for TraceConfig {
@@ -55,6 +55,7 @@ impl Default for TraceConfig {
         TraceConfig {
             endpoint: None,
             sample_ratio: 1.0,
+            content: false,
         }
     }
 }
@@ -74,7 +75,7 @@ impl TraceConfig {
 }
 
 /// The agent session a request names (Claude Code's header, or the gateway's own), when it is
-/// plain text of at most [`SESSION_MAX`] bytes.
+/// plain text of at most `SESSION_MAX` bytes.
 pub fn session_id(headers: &HeaderMap) -> Option<&str> {
     SESSION_HEADERS
         .iter()
@@ -93,6 +94,8 @@ struct Inner {
     provider: SdkTracerProvider,
     tracer: SdkTracer,
     propagator: TraceContextPropagator,
+    /// Whether message content is recorded.
+    content: bool,
 }
 
 impl Traces {
@@ -114,16 +117,11 @@ impl Traces {
             .with_timeout(EXPORT_TIMEOUT)
             .build()
             .map_err(|err| anyhow::anyhow!("cannot export traces to {endpoint}: {err}"))?;
-        let exporter = Counted {
-            inner: exporter,
-            dropped: metrics.counter(registry::TRACE_SPANS_DROPPED, &[]),
-        };
-        let batches = BatchConfigBuilder::default()
-            .with_max_queue_size(QUEUE)
-            .build();
-        let processor = BatchSpanProcessor::builder(exporter)
-            .with_batch_config(batches)
-            .build();
+        let processor = export::bounded(
+            exporter,
+            QUEUE,
+            metrics.counter(registry::TRACE_SPANS_DROPPED, &[]),
+        );
         let service = std::env::var("OTEL_SERVICE_NAME")
             .ok()
             .filter(|name| !name.trim().is_empty())
@@ -147,6 +145,7 @@ impl Traces {
             provider,
             tracer,
             propagator: TraceContextPropagator::new(),
+            content: config.content,
         }))))
     }
 
@@ -235,6 +234,11 @@ impl Traced {
         ChildSpan(self.cx.with_span(span))
     }
 
+    /// Whether message content goes into spans (`--trace-content`).
+    pub fn content(&self) -> bool {
+        self.inner.content
+    }
+
     /// Adds attributes to the request's server span (what it turned out to be: the token that
     /// sent it, the model that answered, what it cost).
     pub fn set(&self, attributes: Vec<KeyValue>) {
@@ -307,40 +311,5 @@ impl ServerSpan {
             span.set_attribute(KeyValue::new("error.type", status.to_string()));
             span.set_status(Status::error(""));
         }
-    }
-}
-
-/// The OTLP exporter, counting the spans of each batch it could not send.
-struct Counted<E> {
-    inner: E,
-    dropped: metrics::Counter,
-}
-
-impl<E: std::fmt::Debug> std::fmt::Debug for Counted<E> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.inner.fmt(f)
-    }
-}
-
-impl<E: SpanExporter> SpanExporter for Counted<E> {
-    async fn export(&self, batch: Vec<SpanData>) -> OTelSdkResult {
-        let spans = batch.len() as u64;
-        let sent = self.inner.export(batch).await;
-        if sent.is_err() {
-            self.dropped.increment(spans);
-        }
-        sent
-    }
-
-    fn shutdown_with_timeout(&self, timeout: Duration) -> OTelSdkResult {
-        self.inner.shutdown_with_timeout(timeout)
-    }
-
-    fn force_flush(&self) -> OTelSdkResult {
-        self.inner.force_flush()
-    }
-
-    fn set_resource(&mut self, resource: &Resource) {
-        self.inner.set_resource(resource);
     }
 }

@@ -6,6 +6,7 @@ pub mod agents;
 pub mod anthropic;
 pub mod backend;
 pub mod cluster;
+pub mod collector;
 pub mod facilitator;
 pub mod hooks;
 pub mod inflight;
