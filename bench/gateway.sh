@@ -11,9 +11,9 @@
 # over the upstream at 2,000 req/s, whole and streamed, and the ceiling at 32 connections; it
 # prints each round and the medians, with each build's difference from the first, then stops.
 # AB=observe: the operators' views in the same rounds: this build with no request log and no
-# traces (off), with the request log (log, the default), with traces to a collector that takes
-# every batch (traces: sample 1, the mock upstream's /v1/traces) and to one that is down
-# (traces_down: a closed port), the last two without the request log.
+# traces (off, the default), with the request log (log: --request-log), with traces to a
+# collector that takes every batch (traces: sample 1, the mock upstream's /v1/traces) and to one
+# that is down (traces_down: a closed port), the last two without the request log.
 # TAIL=only runs the low-load part alone (with BASELINE or AB, for each build in turn).
 # ANTHROPIC=only runs only the load to an Anthropic model (see anthropic_beside).
 # DIALECTS=only runs only the inbound dialects side by side on a simulated model (see dialects).
@@ -213,11 +213,11 @@ if [ -n "${BASELINE:-}" ] || [ "${AB:-}" = metrics ] || [ "${AB:-}" = observe ];
     ( while sleep 5; do curl -sf "$scrape" >/dev/null || exit 0; done ) & pids+=($!)
   fi
   if [ "${AB:-}" = observe ]; then
-    start_other off ./target/release/tokctl-server --no-request-log
-    targets+=("log $gateway $key")
-    start_other traces ./target/release/tokctl-server --no-request-log \
+    targets+=("off $gateway $key")
+    start_other log ./target/release/tokctl-server --request-log
+    start_other traces ./target/release/tokctl-server \
       --otlp-endpoint "http://$upstream/v1/traces"
-    start_other traces_down ./target/release/tokctl-server --no-request-log \
+    start_other traces_down ./target/release/tokctl-server \
       --otlp-endpoint "http://127.0.0.1:9/v1/traces"
   fi
   if [ -n "${BASELINE:-}" ]; then

@@ -8,7 +8,11 @@
 # Each count is a run of N2 requests minus a run of N1 (start-up, migrations, shutdown cancel
 # out), divided by N2 - N1; four connections.
 #
-# Usage: [BASELINE=BIN] bash bench/gateway_instructions.sh [N1] [N2]     (default 1000 6000)
+# OBSERVE=1 counts instead, metrics off, with no request log and no traces (off, the default),
+# with the request log (log: --request-log) and with traces to a collector that takes every
+# batch (the mock upstream's /v1/traces, sample 1, no request log).
+#
+# Usage: [BASELINE=BIN] [OBSERVE=1] bash bench/gateway_instructions.sh [N1] [N2]     (default 1000 6000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n1=${1:-1000}
@@ -32,7 +36,11 @@ mock_catalogue "$upstream" >"$work/models.toml"
 count() {
   local bin=$1 metrics=$2 kind=$3 n=$4 dir pid addr key body extra=()
   dir=$(mktemp -d -p "$work")
-  [ "$metrics" = on ] && extra=(--metrics-listen 127.0.0.1:0)
+  case $metrics in
+    on) extra=(--metrics-listen 127.0.0.1:0) ;;
+    log) extra=(--request-log) ;;
+    traces) extra=(--otlp-endpoint "http://$upstream/v1/traces") ;;
+  esac
   valgrind --tool=callgrind --callgrind-out-file="$dir/cg.out" "$bin" serve --listen 127.0.0.1:0 \
     --data-dir "$dir/data" --rate-limit 1000000000 --models "$work/models.toml" "${extra[@]}" \
     >"$dir/out" 2>"$dir/err" &
@@ -57,6 +65,19 @@ per_request() {  # BIN METRICS KIND -> instructions per request
   echo $(( (b - a) / (n2 - n1) ))
 }
 
+if [ -n "${OBSERVE:-}" ]; then
+  echo "instructions per chat completion (callgrind, whole process, ($n2 - $n1) requests, 4 connections), metrics off"
+  for kind in whole streamed; do
+    off=$(per_request ./target/release/tokctl-server off "$kind")
+    line="$kind: off $off"
+    for name in log traces; do
+      n=$(per_request ./target/release/tokctl-server "$name" "$kind")
+      line+=", $name $n ($(awk -v a="$n" -v b="$off" 'BEGIN{printf "%+d, %+.1f %%", a-b, (a-b)*100/b}'))"
+    done
+    echo "$line"
+  done
+  exit 0
+fi
 builds=("this ./target/release/tokctl-server")
 [ -n "${BASELINE:-}" ] && builds+=("baseline $BASELINE")
 echo "instructions per chat completion (callgrind, whole process, ($n2 - $n1) requests, 4 connections)"

@@ -167,7 +167,8 @@ pub struct ServeConfig {
     pub metrics_listen: Option<String>,
     /// Where traces go (OTLP/HTTP), and which are kept; off by default.
     pub traces: telemetry::TraceConfig,
-    /// How long the request log keeps each gateway request; `None`: no request log.
+    /// How long the request log keeps each gateway request; `None` (the default): no request
+    /// log.
     pub request_log: Option<std::time::Duration>,
 }
 
@@ -192,7 +193,7 @@ impl ServeConfig {
             header_timeout: http::listen::DEFAULT_HEADER_TIMEOUT,
             metrics_listen: None,
             traces: telemetry::TraceConfig::default(),
-            request_log: Some(request_log::DEFAULT_RETENTION),
+            request_log: None,
         }
     }
 }

@@ -1,13 +1,13 @@
 //! The request log (issue 40, point 2): each gateway request is listed by `GET /v1/requests`,
 //! newest first, with who sent it, the model that answered, its status, timings, tokens and
-//! credits; filters and pagination hold on both backends; retention deletes exactly what is
-//! older than it.
+//! credits; filters and pagination hold on both backends; instances sharing PostgreSQL each
+//! write their own and either lists all; retention deletes exactly what is older than it.
 
 mod common;
 
 use common::both;
-
-use common::{Options, Server, assert_error, fast, id, secret};
+use common::hooks::eventually;
+use common::{Options, Server, assert_error, id, instances, secret};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -26,6 +26,18 @@ async fn ask(
     let response = request.json(&body).send().await.unwrap();
     let status = response.status();
     (status, response.text().await.unwrap())
+}
+
+/// A server keeping the request log, whose simulated models answer without delay.
+fn logging() -> Server {
+    Server::start_with(Options {
+        args: vec![
+            "--request-log".into(),
+            "--sim-token-delay-ms".into(),
+            "0".into(),
+        ],
+        ..Default::default()
+    })
 }
 
 /// `GET /v1/requests` with a query, as the admin key.
@@ -50,7 +62,7 @@ fn ids(page: &Value) -> Vec<&str> {
 both! {
     #[tokio::test]
     async fn each_gateway_request_is_logged_newest_first_with_who_answered_and_what_it_cost() {
-        let server = fast();
+        let server = logging();
         let token = server.create_token("ci-bot", &["chat:write"]).await;
         let (token_key, token_id) = (secret(&token), id(&token));
 
@@ -121,7 +133,7 @@ both! {
 both! {
     #[tokio::test]
     async fn filters_and_pages_combine_and_bad_filters_are_named() {
-        let server = fast();
+        let server = logging();
         let token = server.create_token("agent", &["chat:write"]).await;
         let body = |model: &str| json!({"model": model, "messages": [{"role": "user", "content": "hi"}]});
         for (n, (key, model, session)) in [
@@ -182,7 +194,7 @@ both! {
         let start = |clock: &'static str, retention: &str| {
             Server::start_in(&dir, Options {
                 env: vec![("TOKCTL_TEST_CLOCK", clock)],
-                args: vec!["--sim-token-delay-ms".into(), "0".into(),
+                args: vec!["--request-log".into(), "--sim-token-delay-ms".into(), "0".into(),
                     "--request-log-retention".into(), retention.into()],
                 ..Default::default()
             })
@@ -206,17 +218,38 @@ both! {
 }
 
 #[tokio::test]
-async fn with_no_request_log_nothing_is_logged() {
+async fn without_request_log_nothing_is_logged() {
     let server = Server::start_with(Options {
-        args: vec![
-            "--no-request-log".into(),
-            "--sim-token-delay-ms".into(),
-            "0".into(),
-        ],
+        args: vec!["--sim-token-delay-ms".into(), "0".into()],
         ..Default::default()
     });
     let body = json!({"model": "sim-mini", "messages": [{"role": "user", "content": "hi"}]});
     let (status, _) = ask(&server, &server.admin_key, body, &[]).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(listed(&server, "").await["meta"]["total"], 0);
+}
+
+instances! {
+    #[tokio::test]
+    async fn each_instance_logs_its_own_requests_and_either_lists_both() {
+        let options = || Options {
+            args: vec!["--request-log".into(), "--sim-token-delay-ms".into(), "0".into()],
+            ..Default::default()
+        };
+        let a = Server::start_with(options());
+        let b = a.another(options());
+        let body = json!({"model": "sim-mini", "messages": [{"role": "user", "content": "hi"}]});
+        let key = a.admin_key.clone();
+        assert_eq!(ask(&a, &key, body.clone(), &[("x-request-id", "on-a")]).await.0, StatusCode::OK);
+        assert_eq!(ask(&b, &key, body, &[("x-request-id", "on-b")]).await.0, StatusCode::OK);
+        // Each instance writes its entries within a second; either shows both, newest first.
+        for server in [&a, &b] {
+            eventually("both instances' requests", || async {
+                let response = server.get("/v1/requests", &key).await;
+                let page: Value = response.json().await.ok()?;
+                (ids(&page) == ["on-b", "on-a"]).then_some(())
+            })
+            .await;
+        }
+    }
 }
