@@ -22,5 +22,8 @@ M = [
  ("retention deletes only older entries (SQLite)", S, "WHERE created_at < ?1 LIMIT ?2", "WHERE created_at < ?1 + 86400000000 * 25 LIMIT ?2", R + " retention sqlite"),
  ("retention deletes only older entries (PostgreSQL)", P, "WHERE created_at < $1 LIMIT $2", "WHERE created_at < $1 + interval '25 days' LIMIT $2", R + " retention postgres"),
  ("retention deletes at all (SQLite)", S, '"DELETE FROM request_log WHERE seq IN', '"DELETE FROM request_log WHERE false AND seq IN', R + " retention sqlite"),
- ("the credential's name is joined", S, "COALESCE(t.name, k.name)", "COALESCE(k.name, NULL)", R + " sqlite"),
+ ("the credential's name is joined", S, "COALESCE(t.name, k.name), r.endpoint, r.model, r.routed_model, r.deployment, r.route_reason,\n    r.status, r.error, r.stream, r.first_token_us, r.total_us, r.prompt_tokens,\n    r.completion_tokens, r.cached_tokens, r.nanocredits, r.x402_settled, r.session_id,\n    NULL, NULL", "COALESCE(k.name, NULL), r.endpoint, r.model, r.routed_model, r.deployment, r.route_reason,\n    r.status, r.error, r.stream, r.first_token_us, r.total_us, r.prompt_tokens,\n    r.completion_tokens, r.cached_tokens, r.nanocredits, r.x402_settled, r.session_id,\n    NULL, NULL", R + " sqlite"),
+ ("bodies are redacted", L, "let redacted = crate::redact::redact(text);", "let redacted = std::borrow::Cow::Borrowed(text);", R + " bodies"),
+ ("bodies are cut at the cap", L, "if redacted.len() <= cap {", "if redacted.len() <= usize::MAX {", R + " bodies"),
+ ("bodies only when asked", L, "if let Some(cap) = self.0.log.bodies {\n            let body = kept(text, cap);\n            self.with(|e| e.request_body = Some(body));", "if let Some(cap) = Some(self.0.log.bodies.unwrap_or(1 << 20)) {\n            let body = kept(text, cap);\n            self.with(|e| e.request_body = Some(body));", R + " bodies"),
 ]

@@ -79,6 +79,13 @@ pub struct RequestEntry {
     /// The agent's session.
     #[serde(default)]
     pub session_id: Option<String>,
+    /// The request's body, secrets redacted and cut at the server's cap, when the server keeps
+    /// bodies (only in [`Requests::get`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_body: Option<String>,
+    /// A whole answer's message (GenAI output messages, JSON text), likewise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_body: Option<String>,
 }
 
 /// Which requests to list: `ListRequests::new().status("5xx").model("gpt-4o")`.

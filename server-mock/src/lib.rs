@@ -167,9 +167,8 @@ pub struct ServeConfig {
     pub metrics_listen: Option<String>,
     /// Where traces go (OTLP/HTTP), and which are kept; off by default.
     pub traces: telemetry::TraceConfig,
-    /// How long the request log keeps each gateway request; `None` (the default): no request
-    /// log.
-    pub request_log: Option<std::time::Duration>,
+    /// How the request log is kept; `None` (the default): no request log.
+    pub request_log: Option<request_log::LogConfig>,
 }
 
 impl ServeConfig {

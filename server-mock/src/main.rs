@@ -131,6 +131,13 @@ struct ServeArgs {
     /// How long the request log keeps each gateway request, e.g. 30d, 12h.
     #[arg(long, default_value = "30d", value_parser = parse_timeout, value_name = "DURATION")]
     request_log_retention: std::time::Duration,
+    /// Keep each request's body and a whole answer's message in the request log, secrets
+    /// redacted (needs --request-log) [default: bodies are not kept].
+    #[arg(long, requires = "request_log")]
+    request_log_bodies: bool,
+    /// The most bytes of each body kept; the rest is cut and the cut said.
+    #[arg(long, default_value_t = tokctl_server::request_log::DEFAULT_BODY_CAP, value_name = "BYTES")]
+    request_log_body_cap: usize,
     #[command(flatten)]
     breaker: BreakerArgs,
 }
@@ -370,7 +377,12 @@ async fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
             sample_ratio: args.trace_sample_ratio,
             content: args.trace_content,
         },
-        request_log: args.request_log.then_some(args.request_log_retention),
+        request_log: args
+            .request_log
+            .then_some(tokctl_server::request_log::LogConfig {
+                retention: args.request_log_retention,
+                bodies: args.request_log_bodies.then_some(args.request_log_body_cap),
+            }),
     };
     let key_file = config.data_dir.join(tokctl_server::admin::ADMIN_KEY_FILE);
     let on_bound = move |addr: std::net::SocketAddr| {

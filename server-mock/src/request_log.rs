@@ -31,6 +31,27 @@ pub const PRUNE_AT_START: usize = 10;
 /// The gateway's paths whose requests are logged.
 pub const LOGGED_PATHS: [&str; 3] = ["/v1/chat/completions", "/v1/messages", "/v1/responses"];
 
+/// How the request log is kept.
+#[derive(Debug, Clone, Copy)]
+pub struct LogConfig {
+    /// How long each entry is kept.
+    pub retention: Duration,
+    /// Whether bodies are kept (redacted), and the most bytes of each.
+    pub bodies: Option<usize>,
+}
+
+impl Default for LogConfig {
+    fn default() -> Self {
+        LogConfig {
+            retention: DEFAULT_RETENTION,
+            bodies: None,
+        }
+    }
+}
+
+/// The most bytes of a body kept unless configured (`--request-log-body-cap`).
+pub const DEFAULT_BODY_CAP: usize = 16 * 1024;
+
 /// Entries not yet written, and how long they are kept.
 pub struct RequestLog {
     pending: Mutex<Vec<RequestEntry>>,
@@ -39,17 +60,26 @@ pub struct RequestLog {
     writing: tokio::sync::Mutex<()>,
     full: tokio::sync::Notify,
     retention: Duration,
+    /// The most bytes of each body kept, when bodies are kept at all.
+    bodies: Option<usize>,
 }
 
 impl RequestLog {
-    /// A log keeping entries for `retention`.
-    pub fn new(retention: Duration) -> Self {
+    /// A log keeping entries for `retention`, and (`bodies`) the request's and the answer's
+    /// bodies, redacted, each up to that many bytes.
+    pub fn new(retention: Duration, bodies: Option<usize>) -> Self {
         RequestLog {
             pending: Mutex::default(),
             writing: tokio::sync::Mutex::default(),
             full: tokio::sync::Notify::new(),
             retention,
+            bodies,
         }
+    }
+
+    /// Whether bodies are kept.
+    pub fn keeps_bodies(&self) -> bool {
+        self.bodies.is_some()
     }
 
     /// The entry of a request to `endpoint` with id `id`, arriving now.
@@ -208,6 +238,27 @@ impl Logged {
         });
     }
 
+    /// The request's body (kept redacted and capped, when the log keeps bodies).
+    pub fn request_body(&self, text: &str) {
+        if let Some(cap) = self.0.log.bodies {
+            let body = kept(text, cap);
+            self.with(|e| e.request_body = Some(body));
+        }
+    }
+
+    /// Whether the log keeps bodies (so the answer's is worth making).
+    pub fn keeps_bodies(&self) -> bool {
+        self.0.log.keeps_bodies()
+    }
+
+    /// The answer's body (kept redacted and capped, when the log keeps bodies).
+    pub fn response_body(&self, text: &str) {
+        if let Some(cap) = self.0.log.bodies {
+            let body = kept(text, cap);
+            self.with(|e| e.response_body = Some(body));
+        }
+    }
+
     /// A stream's first token came now.
     pub fn first_token(&self) {
         let took = micros(self.0.started.elapsed());
@@ -235,6 +286,24 @@ impl Logged {
             }
         });
     }
+}
+
+/// What is kept of a body: redacted, then cut at `cap` bytes (on a character boundary), the cut
+/// said at the end.
+fn kept(text: &str, cap: usize) -> String {
+    let redacted = crate::redact::redact(text);
+    if redacted.len() <= cap {
+        return redacted.into_owned();
+    }
+    let mut end = cap;
+    while !redacted.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!(
+        "{}…[{} more bytes not kept]",
+        &redacted[..end],
+        redacted.len() - end
+    )
 }
 
 fn micros(took: Duration) -> i64 {

@@ -79,6 +79,13 @@ pub struct RequestView {
     pub x402_settled: Option<String>,
     /// The agent's session (`X-Claude-Code-Session-Id` or `x-tokctl-session-id`).
     pub session_id: Option<String>,
+    /// The request's body as it came, secrets redacted and cut at the server's cap, when the
+    /// server keeps bodies (`--request-log-bodies`); only in a single request's read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_body: Option<String>,
+    /// A whole answer's message (GenAI output messages, JSON text), likewise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response_body: Option<String>,
 }
 
 fn millis(micros: i64) -> f64 {
@@ -113,6 +120,8 @@ impl From<RequestEntry> for RequestView {
             credits: e.credits,
             x402_settled: e.x402_settled,
             session_id: e.session_id,
+            request_body: e.request_body,
+            response_body: e.response_body,
         }
     }
 }

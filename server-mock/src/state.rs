@@ -46,13 +46,13 @@ impl std::ops::Deref for AppState {
 impl AppState {
     /// State over `store` with `rate_limit` requests per minute per workspace and
     /// `leak_report_rate_limit` leak reports per minute per client address, logging gateway
-    /// requests for `request_log` (none when it is `None`).
+    /// requests as `request_log` says (none when it is `None`).
     pub fn new(
         store: Arc<dyn Store>,
         (rate_limit, leak_report_rate_limit): (u32, u32),
         gateway: Gateway,
         webhooks: Hub,
-        request_log: Option<std::time::Duration>,
+        request_log: Option<crate::request_log::LogConfig>,
     ) -> Self {
         let limits = Limits {
             api: RateLimiter::new(rate_limit, store.window_counter()),
@@ -65,9 +65,10 @@ impl AppState {
             metrics: gateway.metrics.clone(),
             gateway: Arc::new(gateway),
             webhooks: Arc::new(webhooks),
-            requests: Arc::new(RequestLog::new(
-                request_log.unwrap_or(crate::request_log::DEFAULT_RETENTION),
-            )),
+            requests: Arc::new(match request_log {
+                Some(log) => RequestLog::new(log.retention, log.bodies),
+                None => RequestLog::new(crate::request_log::DEFAULT_RETENTION, None),
+            }),
             logging: request_log.is_some(),
         }))
     }

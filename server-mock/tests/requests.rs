@@ -253,3 +253,42 @@ instances! {
         }
     }
 }
+
+both! {
+    #[tokio::test]
+    async fn bodies_are_kept_only_when_asked_redacted_and_cut_at_the_cap() {
+        let planted = "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z";
+        let body = |text: &str| json!({"model": "sim-mini", "messages": [{"role": "user", "content": text}]});
+        let keeping = Server::start_with(Options {
+            args: ["--request-log", "--request-log-bodies", "--request-log-body-cap", "300", "--sim-token-delay-ms", "0"]
+                .map(String::from).to_vec(),
+            ..Default::default()
+        });
+        let key = keeping.admin_key.clone();
+        let asked = format!("my key is {planted}, rotate it");
+        assert_eq!(ask(&keeping, &key, body(&asked), &[("x-request-id", "small")]).await.0, StatusCode::OK);
+        let long = "a".repeat(1_000);
+        assert_eq!(ask(&keeping, &key, body(&long), &[("x-request-id", "long")]).await.0, StatusCode::OK);
+
+        let small: Value = keeping.get("/v1/requests/small", &key).await.json().await.unwrap();
+        let kept = small["request_body"].as_str().unwrap();
+        assert!(kept.contains("my key is [REDACTED], rotate it") && !kept.contains(planted), "{kept}");
+        let answer: Value = serde_json::from_str(small["response_body"].as_str().unwrap()).unwrap();
+        assert_eq!(answer[0]["role"], "assistant");
+        assert!(answer[0]["parts"][0]["content"].as_str().is_some_and(|t| !t.is_empty()), "{answer}");
+        let long: Value = keeping.get("/v1/requests/long", &key).await.json().await.unwrap();
+        let cut = long["request_body"].as_str().unwrap();
+        assert!(cut.starts_with(r#"{"messages""#) && cut.ends_with("more bytes not kept]"), "{cut}");
+        assert!(cut.len() < 360, "cut at 300 bytes: {}", cut.len());
+        // A listing leaves bodies out.
+        let page = listed(&keeping, "").await;
+        assert!(page["data"][0].get("request_body").is_none(), "{page}");
+
+        // Without --request-log-bodies nothing of the content is kept.
+        let plain = logging();
+        let key = plain.admin_key.clone();
+        assert_eq!(ask(&plain, &key, body(&asked), &[("x-request-id", "plain")]).await.0, StatusCode::OK);
+        let shown: Value = plain.get("/v1/requests/plain", &key).await.json().await.unwrap();
+        assert!(shown.get("request_body").is_none() && shown.get("response_body").is_none(), "{shown}");
+    }
+}

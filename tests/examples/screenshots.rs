@@ -54,7 +54,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let config = ServeConfig {
         sim_token_delay: Duration::ZERO,
         models: Some(models),
-        request_log: Some(std::time::Duration::from_secs(3600)),
+        request_log: Some(Default::default()),
         ..ServeConfig::new("127.0.0.1:0", &data)
     };
     let server = spawn(config).await?;

@@ -115,6 +115,8 @@ impl Row for RequestDetail {
             "CREDITS",
             "X402 SETTLED",
             "SESSION",
+            "REQUEST BODY",
+            "RESPONSE BODY",
         ]
     }
 
@@ -141,6 +143,8 @@ impl Row for RequestDetail {
             or_dash(e.credits.map(|c| c.normalize())),
             or_dash(e.x402_settled.as_ref()),
             or_dash(e.session_id.as_ref()),
+            or_dash(e.request_body.as_ref()),
+            or_dash(e.response_body.as_ref()),
         ]
     }
 

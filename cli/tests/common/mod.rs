@@ -63,7 +63,7 @@ impl Env {
                 rate_limit,
                 sim_token_delay,
                 models,
-                request_log: Some(std::time::Duration::from_secs(3600)),
+                request_log: Some(Default::default()),
                 ..ServeConfig::new("127.0.0.1:0", &data_dir)
             }))
             .expect("server");

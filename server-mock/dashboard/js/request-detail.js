@@ -126,11 +126,22 @@ function fields(entry) {
       el('dt', { class: 'muted small' }, label), el('dd', null, value))));
 }
 
-/** The panel's body for `entry`: the waterfall, the fields, and what is not kept. */
+/** A kept body: its heading and the text as the server kept it (secrets already redacted). */
+function body(id, label, text) {
+  return el('div', { class: 'request-body', id },
+    el('h4', { class: 'small' }, label),
+    el('pre', { class: 'mono small' }, text));
+}
+
+/** The panel's body for `entry`: the waterfall, the fields, and the bodies when the server keeps them. */
 export function detailBody(entry) {
-  return [
-    waterfall(entry),
-    fields(entry),
-    el('p', { class: 'muted small', id: 'request-content-note' }, 'Message content is not stored.'),
-  ];
+  const parts = [waterfall(entry), fields(entry)];
+  if (entry.request_body || entry.response_body) {
+    if (entry.request_body) parts.push(body('request-body', 'Request body (secrets redacted)', entry.request_body));
+    if (entry.response_body) parts.push(body('response-body', 'Answer (secrets redacted)', entry.response_body));
+  } else {
+    parts.push(el('p', { class: 'muted small', id: 'request-content-note' },
+      'Message content is not stored (the server keeps it only with --request-log-bodies).'));
+  }
+  return parts;
 }

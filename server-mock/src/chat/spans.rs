@@ -90,6 +90,12 @@ fn input(messages: &[super::request::Message]) -> Vec<KeyValue> {
 
 /// `gen_ai.output.messages` of a whole answer (JSON text, redacted).
 pub fn output(message: &super::answer::Message, finish: &str) -> KeyValue {
+    KeyValue::new("gen_ai.output.messages", output_messages(message, finish))
+}
+
+/// A whole answer's message as the GenAI conventions' output messages (JSON text, redacted):
+/// also what the request log keeps of an answer.
+pub fn output_messages(message: &super::answer::Message, finish: &str) -> String {
     let text = match message {
         super::answer::Message::Said(said) => said.text.clone(),
         super::answer::Message::Raw(raw) | super::answer::Message::Whole(raw) => {
@@ -101,7 +107,7 @@ pub fn output(message: &super::answer::Message, finish: &str) -> KeyValue {
     let messages = serde_json::json!([{
         "role": "assistant", "parts": [part(&text)], "finish_reason": finish,
     }]);
-    KeyValue::new("gen_ai.output.messages", messages.to_string())
+    messages.to_string()
 }
 
 /// The attributes of an answer `id` from `deployment` that ended for `finish` after `tokens`.

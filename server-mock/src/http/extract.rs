@@ -70,6 +70,11 @@ async fn json_bytes(request: Request, limit: usize) -> Result<axum::body::Bytes,
             "Content-Type must be application/json".into(),
         ));
     }
+    // A workspace's request log may keep the body (redacted, capped).
+    let logged = request
+        .extensions()
+        .get::<crate::request_log::Logged>()
+        .cloned();
     let body = axum::body::to_bytes(request.into_body(), limit);
     let bytes = match tokio::time::timeout(BODY_TIMEOUT, body).await {
         Err(_) => {
@@ -89,10 +94,13 @@ async fn json_bytes(request: Request, limit: usize) -> Result<axum::body::Bytes,
         }
         Ok(Ok(bytes)) => bytes,
     };
-    if std::str::from_utf8(&bytes).is_err() {
+    let Ok(text) = std::str::from_utf8(&bytes) else {
         return Err(ApiError::BadRequest(
             "Request body is not valid UTF-8".into(),
         ));
+    };
+    if let Some(logged) = logged {
+        logged.request_body(text);
     }
     Ok(bytes)
 }

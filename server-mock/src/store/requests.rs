@@ -48,6 +48,11 @@ pub struct RequestEntry {
     pub x402_settled: Option<String>,
     /// The agent's session it belongs to (`X-Claude-Code-Session-Id`, `x-tokctl-session-id`).
     pub session_id: Option<String>,
+    /// The request's body, redacted and capped, when the log keeps bodies (read by
+    /// [`RequestLog::get_request`] only).
+    pub request_body: Option<String>,
+    /// A whole answer's message, redacted and capped, likewise.
+    pub response_body: Option<String>,
 }
 
 /// What a status filter keeps.

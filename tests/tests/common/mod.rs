@@ -36,7 +36,7 @@ impl TestServer {
         let data_dir = dir.path().join("data");
         let mut config = ServeConfig {
             rate_limit: 1000,
-            request_log: Some(std::time::Duration::from_secs(3600)),
+            request_log: Some(Default::default()),
             sim_token_delay: Duration::ZERO,
             ..ServeConfig::new("127.0.0.1:0", &data_dir)
         };

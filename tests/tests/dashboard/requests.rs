@@ -189,7 +189,7 @@ async fn the_requests_page_lists_filters_and_shows_a_stream_s_waterfall() {
     for said in [
         "Waiting for the first token",
         "Streaming",
-        "Message content is not stored.",
+        "Message content is not stored",
         "req-stream",
     ] {
         assert!(shown.contains(said), "{said}: {shown}");

@@ -158,6 +158,8 @@ pub(super) const TABLES: &[Table] = &[
             ("nanocredits", "nanocredits", Kind::Int8),
             ("x402_settled", "x402_settled", Kind::Text),
             ("session_id", "session_id", Kind::Text),
+            ("request_body", "request_body", Kind::Text),
+            ("response_body", "response_body", Kind::Text),
         ],
     },
     Table {

@@ -15,12 +15,21 @@ use crate::store::{
     Page, PageRequest, RequestEntry, RequestFilter, RequestLog, StoreError, StoreResult,
 };
 
-/// The columns read, in [`entry`]'s order: the credential's name from its token or key.
+/// The columns a listing reads, in [`entry`]'s order: the credential's name from its token or
+/// key; no bodies (one request's read has them: [`ONE`]).
 const COLUMNS: &str = "r.id, r.workspace_id, r.created_at, r.credential_id,
     COALESCE(t.name, k.name), r.endpoint, r.model, r.routed_model, r.deployment, r.route_reason,
     r.status, r.error, r.stream, r.first_token_us, r.total_us, r.prompt_tokens,
-    r.completion_tokens, r.cached_tokens, r.nanocredits, r.x402_settled, r.session_id
-    FROM request_log r LEFT JOIN tokens t ON t.id = r.credential_id
+    r.completion_tokens, r.cached_tokens, r.nanocredits, r.x402_settled, r.session_id,
+    NULL, NULL FROM request_log r LEFT JOIN tokens t ON t.id = r.credential_id
+    LEFT JOIN api_keys k ON k.id = r.credential_id";
+
+/// The columns of one request's read: a listing's, and the bodies.
+const ONE: &str = "r.id, r.workspace_id, r.created_at, r.credential_id,
+    COALESCE(t.name, k.name), r.endpoint, r.model, r.routed_model, r.deployment, r.route_reason,
+    r.status, r.error, r.stream, r.first_token_us, r.total_us, r.prompt_tokens,
+    r.completion_tokens, r.cached_tokens, r.nanocredits, r.x402_settled, r.session_id,
+    r.request_body, r.response_body FROM request_log r LEFT JOIN tokens t ON t.id = r.credential_id
     LEFT JOIN api_keys k ON k.id = r.credential_id";
 
 /// The rows a filter keeps (`$1` the workspace; a NULL filter keeps everything).
@@ -59,15 +68,17 @@ async fn insert(c: &impl GenericClient, entries: &[RequestEntry]) -> StoreResult
     let nanos = int(|e| e.credits.map(Credits::to_column));
     let settled = text(|e| e.x402_settled.clone());
     let sessions = text(|e| e.session_id.clone());
+    let requests = text(|e| e.request_body.clone());
+    let responses = text(|e| e.response_body.clone());
     let sql = "INSERT INTO request_log (id, workspace_id, created_at, credential_id, endpoint,
                    model, routed_model, deployment, route_reason, status, error, stream,
                    first_token_us, total_us, prompt_tokens, completion_tokens, cached_tokens,
-                   nanocredits, x402_settled, session_id)
+                   nanocredits, x402_settled, session_id, request_body, response_body)
                SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[],
                    $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::int8[],
                    $11::text[], $12::bool[], $13::int8[], $14::int8[], $15::int8[], $16::int8[],
-                   $17::int8[], $18::int8[], $19::text[], $20::text[])";
-    let params: [&(dyn ToSql + Sync); 20] = [
+                   $17::int8[], $18::int8[], $19::text[], $20::text[], $21::text[], $22::text[])";
+    let params: [&(dyn ToSql + Sync); 22] = [
         &ids,
         &workspaces,
         &created,
@@ -88,6 +99,8 @@ async fn insert(c: &impl GenericClient, entries: &[RequestEntry]) -> StoreResult
         &nanos,
         &settled,
         &sessions,
+        &requests,
+        &responses,
     ];
     c.execute(&c.prepare_cached(sql).await?, &params).await?;
     Ok(())
@@ -117,6 +130,8 @@ fn entry(row: &Row) -> RequestEntry {
         credits: row.get::<_, Option<i64>>(18).map(Credits::from_column),
         x402_settled: row.get(19),
         session_id: row.get(20),
+        request_body: row.get(21),
+        response_body: row.get(22),
     }
 }
 
@@ -157,7 +172,7 @@ async fn list(
 
 async fn get(c: &impl GenericClient, workspace_id: &str, id: &str) -> StoreResult<RequestEntry> {
     let sql = format!(
-        "SELECT {COLUMNS} WHERE r.workspace_id = $1 AND r.id = $2
+        "SELECT {ONE} WHERE r.workspace_id = $1 AND r.id = $2
          ORDER BY r.created_at DESC, r.seq DESC LIMIT 1"
     );
     let row = c

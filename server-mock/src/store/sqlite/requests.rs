@@ -16,12 +16,21 @@ use crate::store::{
 /// Rows written between two offers of the writer thread's core (as the ledger's).
 const ROWS_PER_YIELD: usize = 16;
 
-/// The columns read, in [`entry`]'s order: the credential's name from its token or key.
+/// The columns a listing reads, in [`entry`]'s order: the credential's name from its token or
+/// key; no bodies (one request's read has them: [`ONE`]).
 const COLUMNS: &str = "r.id, r.workspace_id, r.created_at, r.credential_id,
     COALESCE(t.name, k.name), r.endpoint, r.model, r.routed_model, r.deployment, r.route_reason,
     r.status, r.error, r.stream, r.first_token_us, r.total_us, r.prompt_tokens,
-    r.completion_tokens, r.cached_tokens, r.nanocredits, r.x402_settled, r.session_id
-    FROM request_log r LEFT JOIN tokens t ON t.id = r.credential_id
+    r.completion_tokens, r.cached_tokens, r.nanocredits, r.x402_settled, r.session_id,
+    NULL, NULL FROM request_log r LEFT JOIN tokens t ON t.id = r.credential_id
+    LEFT JOIN api_keys k ON k.id = r.credential_id";
+
+/// The columns of one request's read: a listing's, and the bodies.
+const ONE: &str = "r.id, r.workspace_id, r.created_at, r.credential_id,
+    COALESCE(t.name, k.name), r.endpoint, r.model, r.routed_model, r.deployment, r.route_reason,
+    r.status, r.error, r.stream, r.first_token_us, r.total_us, r.prompt_tokens,
+    r.completion_tokens, r.cached_tokens, r.nanocredits, r.x402_settled, r.session_id,
+    r.request_body, r.response_body FROM request_log r LEFT JOIN tokens t ON t.id = r.credential_id
     LEFT JOIN api_keys k ON k.id = r.credential_id";
 
 /// The rows a filter keeps (`?1` the workspace; a NULL filter keeps everything).
@@ -40,9 +49,9 @@ fn insert(conn: &Connection, entries: &[RequestEntry]) -> StoreResult<()> {
         "INSERT INTO request_log (id, workspace_id, created_at, credential_id, endpoint, model,
              routed_model, deployment, route_reason, status, error, stream, first_token_us,
              total_us, prompt_tokens, completion_tokens, cached_tokens, nanocredits,
-             x402_settled, session_id)
+             x402_settled, session_id, request_body, response_body)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-                 ?18, ?19, ?20)",
+                 ?18, ?19, ?20, ?21, ?22)",
     )?;
     for (i, e) in entries.iter().enumerate() {
         if i > 0 && i % ROWS_PER_YIELD == 0 {
@@ -69,6 +78,8 @@ fn insert(conn: &Connection, entries: &[RequestEntry]) -> StoreResult<()> {
             e.credits.map(Credits::to_column),
             e.x402_settled,
             e.session_id,
+            e.request_body,
+            e.response_body,
         ])?;
     }
     Ok(())
@@ -100,6 +111,8 @@ fn entry(row: &Row<'_>) -> rusqlite::Result<RequestEntry> {
         credits: row.get::<_, Option<i64>>(18)?.map(Credits::from_column),
         x402_settled: row.get(19)?,
         session_id: row.get(20)?,
+        request_body: row.get(21)?,
+        response_body: row.get(22)?,
     })
 }
 
@@ -157,7 +170,7 @@ fn list(
 
 fn get(conn: &Connection, workspace_id: &str, id: &str) -> StoreResult<RequestEntry> {
     let sql = format!(
-        "SELECT {COLUMNS} WHERE r.workspace_id = ?1 AND r.id = ?2
+        "SELECT {ONE} WHERE r.workspace_id = ?1 AND r.id = ?2
          ORDER BY r.created_at DESC, r.seq DESC LIMIT 1"
     );
     match conn

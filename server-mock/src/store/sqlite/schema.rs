@@ -313,6 +313,11 @@ CREATE INDEX request_log_by_time ON request_log(created_at);
 UPDATE api_keys SET scopes = scopes || ' requests:read'
 WHERE (' ' || scopes || ' ') LIKE '% tokens:read %' AND (' ' || scopes || ' ') LIKE '% tokens:write %' AND (' ' || scopes || ' ') LIKE '% tokens:rotate %' AND (' ' || scopes || ' ') LIKE '% tokens:revoke %' AND (' ' || scopes || ' ') LIKE '% audit:read %' AND (' ' || scopes || ' ') LIKE '% webhooks:read %' AND (' ' || scopes || ' ') LIKE '% webhooks:write %' AND (' ' || scopes || ' ') LIKE '% chat:write %' AND (' ' || scopes || ' ') LIKE '% usage:read %' AND (' ' || scopes || ' ') LIKE '% keys:read %' AND (' ' || scopes || ' ') LIKE '% keys:write %' AND (' ' || scopes || ' ') LIKE '% x402:read %' AND (' ' || scopes || ' ') LIKE '% x402:write %';
 "#,
+    // The request log's bodies, kept (redacted, capped) when the server is told to.
+    r#"
+ALTER TABLE request_log ADD COLUMN request_body TEXT;
+ALTER TABLE request_log ADD COLUMN response_body TEXT;
+"#,
 ];
 
 /// Brings the database up to the newest schema, one transaction per migration. Safe to run from
