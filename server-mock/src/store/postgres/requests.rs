@@ -15,21 +15,18 @@ use crate::store::{
     Page, PageRequest, RequestEntry, RequestFilter, RequestLog, StoreError, StoreResult,
 };
 
-/// The columns a listing reads, in [`entry`]'s order: the credential's name from its token or
-/// key; no bodies (one request's read has them: [`ONE`]).
-const COLUMNS: &str = "r.id, r.workspace_id, r.created_at, r.credential_id,
+/// The columns read, in [`entry`]'s order but the bodies: the credential's name from its token
+/// or key. A listing reads `NULL` for the bodies; one request's read, [`BODIES`].
+const FIELDS: &str = "r.id, r.workspace_id, r.created_at, r.credential_id,
     COALESCE(t.name, k.name), r.endpoint, r.model, r.routed_model, r.deployment, r.route_reason,
     r.status, r.error, r.stream, r.first_token_us, r.total_us, r.prompt_tokens,
-    r.completion_tokens, r.cached_tokens, r.nanocredits, r.x402_settled, r.session_id,
-    NULL, NULL FROM request_log r LEFT JOIN tokens t ON t.id = r.credential_id
-    LEFT JOIN api_keys k ON k.id = r.credential_id";
+    r.completion_tokens, r.cached_tokens, r.nanocredits, r.x402_settled, r.session_id";
 
-/// The columns of one request's read: a listing's, and the bodies.
-const ONE: &str = "r.id, r.workspace_id, r.created_at, r.credential_id,
-    COALESCE(t.name, k.name), r.endpoint, r.model, r.routed_model, r.deployment, r.route_reason,
-    r.status, r.error, r.stream, r.first_token_us, r.total_us, r.prompt_tokens,
-    r.completion_tokens, r.cached_tokens, r.nanocredits, r.x402_settled, r.session_id,
-    r.request_body, r.response_body FROM request_log r LEFT JOIN tokens t ON t.id = r.credential_id
+/// The bodies, last of the columns one request's read takes.
+const BODIES: &str = "r.request_body, r.response_body";
+
+/// The rows read, each with its credential.
+const FROM: &str = "FROM request_log r LEFT JOIN tokens t ON t.id = r.credential_id
     LEFT JOIN api_keys k ON k.id = r.credential_id";
 
 /// The rows a filter keeps (`$1` the workspace; a NULL filter keeps everything).
@@ -161,7 +158,7 @@ async fn list(
         .await?
         .get(0);
     let sql = format!(
-        "SELECT {COLUMNS} WHERE {KEPT} ORDER BY r.created_at DESC, r.seq DESC LIMIT $9 OFFSET $10"
+        "SELECT {FIELDS}, NULL, NULL {FROM} WHERE {KEPT} ORDER BY r.created_at DESC, r.seq DESC LIMIT $9 OFFSET $10"
     );
     let rows = c.query(&c.prepare_cached(&sql).await?, &params).await?;
     Ok(Page {
@@ -172,7 +169,7 @@ async fn list(
 
 async fn get(c: &impl GenericClient, workspace_id: &str, id: &str) -> StoreResult<RequestEntry> {
     let sql = format!(
-        "SELECT {ONE} WHERE r.workspace_id = $1 AND r.id = $2
+        "SELECT {FIELDS}, {BODIES} {FROM} WHERE r.workspace_id = $1 AND r.id = $2
          ORDER BY r.created_at DESC, r.seq DESC LIMIT 1"
     );
     let row = c

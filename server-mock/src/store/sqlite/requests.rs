@@ -16,21 +16,18 @@ use crate::store::{
 /// Rows written between two offers of the writer thread's core (as the ledger's).
 const ROWS_PER_YIELD: usize = 16;
 
-/// The columns a listing reads, in [`entry`]'s order: the credential's name from its token or
-/// key; no bodies (one request's read has them: [`ONE`]).
-const COLUMNS: &str = "r.id, r.workspace_id, r.created_at, r.credential_id,
+/// The columns read, in [`entry`]'s order but the bodies: the credential's name from its token
+/// or key. A listing reads `NULL` for the bodies; one request's read, [`BODIES`].
+const FIELDS: &str = "r.id, r.workspace_id, r.created_at, r.credential_id,
     COALESCE(t.name, k.name), r.endpoint, r.model, r.routed_model, r.deployment, r.route_reason,
     r.status, r.error, r.stream, r.first_token_us, r.total_us, r.prompt_tokens,
-    r.completion_tokens, r.cached_tokens, r.nanocredits, r.x402_settled, r.session_id,
-    NULL, NULL FROM request_log r LEFT JOIN tokens t ON t.id = r.credential_id
-    LEFT JOIN api_keys k ON k.id = r.credential_id";
+    r.completion_tokens, r.cached_tokens, r.nanocredits, r.x402_settled, r.session_id";
 
-/// The columns of one request's read: a listing's, and the bodies.
-const ONE: &str = "r.id, r.workspace_id, r.created_at, r.credential_id,
-    COALESCE(t.name, k.name), r.endpoint, r.model, r.routed_model, r.deployment, r.route_reason,
-    r.status, r.error, r.stream, r.first_token_us, r.total_us, r.prompt_tokens,
-    r.completion_tokens, r.cached_tokens, r.nanocredits, r.x402_settled, r.session_id,
-    r.request_body, r.response_body FROM request_log r LEFT JOIN tokens t ON t.id = r.credential_id
+/// The bodies, last of the columns one request's read takes.
+const BODIES: &str = "r.request_body, r.response_body";
+
+/// The rows read, each with its credential.
+const FROM: &str = "FROM request_log r LEFT JOIN tokens t ON t.id = r.credential_id
     LEFT JOIN api_keys k ON k.id = r.credential_id";
 
 /// The rows a filter keeps (`?1` the workspace; a NULL filter keeps everything).
@@ -145,7 +142,7 @@ fn list(
         });
     };
     let sql = format!(
-        "SELECT {COLUMNS} WHERE {KEPT} ORDER BY r.created_at DESC, r.seq DESC LIMIT ?9 OFFSET ?10"
+        "SELECT {FIELDS}, NULL, NULL {FROM} WHERE {KEPT} ORDER BY r.created_at DESC, r.seq DESC LIMIT ?9 OFFSET ?10"
     );
     let items = conn
         .prepare_cached(&sql)?
@@ -170,7 +167,7 @@ fn list(
 
 fn get(conn: &Connection, workspace_id: &str, id: &str) -> StoreResult<RequestEntry> {
     let sql = format!(
-        "SELECT {ONE} WHERE r.workspace_id = ?1 AND r.id = ?2
+        "SELECT {FIELDS}, {BODIES} {FROM} WHERE r.workspace_id = ?1 AND r.id = ?2
          ORDER BY r.created_at DESC, r.seq DESC LIMIT 1"
     );
     match conn
