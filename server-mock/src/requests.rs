@@ -126,7 +126,12 @@ impl From<RequestEntry> for RequestView {
     }
 }
 
-/// A `since`/`until` bound: RFC 3339 with a time zone.
+/// A filter's value; an empty one (`?status=`, `?model=`) filters nothing, as an absent one.
+fn given<'q>(query: &'q Query, name: &str) -> Option<&'q str> {
+    query.get(name).filter(|value| !value.trim().is_empty())
+}
+
+/// A `since`/`until` bound: RFC 3339 with a time zone (an empty one is not).
 fn moment(query: &Query, name: &str) -> Result<Option<DateTime<Utc>>> {
     let Some(raw) = query.get(name) else {
         return Ok(None);
@@ -142,7 +147,7 @@ fn moment(query: &Query, name: &str) -> Result<Option<DateTime<Utc>>> {
 
 /// A `status` filter: a class (`2xx`, `4xx`, `5xx`) or one status (`429`).
 fn status(query: &Query) -> Result<Option<StatusFilter>> {
-    let Some(raw) = query.get("status") else {
+    let Some(raw) = given(query, "status") else {
         return Ok(None);
     };
     let wrong = || {
@@ -169,9 +174,9 @@ fn status(query: &Query) -> Result<Option<StatusFilter>> {
         ("token_id" = Option<String>, Query, description = "Only requests this token sent"),
         ("key_id" = Option<String>, Query, description = "Only requests this API key sent (with `token_id` as well: none)"),
         ("model" = Option<String>, Query, description = "Only requests naming this model or answered by it"),
-        ("status" = Option<String>, Query, description = "Only requests answered with this status class (2xx, 4xx, 5xx) or status (429)"),
-        ("since" = Option<String>, Query, description = "Only requests that arrived at or after this RFC 3339 time"),
-        ("until" = Option<String>, Query, description = "Only requests that arrived before this RFC 3339 time"),
+        ("status" = Option<String>, Query, pattern = "^([1-5][0-9][0-9]|[1-5][xX][xX])?$", description = "Only requests answered with this status class (2xx, 4xx, 5xx) or status (429)"),
+        ("since" = Option<String>, Query, format = DateTime, description = "Only requests that arrived at or after this RFC 3339 time"),
+        ("until" = Option<String>, Query, format = DateTime, description = "Only requests that arrived before this RFC 3339 time"),
         ("session_id" = Option<String>, Query, description = "Only requests of this agent session")),
     responses((status = 200, body = ListEnvelope<RequestView>),
         (status = 400, description = "Malformed query", body = ErrorBody),
@@ -185,7 +190,7 @@ pub async fn list(
     query: Query,
 ) -> Result<Json<ListEnvelope<RequestView>>> {
     let page = query.page_request()?;
-    let credential = match (query.get("token_id"), query.get("key_id")) {
+    let credential = match (given(&query, "token_id"), given(&query, "key_id")) {
         // Filters combine: no request was sent by a token and an API key at once.
         (Some(token), Some(key)) if token != key => {
             return Ok(Json(ListEnvelope::new(Vec::new(), page, 0)));
@@ -194,11 +199,11 @@ pub async fn list(
     };
     let filter = RequestFilter {
         credential_id: credential.map(str::to_string),
-        model: query.get("model").map(str::to_string),
+        model: given(&query, "model").map(str::to_string),
         status: status(&query)?,
         since: moment(&query, "since")?,
         until: moment(&query, "until")?,
-        session_id: query.get("session_id").map(str::to_string),
+        session_id: given(&query, "session_id").map(str::to_string),
     };
     // What this instance has not written yet is shown too.
     log.flush(&store).await;

@@ -158,6 +158,8 @@ both! {
             ("?since=2000-01-01T00:00:00Z".to_string(), vec!["r3", "r2", "r1", "r0"]),
             ("?until=2000-01-01T00:00:00Z".to_string(), vec![]),
             ("?since=2999-01-01T00:00:00%2B02:00".to_string(), vec![]),
+            // An empty filter filters nothing.
+            ("?status=&model=&token_id=&session_id=".to_string(), vec!["r3", "r2", "r1", "r0"]),
         ];
         for (query, expected) in cases {
             let page = listed(&server, &query).await;
@@ -171,7 +173,7 @@ both! {
         let past = listed(&server, "?per_page=2&page=3").await;
         assert_eq!(ids(&past), Vec::<&str>::new());
 
-        for query in ["?status=6xx", "?status=abc", "?since=yesterday", "?until=2030-01-01", "?per_page=0"] {
+        for query in ["?status=6xx", "?status=abc", "?since=yesterday", "?until=2030-01-01", "?until=", "?per_page=0"] {
             let response = server.get(&format!("/v1/requests{query}"), &server.admin_key).await;
             let message = assert_error(response, 422, "unprocessable_entity").await;
             assert!(!message.is_empty(), "{query}");
