@@ -3,12 +3,14 @@ tests then fail. (name, file, text, replacement, cargo test arguments)
 """
 
 T = "server-mock/src/telemetry/traces.rs"
+S = "server-mock/src/telemetry/traces/span.rs"
+O = "server-mock/src/telemetry/traces/otlp.rs"
 M = [
- ("a traceparent is joined", T, "let parent = inner.propagator.extract(&HeaderExtractor(headers));", "let parent = { let _ = HeaderExtractor(headers); Context::new() };", "--test traces"),
- ("the span carries the answer's status", T, "            i64::from(status),\n", "            i64::from(status + 1),\n", "--test traces"),
- ("the span is named by the route's template", T, 'format!("{method} {route}")', 'format!("{method}")', "--test traces"),
+ ("a traceparent is joined", T, "let parent = inner.propagator.extract(&HeaderExtractor(headers));", "let parent = { let _ = HeaderExtractor(headers); opentelemetry::Context::new() };", "--test traces"),
+ ("the span carries the answer's status", S, "            i64::from(status),\n", "            i64::from(status + 1),\n", "--test traces"),
+ ("the span is named by the route's template", T, 'format!("{method} {template}")', 'format!("{method}")', "--test traces"),
  ("spans of a failed export are counted", "server-mock/src/telemetry/traces/export.rs", "self.dropped.increment(spans);", "let _ = spans;", "--test traces collector_down"),
- ("an attempt's span is under the request's", "server-mock/src/telemetry/traces.rs", ".start_with_context(&self.inner.tracer, &self.cx);", ".start(&self.inner.tracer);", "--test traces"),
+ ("an attempt's span is under the request's", S, ".start_with_context(tracer, &self.cx);", ".start(tracer);", "--test traces"),
  ("an attempt's usage on its span", "server-mock/src/chat/spans.rs", 'KeyValue::new("gen_ai.usage.input_tokens", count(tokens.prompt)),', 'KeyValue::new("gen_ai.usage.input_tokens", count(tokens.completion)),', "--test traces"),
  ("a failed attempt's error type", "server-mock/src/chat/health/attempt.rs", "(Some(span), Some((outcome, why))) => span.failed(outcome.label(), why),", "(Some(span), Some(_)) => span.end(),", "--test traces"),
  ("a stream's first token is an event", "server-mock/src/chat/health/attempt.rs", 'span.event("gen_ai.first_token");', "let _ = span;", "--test traces"),
@@ -17,14 +19,18 @@ M = [
 ]
 M += [
  ("the upstream gets the attempt's traceparent", "server-mock/src/chat/tries.rs", "outgoing.with_header(header);", "let _ = header;", "--test traces"),
- ("the credential is named on the request's span", "server-mock/src/auth/mod.rs", "traced.set(vec![id.clone()]);", "let _ = id.clone();", "--test traces"),
- ("a refusal ends the admission span as failed", "server-mock/src/chat/mod.rs", 'span.failed(code, format!("refused: {}", refusal.status()));', "let _ = code; span.end();", "--test traces"),
+ ("the credential is named on the request's span", S, "traced.set_one(KeyValue::new(name, id.clone()));", "let _ = traced;", "--test traces"),
+ ("a refusal ends the admission span as failed", S, '.failed(code, format!("refused: {}", refusal.status()));', ".end();", "--test traces refused"),
+ ("authentication's refusal ends the admission span as failed", "server-mock/src/auth/mod.rs", 'span.failed("unauthorized", denied.message.into());', "span.end();", "--test traces refused"),
+ ("a gateway request's admission span covers admission", "server-mock/src/auth/mod.rs", "request.extensions_mut().insert(Handoff::new(span));", "span.end();", "--test traces each_upstream_attempt"),
  ("the answer's cost on the request's span", "server-mock/src/chat/spans.rs", 'KeyValue::new("tokctl.credits_consumed", credits.to_string()),', 'KeyValue::new("tokctl.credits", credits.to_string()),', "--test traces"),
- ("a stream's server span covers its body", T, "            i64::from(status),\n        ));\n", "            i64::from(status),\n        ));\n        span.end();\n", "--test traces"),
+ ("a stream's server span covers its body", S, "            i64::from(status),\n        ));\n", "            i64::from(status),\n        ));\n        span.end();\n", "--test traces"),
  ("top_p is recorded", "server-mock/src/chat/spans.rs", 'KeyValue::new("gen_ai.request.top_p", top_p)', 'KeyValue::new("gen_ai.request.top", top_p)', "--test traces"),
 ]
 M += [
  ("spans refused at a full queue are counted", "server-mock/src/telemetry/traces/export.rs", "if self.queued.fetch_add(1, Ordering::Relaxed) >= self.queue {", "if self.queued.fetch_add(1, Ordering::Relaxed) >= usize::MAX {", "--test traces hangs"),
+ ("a span's parent is encoded", O, "self.bytes(4, &span.parent_span_id.to_bytes());", "let _ = span.parent_span_id;", "--test traces"),
+ ("a long message's length is widened", O, "self.0.splice(at..=at, prefix.0);", "self.0[at] = prefix.0[0];", "--lib otlp"),
 ]
 M += [
  ("content only when asked", "server-mock/src/chat/tries.rs", "let content = traced.content();", "let content = true;", "--test trace_content"),

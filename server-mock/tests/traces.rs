@@ -1,7 +1,9 @@
 //! Traces over OTLP/HTTP: what the server exports, decoded by a collector here with the
 //! protocol's own generated types (`opentelemetry-proto`, not the server's encoder): a server
-//! span per request that joins the caller's `traceparent` (and passes it on to upstreams); with the collector down, requests are
-//! answered all the same and the spans dropped are counted.
+//! span per request that joins the caller's `traceparent` (and passes it on to upstreams),
+//! under it one `admission` span (authentication, then for the gateway routing, the limit, the
+//! budget and a payment) and a client span per upstream attempt; with the collector down,
+//! requests are answered all the same and the spans dropped are counted.
 
 mod common;
 
@@ -62,6 +64,16 @@ async fn a_request_is_a_server_span_in_the_callers_trace() {
         Some("200")
     );
     assert!(span.end_time_unix_nano >= span.start_time_unix_nano);
+    // Authentication is the request's admission span, ended within it.
+    let admission = spans
+        .take(|s| s.name == "admission" && s.trace_id == span.trace_id)
+        .await;
+    assert_eq!(admission.parent_span_id, span.span_id);
+    assert_eq!(admission.kind, SpanKind::Internal as i32);
+    assert!(admission.end_time_unix_nano <= span.end_time_unix_nano);
+    let key = attribute(&admission, "tokctl.key_id").unwrap_or_default();
+    assert!(key.starts_with("key_"), "tokctl.key_id {key}");
+    assert_eq!(attribute(&span, "tokctl.key_id"), Some(key));
 
     // Without a traceparent: a trace of its own, named by the route's template.
     let unknown = server
@@ -137,16 +149,40 @@ async fn each_upstream_attempt_is_a_client_span_with_the_genai_attributes() {
             "under the server span"
         );
         assert_eq!(client.kind, SpanKind::Client as i32);
-        // Authentication and admission are spans of their own under the request's.
-        for name in ["authenticate", "admission"] {
-            let span = spans.take(|s| s.name == name).await;
-            assert_eq!(span.parent_span_id, server_span.span_id, "{name}");
-            assert_eq!(span.kind, SpanKind::Internal as i32, "{name}");
-            assert!(
-                span.end_time_unix_nano <= client.start_time_unix_nano,
-                "{name} before the attempt"
-            );
-        }
+        // Authentication and admission are one span under the request's, ended before the
+        // attempt began; no other span of the gateway's own in the trace.
+        let admission = spans.take(|s| s.name == "admission").await;
+        assert_eq!(admission.parent_span_id, server_span.span_id);
+        assert_eq!(admission.kind, SpanKind::Internal as i32);
+        assert!(admission.start_time_unix_nano >= server_span.start_time_unix_nano);
+        assert!(
+            admission.end_time_unix_nano <= client.start_time_unix_nano,
+            "admitted before the attempt"
+        );
+        let key = attribute(&admission, "tokctl.key_id").unwrap_or_default();
+        assert!(key.starts_with("key_"), "tokctl.key_id {key}");
+        let candidates = attribute(&admission, "tokctl.candidates").unwrap_or_default();
+        assert!(
+            candidates.parse::<u32>().is_ok_and(|n| n >= 1),
+            "{candidates}"
+        );
+        assert_eq!(
+            attribute(&admission, "tokctl.x402").as_deref(),
+            Some("false")
+        );
+        assert!(
+            admission
+                .status
+                .as_ref()
+                .is_none_or(|s| s.code != StatusCode::Error as i32)
+        );
+        let own = spans
+            .seen
+            .iter()
+            .filter(|(_, s)| s.trace_id == server_span.trace_id)
+            .map(|(_, s)| s.name.clone())
+            .collect::<Vec<_>>();
+        assert!(own.is_empty(), "spans beyond the three: {own:?}");
         // The request's span: who sent it, what answered, what it cost; a stream's covers its body.
         let key = attribute(&server_span, "tokctl.key_id").unwrap_or_default();
         assert!(key.starts_with("key_"), "tokctl.key_id {key}");
@@ -265,6 +301,27 @@ async fn a_failed_attempt_is_a_failed_span_beside_the_one_that_answered() {
 async fn a_refused_request_ends_its_admission_span_with_the_refusals_code() {
     let (endpoint, mut spans) = collector().await;
     let server = traced(&endpoint, &["--sim-token-delay-ms", "0"]);
+    // Refused by authentication: the admission span says so.
+    let fine = json!({"model": "sim-mini", "messages": [{"role": "user", "content": "hi"}]});
+    let unknown_key = "not-a-credential";
+    let answer = server
+        .post("/v1/chat/completions", unknown_key, &fine)
+        .await;
+    assert_eq!(answer.status(), 401);
+    let server_span = spans.take(|s| s.name == "POST /v1/chat/completions").await;
+    let admission = spans
+        .take(|s| s.name == "admission" && s.trace_id == server_span.trace_id)
+        .await;
+    assert_eq!(
+        attribute(&admission, "error.type").as_deref(),
+        Some("unauthorized")
+    );
+    assert_eq!(
+        admission.status.as_ref().map(|s| s.code),
+        Some(StatusCode::Error as i32)
+    );
+
+    // Refused by admission (routing): the same span, with the refusal's code.
     let refused =
         json!({"model": "no-such-model", "messages": [{"role": "user", "content": "hi"}]});
     let answer = server
@@ -291,12 +348,11 @@ async fn a_refused_request_ends_its_admission_span_with_the_refusals_code() {
         admission.status.as_ref().map(|s| s.code),
         Some(StatusCode::Error as i32)
     );
-    let authenticate = spans.take(|s| s.name == "authenticate").await;
-    assert_eq!(authenticate.trace_id, server_span.trace_id);
+    let key = attribute(&admission, "tokctl.key_id").unwrap_or_default();
+    assert!(key.starts_with("key_"), "authenticated first: {key}");
 
     // A request answered after it: its spans arrive after the refused one's, and the refused
-    // request asked no upstream (no client span in its trace).
-    let fine = json!({"model": "sim-mini", "messages": [{"role": "user", "content": "hi"}]});
+    // request has no other span (no client span: it asked no upstream).
     let answer = server
         .post("/v1/chat/completions", &server.admin_key, &fine)
         .await;
@@ -306,8 +362,13 @@ async fn a_refused_request_ends_its_admission_span_with_the_refusals_code() {
     let leftover = spans
         .seen
         .iter()
-        .any(|(_, s)| s.trace_id == server_span.trace_id && s.kind == SpanKind::Client as i32);
-    assert!(!leftover, "the refused request asked no upstream");
+        .filter(|(_, s)| s.trace_id == server_span.trace_id)
+        .map(|(_, s)| s.name.clone())
+        .collect::<Vec<_>>();
+    assert!(
+        leftover.is_empty(),
+        "the refused request's other spans: {leftover:?}"
+    );
 }
 
 #[tokio::test]
@@ -334,7 +395,7 @@ async fn with_a_collector_that_hangs_the_spans_past_the_queue_are_dropped_and_co
         ..Default::default()
     });
     let metrics = server.metrics_url();
-    // Each request is two spans (the request's, and its authentication).
+    // Each request is two spans (the request's, and its admission: authentication).
     let requests = 4_000;
     let answered = futures::stream::iter(0..requests)
         .map(|_| async { server.get("/v1/scopes", &server.admin_key).await.status() })

@@ -15,14 +15,15 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 
-use crate::http::error::ApiError;
+use crate::http::error::{ApiError, ErrorCode};
 use crate::http::request_id::RequestId;
 use crate::last_used::LastUsed;
 use crate::rate_limit::{Bucket, Limits};
 use crate::secrets::{CredentialKind, SecretDigest, classify, is_token_id};
 use crate::store::Scope;
 use crate::store::{self, AuditEntry, Credential, Store, actions};
-use crate::telemetry::{ChildSpan, Traced};
+use crate::telemetry::Traced;
+use crate::telemetry::traces::{Admission, Handoff};
 
 /// Who is calling: the credential that authenticated and what it may do.
 #[derive(Debug, Clone)]
@@ -199,14 +200,11 @@ pub async fn layer(
     mut request: Request,
     next: Next,
 ) -> Response {
-    // While traces are on: this work as a span of its own under the request's.
-    let traced = request.extensions().get::<Traced>().cloned();
-    let span = traced
-        .as_ref()
-        .map(|traced| traced.internal("authenticate", Vec::new()));
+    // While traces are on: the span of authentication and admission, under the request's.
+    let span = request.extensions().get::<Traced>().map(Traced::admission);
     let resolved = match resolve(store.as_ref(), request.headers()).await {
         Ok(resolved) => resolved,
-        Err(err) => return err.into_response(),
+        Err(err) => return refused(span, err.into_response()),
     };
     let bucket = match &resolved {
         Ok(presented) => Bucket::Workspace(presented.credential.workspace_id.clone()),
@@ -214,7 +212,7 @@ pub async fn layer(
     };
     let decision = match limits.api.check(bucket, Utc::now().timestamp()).await {
         Ok(decision) => decision,
-        Err(err) => return ApiError::from(err).into_response(),
+        Err(err) => return refused(span, ApiError::from(err).into_response()),
     };
     // On a shared backend the credential may have come from a cache the count has just brought
     // up to date: it is confirmed now. One changed meanwhile is refused; it was counted against
@@ -224,7 +222,7 @@ pub async fn layer(
             match confirm(store.as_ref(), presented).await {
                 Ok(confirmed) => confirmed,
                 Err(err) => {
-                    let mut response = err.into_response();
+                    let mut response = refused(span, err.into_response());
                     decision.write_headers(response.headers_mut());
                     return response;
                 }
@@ -242,8 +240,8 @@ pub async fn layer(
             }
             Err(denied) => Err(denied),
         };
-        if let (Some(traced), Some(span)) = (&traced, span) {
-            authenticated(traced, span, &outcome);
+        if let Some(span) = span {
+            authenticated(&mut request, span, &outcome);
         }
         request.extensions_mut().insert(outcome);
         next.run(request).await
@@ -260,21 +258,43 @@ pub async fn layer(
     response
 }
 
-/// Ends the authentication span with what it found, and names the credential on the request's
-/// span (`tokctl.token_id` or `tokctl.key_id`: ids, never secrets).
-fn authenticated(traced: &Traced, span: ChildSpan, outcome: &Outcome) {
-    match outcome {
-        Ok(principal) => {
-            let name = match is_token_id(&principal.credential_id) {
-                true => "tokctl.token_id",
-                false => "tokctl.key_id",
-            };
-            let id = opentelemetry::KeyValue::new(name, principal.credential_id.clone());
-            traced.set(vec![id.clone()]);
-            span.set(vec![id]);
-            span.end();
+/// Notes what authentication found on the admission span, and names the credential on the
+/// request's span (`tokctl.token_id` or `tokctl.key_id`: ids, never secrets). A refusal ends
+/// the span; so does a request let through, unless the gateway serves it: then the span is
+/// left in its extensions for the gateway to end once it admitted the request (routing, the
+/// token's limit, the budget, a payment).
+fn authenticated(request: &mut Request, span: Admission, outcome: &Outcome) {
+    let principal = match outcome {
+        Ok(principal) => principal,
+        Err(denied) => {
+            span.failed("unauthorized", denied.message.into());
+            return;
         }
-        Err(denied) => span.failed("unauthorized", denied.message.into()),
+    };
+    let name = match is_token_id(&principal.credential_id) {
+        true => "tokctl.token_id",
+        false => "tokctl.key_id",
+    };
+    if let Some(traced) = request.extensions().get::<Traced>() {
+        span.credential(traced, name, &principal.credential_id);
+    }
+    // The gateway's paths are those of the request log.
+    if crate::request_log::LOGGED_PATHS.contains(&request.uri().path()) {
+        request.extensions_mut().insert(Handoff::new(span));
+    } else {
+        span.end();
+    }
+}
+
+/// Ends the admission span (when traced) as failed with `refusal`'s code, and gives `refusal`
+/// back.
+fn refused(span: Option<Admission>, refusal: Response) -> Response {
+    match span {
+        Some(span) => {
+            span.refused(ErrorCode::of(&refusal), refusal.status().as_u16());
+            refusal
+        }
+        None => refusal,
     }
 }
 

@@ -54,13 +54,13 @@ use self::routing::{Ask, route};
 use crate::auth::{Authenticated, require};
 use crate::chat::catalogue::{Catalogue, Model};
 use crate::credits::Credits;
-use crate::http::error::ApiError;
-use crate::http::error::ErrorCode;
+use crate::http::error::{ApiError, ErrorCode};
 use crate::http::extract::ApiJson;
 use crate::http::routes::Routes;
 use crate::request_log::Logged;
 use crate::store::Store;
-use crate::telemetry::{Arrival, ChildSpan, Metrics, Traced};
+use crate::telemetry::traces::{Admission, Handoff};
+use crate::telemetry::{Arrival, Metrics, Traced};
 use crate::usage::Ledger;
 use crate::x402::facilitator::Facilitator;
 use crate::x402::gate;
@@ -135,7 +135,7 @@ pub async fn create(
 ) -> Response {
     let checked = match request.check() {
         Ok(checked) => checked,
-        Err(err) => return err.into_response(),
+        Err(err) => return refused(caller.admission, err.into_response()),
     };
     serve(&gateway, caller, &headers, checked).await
 }
@@ -149,6 +149,9 @@ pub struct Caller {
     pub arrived: Option<Instant>,
     /// Where its spans go, while traces are on.
     pub traced: Option<Traced>,
+    /// Its span of authentication and admission, begun by the auth layer and ended once the
+    /// request is admitted (or refused), while traces are on.
+    pub admission: Option<Admission>,
     /// Its entry in the request log, while the log is on.
     pub logged: Option<Logged>,
 }
@@ -160,7 +163,16 @@ where
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
-        let auth = Authenticated::from_request_parts(parts, state).await?;
+        let admission = parts.extensions.remove::<Handoff>().and_then(Handoff::take);
+        let auth = match Authenticated::from_request_parts(parts, state).await {
+            Ok(auth) => auth,
+            Err(err) => {
+                if let Some(span) = admission {
+                    span.failed(err.body().error, format!("refused: {}", err.status()));
+                }
+                return Err(err);
+            }
+        };
         let logged = parts.extensions.get::<Logged>().cloned();
         if let Some(logged) = &logged {
             let principal = &auth.principal;
@@ -171,7 +183,9 @@ where
             store: Arc::from_ref(state),
             request_id: auth.request_id.clone(),
             arrived: parts.extensions.get::<Arrival>().map(|Arrival(at)| *at),
-            traced: parts.extensions.get::<Traced>().cloned(),
+            // Taken, not copied: nothing after the caller reads it.
+            traced: parts.extensions.remove::<Traced>(),
+            admission,
             auth,
         })
     }
@@ -191,6 +205,7 @@ pub(crate) async fn serve(
         request_id,
         arrived,
         traced,
+        admission,
         logged,
     } = caller;
     if let Some(logged) = &logged {
@@ -203,11 +218,7 @@ pub(crate) async fn serve(
         logged,
     };
     let gateway = gateway.clone();
-    // Routing, the token's limit and an x402 payment, as a span of their own.
-    let admission = timing
-        .traced
-        .as_ref()
-        .map(|traced| traced.internal("admission", Vec::new()));
+    // Routing, the token's limit and an x402 payment end the span authentication began.
     let prompt = prompt_tokens(&checked.request.messages);
     let ask = Ask {
         model: &checked.request.model,
@@ -319,13 +330,14 @@ pub(crate) async fn serve(
 }
 
 /// Ends the admission span as failed with the refusal's code, and answers the refusal.
-fn refused(admission: Option<ChildSpan>, refusal: Response) -> Response {
-    if let Some(span) = admission {
-        let code = refusal.extensions().get::<ErrorCode>();
-        let code = code.map_or("refused", |code| code.0);
-        span.failed(code, format!("refused: {}", refusal.status()));
+fn refused(admission: Option<Admission>, refusal: Response) -> Response {
+    match admission {
+        Some(span) => {
+            span.refused(ErrorCode::of(&refusal), refusal.status().as_u16());
+            refusal
+        }
+        None => refusal,
     }
-    refusal
 }
 
 /// What a chat request's overhead is measured from: when it arrived (while metrics are on),

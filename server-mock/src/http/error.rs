@@ -115,6 +115,16 @@ pub enum Refused {
 #[derive(Debug, Clone, Copy)]
 pub struct ErrorCode(pub &'static str);
 
+impl ErrorCode {
+    /// The code `response` answers with (`refused` for an answer that left none).
+    pub fn of(response: &Response) -> &'static str {
+        response
+            .extensions()
+            .get::<ErrorCode>()
+            .map_or("refused", |code| code.0)
+    }
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let body = self.body();

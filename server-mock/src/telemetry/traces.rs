@@ -8,13 +8,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::http::header::{HeaderName, HeaderValue};
+use axum::http::header::HeaderName;
 use axum::http::{HeaderMap, Method};
 use opentelemetry::propagation::TextMapPropagator;
-use opentelemetry::trace::{SpanKind, Status, TraceContextExt, Tracer, TracerProvider};
-use opentelemetry::{Context, KeyValue};
-use opentelemetry_http::{HeaderExtractor, HeaderInjector};
-use opentelemetry_otlp::{Protocol, WithExportConfig};
+use opentelemetry::trace::{SpanKind, TraceContextExt, Tracer, TracerProvider};
+use opentelemetry::{KeyValue, Value};
+use opentelemetry_http::HeaderExtractor;
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::{Sampler, SdkTracer, SdkTracerProvider};
@@ -22,6 +21,10 @@ use opentelemetry_sdk::trace::{Sampler, SdkTracer, SdkTracerProvider};
 use super::registry::{self, Metrics};
 
 mod export;
+mod otlp;
+mod span;
+
+pub use span::{ADMISSION, Admission, ChildSpan, Handoff, ServerSpan, Traced};
 
 /// The W3C trace context header.
 const TRACEPARENT: HeaderName = HeaderName::from_static("traceparent");
@@ -89,8 +92,8 @@ pub fn session_id(headers: &HeaderMap) -> Option<&str> {
 pub struct Traces(Option<Arc<Inner>>);
 
 struct Inner {
-    /// The API's route templates, for the span's name and `http.route`.
-    routes: matchit::Router<&'static str>,
+    /// The API's routes, for the span's name and `http.route`.
+    routes: matchit::Router<Route>,
     provider: SdkTracerProvider,
     tracer: SdkTracer,
     propagator: TraceContextPropagator,
@@ -110,18 +113,9 @@ impl Traces {
         let Some(endpoint) = &config.endpoint else {
             return Ok(Traces(None));
         };
-        let exporter = opentelemetry_otlp::SpanExporter::builder()
-            .with_http()
-            .with_protocol(Protocol::HttpBinary)
-            .with_endpoint(endpoint.clone())
-            .with_timeout(EXPORT_TIMEOUT)
-            .build()
+        let dropped = metrics.counter(registry::TRACE_SPANS_DROPPED, &[]);
+        let processor = export::bounded(endpoint, EXPORT_TIMEOUT, QUEUE, dropped)
             .map_err(|err| anyhow::anyhow!("cannot export traces to {endpoint}: {err}"))?;
-        let processor = export::bounded(
-            exporter,
-            QUEUE,
-            metrics.counter(registry::TRACE_SPANS_DROPPED, &[]),
-        );
         let service = std::env::var("OTEL_SERVICE_NAME")
             .ok()
             .filter(|name| !name.trim().is_empty())
@@ -141,7 +135,7 @@ impl Traces {
         let tracer = provider.tracer("tokctl-server");
         tracing::info!(endpoint = %endpoint, sample_ratio = ratio, "exporting traces over OTLP/HTTP");
         Ok(Traces(Some(Arc::new(Inner {
-            routes: registry::templates(routes),
+            routes: route_names(routes),
             provider,
             tracer,
             propagator: TraceContextPropagator::new(),
@@ -159,17 +153,17 @@ impl Traces {
     /// caller's span when `headers` carry a `traceparent`.
     pub fn server(&self, method: &Method, path: &str, headers: &HeaderMap) -> Option<ServerSpan> {
         let inner = self.0.as_ref()?;
-        let route = inner.routes.at(path).ok().map(|found| *found.value);
-        let mut attributes = vec![KeyValue::new(
-            "http.request.method",
-            method.as_str().to_string(),
-        )];
+        let route = inner.routes.at(path).ok().map(|found| found.value);
+        // Room for what the request turns out to be (its credential, model, route, cost,
+        // status), so that the span's list is not grown again and again.
+        let mut attributes = Vec::with_capacity(10);
+        attributes.push(KeyValue::new("http.request.method", method_value(method)));
         let name = match route {
             Some(route) => {
-                attributes.push(KeyValue::new("http.route", route));
-                format!("{method} {route}")
+                attributes.push(KeyValue::new("http.route", route.template));
+                route.name(method)
             }
-            None => method.to_string(),
+            None => method.to_string().into(),
         };
         if let Some(id) = session_id(headers) {
             attributes.push(KeyValue::new("gen_ai.conversation.id", id.to_string()));
@@ -198,118 +192,60 @@ impl Traces {
     }
 }
 
-/// A request's server span. It ends when the last of its holders lets go: the edge once the
-/// answer's head is sent, a stream's relay when the stream ends (so a stream's span covers its
-/// body).
-pub struct ServerSpan(Context);
-
-/// Where a request's own spans go: under its server span, through the server's tracer. Left in
-/// the request's extensions by the edge layer while traces are on.
-#[derive(Clone)]
-pub struct Traced {
-    inner: Arc<Inner>,
-    cx: Context,
+/// A route's template and its spans' names, one per method it answers.
+struct Route {
+    template: &'static str,
+    names: Vec<(Method, &'static str)>,
 }
 
-impl Traced {
-    /// A client span under the request's (an upstream attempt), started now.
-    pub fn client(&self, name: String, attributes: Vec<KeyValue>) -> ChildSpan {
-        self.child(name, SpanKind::Client, attributes)
-    }
-
-    /// A span of the gateway's own work under the request's (authentication, admission),
-    /// started now.
-    pub fn internal(&self, name: &'static str, attributes: Vec<KeyValue>) -> ChildSpan {
-        self.child(name.into(), SpanKind::Internal, attributes)
-    }
-
-    fn child(&self, name: String, kind: SpanKind, attributes: Vec<KeyValue>) -> ChildSpan {
-        let span = self
-            .inner
-            .tracer
-            .span_builder(name)
-            .with_kind(kind)
-            .with_attributes(attributes)
-            .start_with_context(&self.inner.tracer, &self.cx);
-        ChildSpan(self.cx.with_span(span))
-    }
-
-    /// Whether message content goes into spans (`--trace-content`).
-    pub fn content(&self) -> bool {
-        self.inner.content
-    }
-
-    /// Adds attributes to the request's server span (what it turned out to be: the token that
-    /// sent it, the model that answered, what it cost).
-    pub fn set(&self, attributes: Vec<KeyValue>) {
-        self.cx.span().set_attributes(attributes);
-    }
-
-    /// Marks the request failed after its answer's head was sent (a stream cut).
-    pub fn failed(&self, error_type: &'static str) {
-        let span = self.cx.span();
-        span.set_attribute(KeyValue::new("error.type", error_type));
-        span.set_status(Status::error(""));
-    }
-}
-
-/// A span under a request's: an upstream attempt (client), or the gateway's own work.
-pub struct ChildSpan(Context);
-
-impl ChildSpan {
-    /// The W3C `traceparent` header naming this span, for the upstream request it stands for.
-    pub fn traceparent(&self) -> Option<(HeaderName, HeaderValue)> {
-        let mut headers = HeaderMap::new();
-        TraceContextPropagator::new().inject_context(&self.0, &mut HeaderInjector(&mut headers));
-        let value = headers.remove(TRACEPARENT)?;
-        Some((TRACEPARENT, value))
-    }
-
-    /// Adds attributes known once the answer came.
-    pub fn set(&self, attributes: Vec<KeyValue>) {
-        self.0.span().set_attributes(attributes);
-    }
-
-    /// Marks a moment of the attempt (`gen_ai.first_token`).
-    pub fn event(&self, name: &'static str) {
-        self.0.span().add_event(name, Vec::new());
-    }
-
-    /// Ends it as failed, of `error_type`.
-    pub fn failed(self, error_type: &'static str, message: String) {
-        let span = self.0.span();
-        span.set_attribute(KeyValue::new("error.type", error_type));
-        span.set_status(Status::error(message));
-        span.end();
-    }
-
-    /// Ends it.
-    pub fn end(self) {
-        self.0.span().end();
-    }
-}
-
-impl ServerSpan {
-    /// Where the request's own spans go.
-    pub fn traced(&self, traces: &Traces) -> Option<Traced> {
-        let inner = traces.0.clone()?;
-        Some(Traced {
-            inner,
-            cx: self.0.clone(),
-        })
-    }
-
-    /// Notes the answer's `status` (a 5xx marks it an error) and lets go of it: it ends now,
-    /// or when the last [`Traced`] holding it lets go (a stream's relay).
-    pub fn answered(self, status: u16) {
-        let span = self.0.span();
-        span.set_attribute(KeyValue::new(
-            "http.response.status_code",
-            i64::from(status),
-        ));
-        if status >= 500 {
-            span.set_attribute(KeyValue::new("error.type", status.to_string()));
-            span.set_status(Status::error(""));
+impl Route {
+    /// The span's name for `method` (`GET /v1/tokens/{id}`).
+    fn name(&self, method: &Method) -> std::borrow::Cow<'static, str> {
+        match self.names.iter().find(|(m, _)| m == method) {
+            Some((_, name)) => (*name).into(),
+            None => format!("{method} {}", self.template).into(),
         }
+    }
+}
+
+/// The routes of `routes` by path, with their spans' names made once (and kept for the life of
+/// the process: a span's name is `'static` or allocated again for each span).
+fn route_names(routes: &[(Method, &'static str)]) -> matchit::Router<Route> {
+    let mut by_path: Vec<Route> = Vec::new();
+    for (method, template) in routes {
+        let name: &'static str = Box::leak(format!("{method} {template}").into_boxed_str());
+        match by_path.iter_mut().find(|r| r.template == *template) {
+            Some(route) => route.names.push((method.clone(), name)),
+            None => by_path.push(Route {
+                template,
+                names: vec![(method.clone(), name)],
+            }),
+        }
+    }
+    let mut router = matchit::Router::new();
+    for route in by_path {
+        let template = route.template;
+        // A template matchit refuses is left unnamed (its spans named by the method alone).
+        let _ = router.insert(template, route);
+    }
+    router
+}
+
+/// `http.request.method`'s value: the method's own text, without an allocation for the usual
+/// ones.
+fn method_value(method: &Method) -> Value {
+    let known = [
+        Method::GET,
+        Method::POST,
+        Method::PUT,
+        Method::PATCH,
+        Method::DELETE,
+        Method::HEAD,
+        Method::OPTIONS,
+    ];
+    const NAMES: [&str; 7] = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
+    match known.iter().position(|m| m == method) {
+        Some(i) => Value::from(NAMES[i]),
+        None => Value::from(method.as_str().to_string()),
     }
 }
