@@ -43,6 +43,7 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
             [CompletionResult]::new('models', 'models', [CompletionResultType]::ParameterValue, 'List the gateway''s models with prices, quality and latency')
             [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Show the credit ledger: totals by day and model, with a chart on a terminal')
             [CompletionResult]::new('requests', 'requests', [CompletionResultType]::ParameterValue, 'Read the gateway''s request log: who asked, which model answered, timings and cost')
+            [CompletionResult]::new('settings', 'settings', [CompletionResultType]::ParameterValue, 'Show or change the workspace''s settings: whether the request log keeps bodies')
             [CompletionResult]::new('webhooks', 'webhooks', [CompletionResultType]::ParameterValue, 'Configure webhook endpoints, receive events locally, verify signatures')
             [CompletionResult]::new('x402', 'x402', [CompletionResultType]::ParameterValue, 'Show, set or remove the workspace''s x402 terms: what agents naming an agent_wallet pay')
             [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Find leaked tokctl secrets in files, stdin or git history, and optionally revoke them')
@@ -591,6 +592,64 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
         'tokctl;requests;help;help' {
             break
         }
+        'tokctl;settings' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show the workspace''s settings (needs settings:read)')
+            [CompletionResult]::new('set', 'set', [CompletionResultType]::ParameterValue, 'Change the workspace''s settings; what is not named is kept (needs settings:write)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'tokctl;settings;show' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'tokctl;settings;set' {
+            [CompletionResult]::new('--store-bodies', '--store-bodies', [CompletionResultType]::ParameterName, 'Keep each gateway request''s body and a whole answer''s message in the request log, secrets redacted and cut at the server''s cap (true), or keep no body (false). Audited')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Profile to use [env: TOKCTL_PROFILE]')
+            [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the value a script needs (the secret, or ids)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each HTTP request (method, path, status, time) to stderr; never a secret')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'tokctl;settings;help' {
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show the workspace''s settings (needs settings:read)')
+            [CompletionResult]::new('set', 'set', [CompletionResultType]::ParameterValue, 'Change the workspace''s settings; what is not named is kept (needs settings:write)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'tokctl;settings;help;show' {
+            break
+        }
+        'tokctl;settings;help;set' {
+            break
+        }
+        'tokctl;settings;help;help' {
+            break
+        }
         'tokctl;webhooks' {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table on a terminal, tab-separated lines when piped, or json')
@@ -891,6 +950,7 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
             [CompletionResult]::new('models', 'models', [CompletionResultType]::ParameterValue, 'List the gateway''s models with prices, quality and latency')
             [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Show the credit ledger: totals by day and model, with a chart on a terminal')
             [CompletionResult]::new('requests', 'requests', [CompletionResultType]::ParameterValue, 'Read the gateway''s request log: who asked, which model answered, timings and cost')
+            [CompletionResult]::new('settings', 'settings', [CompletionResultType]::ParameterValue, 'Show or change the workspace''s settings: whether the request log keeps bodies')
             [CompletionResult]::new('webhooks', 'webhooks', [CompletionResultType]::ParameterValue, 'Configure webhook endpoints, receive events locally, verify signatures')
             [CompletionResult]::new('x402', 'x402', [CompletionResultType]::ParameterValue, 'Show, set or remove the workspace''s x402 terms: what agents naming an agent_wallet pay')
             [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Find leaked tokctl secrets in files, stdin or git history, and optionally revoke them')
@@ -990,6 +1050,17 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
             break
         }
         'tokctl;help;requests;show' {
+            break
+        }
+        'tokctl;help;settings' {
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show the workspace''s settings (needs settings:read)')
+            [CompletionResult]::new('set', 'set', [CompletionResultType]::ParameterValue, 'Change the workspace''s settings; what is not named is kept (needs settings:write)')
+            break
+        }
+        'tokctl;help;settings;show' {
+            break
+        }
+        'tokctl;help;settings;set' {
             break
         }
         'tokctl;help;webhooks' {

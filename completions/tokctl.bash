@@ -49,6 +49,9 @@ _tokctl() {
             tokctl,scopes)
                 cmd="tokctl__subcmd__scopes"
                 ;;
+            tokctl,settings)
+                cmd="tokctl__subcmd__settings"
+                ;;
             tokctl,tokens)
                 cmd="tokctl__subcmd__tokens"
                 ;;
@@ -136,6 +139,9 @@ _tokctl() {
             tokctl__subcmd__help,scopes)
                 cmd="tokctl__subcmd__help__subcmd__scopes"
                 ;;
+            tokctl__subcmd__help,settings)
+                cmd="tokctl__subcmd__help__subcmd__settings"
+                ;;
             tokctl__subcmd__help,tokens)
                 cmd="tokctl__subcmd__help__subcmd__tokens"
                 ;;
@@ -177,6 +183,12 @@ _tokctl() {
                 ;;
             tokctl__subcmd__help__subcmd__requests,show)
                 cmd="tokctl__subcmd__help__subcmd__requests__subcmd__show"
+                ;;
+            tokctl__subcmd__help__subcmd__settings,set)
+                cmd="tokctl__subcmd__help__subcmd__settings__subcmd__set"
+                ;;
+            tokctl__subcmd__help__subcmd__settings,show)
+                cmd="tokctl__subcmd__help__subcmd__settings__subcmd__show"
                 ;;
             tokctl__subcmd__help__subcmd__tokens,create)
                 cmd="tokctl__subcmd__help__subcmd__tokens__subcmd__create"
@@ -270,6 +282,24 @@ _tokctl() {
                 ;;
             tokctl__subcmd__requests__subcmd__help,show)
                 cmd="tokctl__subcmd__requests__subcmd__help__subcmd__show"
+                ;;
+            tokctl__subcmd__settings,help)
+                cmd="tokctl__subcmd__settings__subcmd__help"
+                ;;
+            tokctl__subcmd__settings,set)
+                cmd="tokctl__subcmd__settings__subcmd__set"
+                ;;
+            tokctl__subcmd__settings,show)
+                cmd="tokctl__subcmd__settings__subcmd__show"
+                ;;
+            tokctl__subcmd__settings__subcmd__help,help)
+                cmd="tokctl__subcmd__settings__subcmd__help__subcmd__help"
+                ;;
+            tokctl__subcmd__settings__subcmd__help,set)
+                cmd="tokctl__subcmd__settings__subcmd__help__subcmd__set"
+                ;;
+            tokctl__subcmd__settings__subcmd__help,show)
+                cmd="tokctl__subcmd__settings__subcmd__help__subcmd__show"
                 ;;
             tokctl__subcmd__tokens,create)
                 cmd="tokctl__subcmd__tokens__subcmd__create"
@@ -404,7 +434,7 @@ _tokctl() {
 
     case "${cmd}" in
         tokctl)
-            opts="-o -q -v -h -V --output --quiet --verbose --profile --base-url --help --version login config tokens keys audit scopes chat models usage requests webhooks x402 scan completions help"
+            opts="-o -q -v -h -V --output --quiet --verbose --profile --base-url --help --version login config tokens keys audit scopes chat models usage requests settings webhooks x402 scan completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -521,7 +551,7 @@ _tokctl() {
                     return 0
                     ;;
                 --action)
-                    COMPREPLY=($(compgen -W "token.created token.rotated token.revoked token.limit_changed key.created key.revoked session.started session.ended webhook.created webhook.deleted x402.updated x402.disabled auth.denied" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "token.created token.rotated token.revoked token.limit_changed key.created key.revoked session.started session.ended webhook.created webhook.deleted x402.updated x402.disabled settings.updated auth.denied" -- "${cur}"))
                     return 0
                     ;;
                 --output)
@@ -882,7 +912,7 @@ _tokctl() {
             return 0
             ;;
         tokctl__subcmd__help)
-            opts="login config tokens keys audit scopes chat models usage requests webhooks x402 scan completions help"
+            opts="login config tokens keys audit scopes chat models usage requests settings webhooks x402 scan completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1178,6 +1208,48 @@ _tokctl() {
         tokctl__subcmd__help__subcmd__scopes)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__help__subcmd__settings)
+            opts="show set"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__help__subcmd__settings__subcmd__set)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__help__subcmd__settings__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1521,11 +1593,11 @@ _tokctl() {
             fi
             case "${prev}" in
                 --scope)
-                    COMPREPLY=($(compgen -W "tokens:read tokens:write tokens:rotate tokens:revoke audit:read webhooks:read webhooks:write chat:write usage:read keys:read keys:write x402:read x402:write requests:read" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tokens:read tokens:write tokens:rotate tokens:revoke audit:read webhooks:read webhooks:write chat:write usage:read keys:read keys:write x402:read x402:write requests:read settings:read settings:write" -- "${cur}"))
                     return 0
                     ;;
                 -s)
-                    COMPREPLY=($(compgen -W "tokens:read tokens:write tokens:rotate tokens:revoke audit:read webhooks:read webhooks:write chat:write usage:read keys:read keys:write x402:read x402:write requests:read" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tokens:read tokens:write tokens:rotate tokens:revoke audit:read webhooks:read webhooks:write chat:write usage:read keys:read keys:write x402:read x402:write requests:read settings:read settings:write" -- "${cur}"))
                     return 0
                     ;;
                 --expires-in)
@@ -1995,6 +2067,156 @@ _tokctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        tokctl__subcmd__settings)
+            opts="-o -q -v -h --output --quiet --verbose --profile --base-url --help show set help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__settings__subcmd__help)
+            opts="show set help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__settings__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__settings__subcmd__help__subcmd__set)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__settings__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__settings__subcmd__set)
+            opts="-o -q -v -h --store-bodies --output --quiet --verbose --profile --base-url --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --store-bodies)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        tokctl__subcmd__settings__subcmd__show)
+            opts="-o -q -v -h --output --quiet --verbose --profile --base-url --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "auto plain json sarif" -- "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         tokctl__subcmd__tokens)
             opts="-o -q -v -h --output --quiet --verbose --profile --base-url --help create list get show rotate limit set-limit revoke help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -2033,11 +2255,11 @@ _tokctl() {
             fi
             case "${prev}" in
                 --scope)
-                    COMPREPLY=($(compgen -W "tokens:read tokens:write tokens:rotate tokens:revoke audit:read webhooks:read webhooks:write chat:write usage:read keys:read keys:write x402:read x402:write requests:read" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tokens:read tokens:write tokens:rotate tokens:revoke audit:read webhooks:read webhooks:write chat:write usage:read keys:read keys:write x402:read x402:write requests:read settings:read settings:write" -- "${cur}"))
                     return 0
                     ;;
                 -s)
-                    COMPREPLY=($(compgen -W "tokens:read tokens:write tokens:rotate tokens:revoke audit:read webhooks:read webhooks:write chat:write usage:read keys:read keys:write x402:read x402:write requests:read" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "tokens:read tokens:write tokens:rotate tokens:revoke audit:read webhooks:read webhooks:write chat:write usage:read keys:read keys:write x402:read x402:write requests:read settings:read settings:write" -- "${cur}"))
                     return 0
                     ;;
                 --expires-in)

@@ -40,6 +40,7 @@ set edit:completion:arg-completer[tokctl] = {|@words|
             cand models 'List the gateway''s models with prices, quality and latency'
             cand usage 'Show the credit ledger: totals by day and model, with a chart on a terminal'
             cand requests 'Read the gateway''s request log: who asked, which model answered, timings and cost'
+            cand settings 'Show or change the workspace''s settings: whether the request log keeps bodies'
             cand webhooks 'Configure webhook endpoints, receive events locally, verify signatures'
             cand x402 'Show, set or remove the workspace''s x402 terms: what agents naming an agent_wallet pay'
             cand scan 'Find leaked tokctl secrets in files, stdin or git history, and optionally revoke them'
@@ -533,6 +534,57 @@ set edit:completion:arg-completer[tokctl] = {|@words|
         }
         &'tokctl;requests;help;help'= {
         }
+        &'tokctl;settings'= {
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand show 'Show the workspace''s settings (needs settings:read)'
+            cand set 'Change the workspace''s settings; what is not named is kept (needs settings:write)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'tokctl;settings;show'= {
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'tokctl;settings;set'= {
+            cand --store-bodies 'Keep each gateway request''s body and a whole answer''s message in the request log, secrets redacted and cut at the server''s cap (true), or keep no body (false). Audited'
+            cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
+            cand --profile 'Profile to use [env: TOKCTL_PROFILE]'
+            cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]'
+            cand -q 'Print only the value a script needs (the secret, or ids)'
+            cand --quiet 'Print only the value a script needs (the secret, or ids)'
+            cand -v 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand --verbose 'Log each HTTP request (method, path, status, time) to stderr; never a secret'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'tokctl;settings;help'= {
+            cand show 'Show the workspace''s settings (needs settings:read)'
+            cand set 'Change the workspace''s settings; what is not named is kept (needs settings:write)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'tokctl;settings;help;show'= {
+        }
+        &'tokctl;settings;help;set'= {
+        }
+        &'tokctl;settings;help;help'= {
+        }
         &'tokctl;webhooks'= {
             cand -o 'Output format: table on a terminal, tab-separated lines when piped, or json'
             cand --output 'Output format: table on a terminal, tab-separated lines when piped, or json'
@@ -803,6 +855,7 @@ set edit:completion:arg-completer[tokctl] = {|@words|
             cand models 'List the gateway''s models with prices, quality and latency'
             cand usage 'Show the credit ledger: totals by day and model, with a chart on a terminal'
             cand requests 'Read the gateway''s request log: who asked, which model answered, timings and cost'
+            cand settings 'Show or change the workspace''s settings: whether the request log keeps bodies'
             cand webhooks 'Configure webhook endpoints, receive events locally, verify signatures'
             cand x402 'Show, set or remove the workspace''s x402 terms: what agents naming an agent_wallet pay'
             cand scan 'Find leaked tokctl secrets in files, stdin or git history, and optionally revoke them'
@@ -876,6 +929,14 @@ set edit:completion:arg-completer[tokctl] = {|@words|
         &'tokctl;help;requests;list'= {
         }
         &'tokctl;help;requests;show'= {
+        }
+        &'tokctl;help;settings'= {
+            cand show 'Show the workspace''s settings (needs settings:read)'
+            cand set 'Change the workspace''s settings; what is not named is kept (needs settings:write)'
+        }
+        &'tokctl;help;settings;show'= {
+        }
+        &'tokctl;help;settings;set'= {
         }
         &'tokctl;help;webhooks'= {
             cand create 'Add an endpoint and print its signing secret (shown once)'

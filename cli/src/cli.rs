@@ -5,10 +5,12 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 mod requests;
+mod settings;
 mod tokens;
 mod x402;
 
 pub use requests::{ListRequestsArgs, RequestsCommand};
+pub use settings::SettingsCommand;
 pub use tokens::{CreateArgs, LimitArgs, ListArgs, RevokeArgs, TokensCommand};
 pub use x402::{SetX402Args, X402Command};
 
@@ -102,6 +104,9 @@ pub enum Command {
     /// Read the gateway's request log: who asked, which model answered, timings and cost.
     #[command(subcommand)]
     Requests(RequestsCommand),
+    /// Show or change the workspace's settings: whether the request log keeps bodies.
+    #[command(subcommand)]
+    Settings(SettingsCommand),
     /// Configure webhook endpoints, receive events locally, verify signatures.
     #[command(subcommand)]
     Webhooks(WebhooksCommand),

@@ -8,7 +8,7 @@ use crate::error::Result;
 use crate::pagination::{ItemStream, MAX_PER_PAGE, Page, page_params, walk};
 
 /// Every action the service writes to the audit log, as of this SDK's version.
-pub const ACTIONS: [&str; 13] = [
+pub const ACTIONS: [&str; 14] = [
     "token.created",
     "token.rotated",
     "token.revoked",
@@ -21,6 +21,7 @@ pub const ACTIONS: [&str; 13] = [
     "webhook.deleted",
     "x402.updated",
     "x402.disabled",
+    "settings.updated",
     "auth.denied",
 ];
 

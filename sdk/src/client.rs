@@ -13,7 +13,8 @@ use crate::builder::ClientBuilder;
 use crate::error::{Error, RateLimit, Result, reset_at, retry_after};
 use crate::retry::RetryPolicy;
 use crate::{
-    audit, chat, credentials, keys, models, requests, scopes, tokens, usage, webhooks, x402,
+    audit, chat, credentials, keys, models, requests, scopes, settings, tokens, usage, webhooks,
+    x402,
 };
 
 mod verbs;
@@ -131,6 +132,11 @@ impl Client {
     /// The gateway's request log.
     pub fn requests(&self) -> requests::Requests<'_> {
         requests::Requests::new(self)
+    }
+
+    /// The workspace's settings (whether the request log keeps bodies).
+    pub fn settings(&self) -> settings::SettingsApi<'_> {
+        settings::SettingsApi::new(self)
     }
 
     /// Chat completions through the gateway.

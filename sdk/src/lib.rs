@@ -66,6 +66,7 @@ mod retry;
 pub mod scopes;
 mod secret;
 pub mod secrets;
+pub mod settings;
 mod sse;
 pub mod tokens;
 mod transport;
@@ -91,6 +92,7 @@ pub use retry::RetryPolicy;
 pub use rust_decimal::Decimal;
 pub use scopes::ScopeInfo;
 pub use secret::Secret;
+pub use settings::{Settings, UpdateSettings};
 pub use tokens::{
     ChangeLimits, CreateToken, LimitReset, ListTokens, RevokeOutcome, Token, TokenLimits,
     TokenStatus,

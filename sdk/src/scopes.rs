@@ -8,7 +8,7 @@ use crate::pagination::Page;
 
 /// Every scope the service knows, as of this SDK's version: what a credential may hold.
 /// [`Scopes::list`] asks the server, with descriptions.
-pub const ALL: [&str; 14] = [
+pub const ALL: [&str; 16] = [
     "tokens:read",
     "tokens:write",
     "tokens:rotate",
@@ -23,6 +23,8 @@ pub const ALL: [&str; 14] = [
     "x402:read",
     "x402:write",
     "requests:read",
+    "settings:read",
+    "settings:write",
 ];
 
 /// A scope and what it allows.

@@ -55,6 +55,7 @@ fn examples_print_a_connection_failure_as_one_sentence() {
         ("revoke_leaked", &[leaked.as_str()][..]),
         ("pay_with_wallet", &[wallet.as_str(), "50000", "hi"][..]),
         ("agent_budget", &["agent", "25"][..]),
+        ("store_bodies", &["on"][..]),
     ] {
         let output = Command::new(example(name))
             .args(args)

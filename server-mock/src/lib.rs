@@ -28,6 +28,7 @@ pub mod scopes;
 pub mod scrape;
 pub mod seal;
 pub mod secrets;
+pub mod settings;
 pub mod state;
 pub mod store;
 pub mod telemetry;
@@ -109,6 +110,7 @@ fn api_routes() -> Routes<AppState> {
         .merge(chat::responses::routes())
         .merge(x402::routes())
         .merge(requests::routes())
+        .merge(settings::routes())
         .get("/v1/openapi.json", openapi::serve)
 }
 
@@ -302,6 +304,12 @@ pub async fn serve(
     {
         err.log("could not delete old request log entries");
     }
+    // Until they are read, no workspace's bodies are kept (the refresh retries).
+    if state.logging
+        && let Err(err) = state.requests.settings().load(&store).await
+    {
+        err.log("could not read the workspaces' settings");
+    }
     tracing::info!("listening on http://{addr}");
     on_bound(addr);
 
@@ -322,7 +330,12 @@ pub async fn serve(
     let request_log = state.logging.then(|| {
         let log = state.requests.clone();
         let writer = tokio::spawn(log.clone().run(store.clone()));
-        (writer, tokio::spawn(log.run_retention(store.clone())))
+        let settings = tokio::spawn(log.settings().clone().run(store.clone()));
+        (
+            writer,
+            tokio::spawn(log.run_retention(store.clone())),
+            settings,
+        )
     });
     let flusher = tokio::spawn({
         let state = state.clone();
@@ -346,9 +359,10 @@ pub async fn serve(
         exposition.abort();
     }
     ledger.abort();
-    if let Some((writer, retention)) = request_log {
+    if let Some((writer, retention, settings)) = request_log {
         writer.abort();
         retention.abort();
+        settings.abort();
     }
     settlements.abort();
     deliveries.abort();

@@ -125,17 +125,19 @@ struct ServeArgs {
     #[arg(long)]
     trace_content: bool,
     /// Keep a log of gateway requests (GET /v1/requests, tokctl requests) [default: off, as it
-    /// costs about a fifth of the gateway's throughput at its ceiling for now].
+    /// adds about 13 % to the server's work per request for now].
     #[arg(long)]
     request_log: bool,
     /// How long the request log keeps each gateway request, e.g. 30d, 12h.
     #[arg(long, default_value = "30d", value_parser = parse_timeout, value_name = "DURATION")]
     request_log_retention: std::time::Duration,
     /// Keep each request's body and a whole answer's message in the request log, secrets
-    /// redacted (needs --request-log) [default: bodies are not kept].
+    /// redacted, for every workspace that never chose otherwise (a workspace decides with
+    /// PUT /v1/settings {"store_bodies": ...}, which wins either way) (needs --request-log)
+    /// [default: bodies are kept only for workspaces that turned store_bodies on].
     #[arg(long, requires = "request_log")]
     request_log_bodies: bool,
-    /// The most bytes of each body kept; the rest is cut and the cut said.
+    /// The most bytes of each body kept, for every workspace; the rest is cut and the cut said.
     #[arg(long, default_value_t = tokctl_server::request_log::DEFAULT_BODY_CAP, value_name = "BYTES")]
     request_log_body_cap: usize,
     #[command(flatten)]
@@ -381,7 +383,8 @@ async fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
             .request_log
             .then_some(tokctl_server::request_log::LogConfig {
                 retention: args.request_log_retention,
-                bodies: args.request_log_bodies.then_some(args.request_log_body_cap),
+                bodies_by_default: args.request_log_bodies,
+                body_cap: args.request_log_body_cap,
             }),
     };
     let key_file = config.data_dir.join(tokctl_server::admin::ADMIN_KEY_FILE);

@@ -13,7 +13,8 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
 use crate::{
-    audit, chat, credentials, keys, probes, requests, scopes, tokens, usage, webhooks, x402,
+    audit, chat, credentials, keys, probes, requests, scopes, settings, tokens, usage, webhooks,
+    x402,
 };
 
 #[derive(OpenApi)]
@@ -24,6 +25,7 @@ use crate::{
           keys::create, keys::list, keys::revoke, credentials::revoke, scopes::list, audit::list, chat::models::list, usage::list, webhooks::create,
           webhooks::list, webhooks::show, webhooks::remove, webhooks::test, webhooks::deliveries,
           x402::show, x402::set, x402::disable, requests::list, requests::show,
+          settings::show, settings::update,
           serve, probes::livez, probes::readyz, probes::healthz),
     modifiers(&BearerAuth),
     security(("bearer" = []))

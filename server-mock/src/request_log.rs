@@ -3,13 +3,17 @@
 //! it, the caller's credential, the model that answered, tokens and credits, the status) and
 //! queued when the last hand on it lets go: when a whole answer is sent, or when a stream ends.
 //! Entries are written in batches like the ledger's, never on a request's path, and deleted
-//! past their retention by a background task in bounded batches.
+//! past their retention by a background task in bounded batches. Bodies are kept (redacted,
+//! capped) only for a workspace whose settings say so ([`choices::Choices`]).
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
 
+pub mod choices;
+
+use self::choices::Choices;
 use crate::store::{RequestEntry, Store, StoreResult};
 use crate::telemetry::Backoff;
 
@@ -36,15 +40,19 @@ pub const LOGGED_PATHS: [&str; 3] = ["/v1/chat/completions", "/v1/messages", "/v
 pub struct LogConfig {
     /// How long each entry is kept.
     pub retention: Duration,
-    /// Whether bodies are kept (redacted), and the most bytes of each.
-    pub bodies: Option<usize>,
+    /// Whether a workspace that never chose (`PUT /v1/settings`) has its bodies kept
+    /// (`--request-log-bodies`).
+    pub bodies_by_default: bool,
+    /// The most bytes of each body kept (`--request-log-body-cap`).
+    pub body_cap: usize,
 }
 
 impl Default for LogConfig {
     fn default() -> Self {
         LogConfig {
             retention: DEFAULT_RETENTION,
-            bodies: None,
+            bodies_by_default: false,
+            body_cap: DEFAULT_BODY_CAP,
         }
     }
 }
@@ -60,33 +68,44 @@ pub struct RequestLog {
     writing: tokio::sync::Mutex<()>,
     full: tokio::sync::Notify,
     retention: Duration,
-    /// The most bytes of each body kept, when bodies are kept at all.
-    bodies: Option<usize>,
+    /// The most bytes of each body kept.
+    body_cap: usize,
+    /// Which workspaces keep bodies.
+    settings: Arc<Choices>,
 }
 
 impl RequestLog {
-    /// A log keeping entries for `retention`, and (`bodies`) the request's and the answer's
-    /// bodies, redacted, each up to that many bytes.
-    pub fn new(retention: Duration, bodies: Option<usize>) -> Self {
+    /// A log keeping entries as `config` says, and for a workspace whose settings say so the
+    /// request's and the answer's bodies, redacted, each up to `config.body_cap` bytes.
+    pub fn new(config: LogConfig) -> Self {
         RequestLog {
             pending: Mutex::default(),
             writing: tokio::sync::Mutex::default(),
             full: tokio::sync::Notify::new(),
-            retention,
-            bodies,
+            retention: config.retention,
+            body_cap: config.body_cap,
+            settings: Arc::new(Choices::new(config.bodies_by_default)),
         }
     }
 
-    /// Whether bodies are kept.
-    pub fn keeps_bodies(&self) -> bool {
-        self.bodies.is_some()
+    /// The workspaces' settings it follows (refreshed by `PUT /v1/settings` and a timer).
+    pub fn settings(&self) -> &Arc<Choices> {
+        &self.settings
     }
 
-    /// The entry of a request to `endpoint` with id `id`, arriving now.
-    pub fn open(self: &Arc<Self>, id: &str, endpoint: &str, session: Option<&str>) -> Logged {
+    /// The entry of a request to `endpoint` with id `id`, arriving now, or at `made` when the
+    /// server made the id (it carries that time: the log finds the entry by it).
+    pub fn open(
+        self: &Arc<Self>,
+        id: &str,
+        made: Option<chrono::DateTime<Utc>>,
+        endpoint: &str,
+        session: Option<&str>,
+    ) -> Logged {
+        let created_at = made.unwrap_or_else(crate::store::now);
         let entry = RequestEntry {
             id: id.to_string(),
-            created_at: crate::store::now(),
+            created_at,
             endpoint: endpoint.to_string(),
             session_id: session.map(str::to_string),
             ..RequestEntry::default()
@@ -95,6 +114,7 @@ impl RequestLog {
             log: self.clone(),
             started: Instant::now(),
             entry: Mutex::new(entry),
+            bodies: Mutex::default(),
         }))
     }
 
@@ -115,7 +135,8 @@ impl RequestLog {
     /// database away.
     pub async fn flush(&self, store: &Arc<dyn Store>) -> bool {
         let _writing = self.writing.lock().await;
-        let batch = std::mem::take(&mut *self.lock());
+        // The next batch starts with room for a full one (no regrowing on the requests' path).
+        let batch = std::mem::replace(&mut *self.lock(), Vec::with_capacity(FLUSH_AT));
         if batch.is_empty() {
             return false;
         }
@@ -194,6 +215,17 @@ struct Draft {
     log: Arc<RequestLog>,
     started: Instant,
     entry: Mutex<RequestEntry>,
+    bodies: Mutex<Bodies>,
+}
+
+/// Whether a request's bodies are kept: unknown until its workspace is (a body read before
+/// then waits, unredacted, in memory only, and is dropped with the entry if never decided).
+#[derive(Default)]
+struct Bodies {
+    /// `Some(cap)`: kept up to `cap` bytes; `None`: not kept. Unset until the caller is known.
+    keep: Option<Option<usize>>,
+    /// The request's body, read before its workspace was known.
+    waiting: Option<String>,
 }
 
 /// What an answer used and cost, for its entry.
@@ -209,12 +241,36 @@ impl Logged {
         f(&mut self.0.entry.lock().unwrap_or_else(|e| e.into_inner()));
     }
 
-    /// The credential that authenticated it.
+    fn bodies(&self) -> std::sync::MutexGuard<'_, Bodies> {
+        self.0.bodies.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The credential that authenticated it; its workspace's settings decide whether bodies
+    /// are kept.
     pub fn caller(&self, workspace_id: &str, credential_id: &str) {
+        let log = &self.0.log;
+        let keep = log
+            .settings
+            .store_bodies(workspace_id)
+            .then_some(log.body_cap);
+        let waiting = {
+            let mut bodies = self.bodies();
+            bodies.keep = Some(keep);
+            bodies.waiting.take()
+        };
+        let body = waiting.zip(keep).map(|(text, cap)| kept(&text, cap));
         self.with(|e| {
             e.workspace_id = workspace_id.to_string();
             e.credential_id = Some(credential_id.to_string());
+            if body.is_some() {
+                e.request_body = body;
+            }
         });
+    }
+
+    /// The most bytes of a body kept, when its workspace keeps bodies.
+    fn cap(&self) -> Option<usize> {
+        self.bodies().keep.flatten()
     }
 
     /// The model it named, and whether it streams.
@@ -238,22 +294,33 @@ impl Logged {
         });
     }
 
-    /// The request's body (kept redacted and capped, when the log keeps bodies).
+    /// The request's body (kept redacted and capped, when its workspace keeps bodies).
     pub fn request_body(&self, text: &str) {
-        if let Some(cap) = self.0.log.bodies {
+        let cap = {
+            let mut bodies = self.bodies();
+            match bodies.keep {
+                Some(keep) => keep,
+                None => {
+                    // Decided once the caller is known.
+                    bodies.waiting = Some(text.to_string());
+                    None
+                }
+            }
+        };
+        if let Some(cap) = cap {
             let body = kept(text, cap);
             self.with(|e| e.request_body = Some(body));
         }
     }
 
-    /// Whether the log keeps bodies (so the answer's is worth making).
+    /// Whether its workspace keeps bodies (so the answer's is worth making).
     pub fn keeps_bodies(&self) -> bool {
-        self.0.log.keeps_bodies()
+        self.cap().is_some()
     }
 
-    /// The answer's body (kept redacted and capped, when the log keeps bodies).
+    /// The answer's body (kept redacted and capped, when its workspace keeps bodies).
     pub fn response_body(&self, text: &str) {
-        if let Some(cap) = self.0.log.bodies {
+        if let Some(cap) = self.cap() {
             let body = kept(text, cap);
             self.with(|e| e.response_body = Some(body));
         }

@@ -80,7 +80,8 @@ pub struct RequestView {
     /// The agent's session (`X-Claude-Code-Session-Id` or `x-tokctl-session-id`).
     pub session_id: Option<String>,
     /// The request's body as it came, secrets redacted and cut at the server's cap, when the
-    /// server keeps bodies (`--request-log-bodies`); only in a single request's read.
+    /// workspace kept bodies at the time (`store_bodies` of `PUT /v1/settings`, or the server's
+    /// `--request-log-bodies` default); only in a single request's read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub request_body: Option<String>,
     /// A whole answer's message (GenAI output messages, JSON text), likewise.

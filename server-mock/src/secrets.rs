@@ -93,6 +93,41 @@ pub fn new_id(prefix: &str) -> String {
     format!("{prefix}{}", random_string(BASE36, 24))
 }
 
+/// Characters of a request id that carry its arrival time (microseconds since the epoch in
+/// base 36: enough until the year 6000).
+const REQUEST_TIME_LEN: usize = 11;
+
+/// A new request id arriving at `at`: `req_` + its time (11 characters of `[0-9a-z]`,
+/// microseconds since the epoch) + 13 random ones (67 bits): the shape of [`new_id`]'s, and
+/// [`request_id_time`] reads the time back, so the request log finds an entry by its id
+/// through the index it keeps by time.
+pub fn new_request_id(at: chrono::DateTime<chrono::Utc>) -> String {
+    let mut micros = u64::try_from(at.timestamp_micros()).unwrap_or(0);
+    let mut time = [b'0'; REQUEST_TIME_LEN];
+    for digit in time.iter_mut().rev() {
+        *digit = BASE36[(micros % 36) as usize];
+        micros /= 36;
+    }
+    let time = std::str::from_utf8(&time).unwrap_or_default();
+    format!("req_{time}{}", random_string(BASE36, 24 - REQUEST_TIME_LEN))
+}
+
+/// The arrival time a request id of [`new_request_id`]'s shape carries (`None` for any other
+/// id, such as one a client chose).
+pub fn request_id_time(id: &str) -> Option<chrono::DateTime<chrono::Utc>> {
+    if !has_id_shape(id, "req_") {
+        return None;
+    }
+    let micros = id[4..4 + REQUEST_TIME_LEN].bytes().try_fold(0u64, |n, b| {
+        let digit = match b {
+            b'0'..=b'9' => b - b'0',
+            _ => b - b'a' + 10,
+        };
+        n.checked_mul(36)?.checked_add(u64::from(digit))
+    })?;
+    chrono::DateTime::from_timestamp_micros(i64::try_from(micros).ok()?)
+}
+
 /// Whether `id` has the shape of a token id (`tok_` + 24 of `[0-9a-z]`).
 pub fn is_token_id(id: &str) -> bool {
     has_id_shape(id, "tok_")
@@ -157,6 +192,26 @@ thread_local! {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_request_id_carries_its_arrival_time_to_the_microsecond() {
+        let at = chrono::DateTime::parse_from_rfc3339("2026-11-28T19:04:05.123456Z")
+            .map(|t| t.to_utc())
+            .unwrap();
+        let id = new_request_id(at);
+        assert!(has_id_shape(&id, "req_"), "{id}");
+        assert_eq!(request_id_time(&id), Some(at));
+        assert_ne!(new_request_id(at), id, "two ids of one microsecond differ");
+        // Ids a client chose, or of another shape, carry no time.
+        for other in [
+            "req_abc",
+            "my-trace-1",
+            "tok_0123456789abcdefghijklmn",
+            "req_ZZZZZZZZZZZZZZZZZZZZZZZZ",
+        ] {
+            assert_eq!(request_id_time(other), None, "{other}");
+        }
+    }
 
     #[test]
     fn secrets_classify_by_prefix_and_checksum() {

@@ -65,10 +65,7 @@ impl AppState {
             metrics: gateway.metrics.clone(),
             gateway: Arc::new(gateway),
             webhooks: Arc::new(webhooks),
-            requests: Arc::new(match request_log {
-                Some(log) => RequestLog::new(log.retention, log.bodies),
-                None => RequestLog::new(crate::request_log::DEFAULT_RETENTION, None),
-            }),
+            requests: Arc::new(RequestLog::new(request_log.unwrap_or_default())),
             logging: request_log.is_some(),
         }))
     }

@@ -178,6 +178,14 @@ async fn fill(
         let ask = json!({"model": "auto", "messages": [{"role": "user", "content": "hello"}]});
         server.post("/v1/chat/completions", &key, &ask).await;
     }
+    // The workspace's settings (and their audit entry) are copied too.
+    let settings = server
+        .request(reqwest::Method::PUT, "/v1/settings", &key)
+        .json(&json!({"store_bodies": true}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(settings.status(), StatusCode::OK);
     let endpoint_id = endpoint["id"].as_str().unwrap();
     eventually(
         "the first attempt to fail and wait for its retry",
@@ -189,6 +197,7 @@ async fn fill(
     .await;
 
     let paths: Vec<String> = [
+        "/v1/settings",
         "/v1/tokens?per_page=100",
         "/v1/tokens?status=revoked",
         "/v1/tokens?status=active&per_page=2&page=2",

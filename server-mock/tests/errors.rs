@@ -341,7 +341,9 @@ both! {
                 "keys:write",
                 "x402:read",
                 "x402:write",
-                "requests:read"
+                "requests:read",
+                "settings:read",
+                "settings:write"
             ]
         );
         assert!(
@@ -349,7 +351,7 @@ both! {
                 .as_str()
                 .is_some_and(|d| !d.is_empty())
         );
-        assert_eq!(scopes["meta"]["total"], 14);
+        assert_eq!(scopes["meta"]["total"], 16);
 
         let doc: Value = reqwest::get(server.url("/v1/openapi.json"))
             .await
@@ -367,6 +369,8 @@ both! {
             ("/v1/audit", "get"),
             ("/v1/requests", "get"),
             ("/v1/requests/{id}", "get"),
+            ("/v1/settings", "get"),
+            ("/v1/settings", "put"),
         ] {
             assert!(
                 doc["paths"][path][method].is_object(),

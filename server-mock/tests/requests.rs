@@ -132,6 +132,34 @@ both! {
 
 both! {
     #[tokio::test]
+    async fn an_entry_is_found_by_the_id_its_answer_carried_even_when_a_client_sends_it_again() {
+        let server = logging();
+        let body = |model: &str| json!({"model": model, "messages": [{"role": "user", "content": "hi"}]});
+        // No id sent: the server makes one, and the answer carries it.
+        let response = server.request(Method::POST, "/v1/chat/completions", &server.admin_key)
+            .json(&body("sim-mini")).send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        let made = response.headers()["x-request-id"].to_str().unwrap().to_string();
+        let shown: Value = server.get(&format!("/v1/requests/{made}"), &server.admin_key).await.json().await.unwrap();
+        assert_eq!((shown["id"].as_str(), shown["model"].as_str()), (Some(made.as_str()), Some("sim-mini")), "{shown}");
+        // A client retrying with that id: the lookup finds the newer request.
+        let (status, _) = ask(&server, &server.admin_key, body("auto"), &[("x-request-id", made.as_str())]).await;
+        assert_eq!(status, StatusCode::OK);
+        let shown: Value = server.get(&format!("/v1/requests/{made}"), &server.admin_key).await.json().await.unwrap();
+        assert_eq!(shown["model"], "auto", "{shown}");
+        assert_eq!(ids(&listed(&server, "").await), [made.as_str(), made.as_str()]);
+        // An id of the server's shape whose time is not now arrived now all the same.
+        let forged = format!("req_{}", "0".repeat(24));
+        let (status, _) = ask(&server, &server.admin_key, body("sim-mini"), &[("x-request-id", forged.as_str())]).await;
+        assert_eq!(status, StatusCode::OK);
+        let shown: Value = server.get(&format!("/v1/requests/{forged}"), &server.admin_key).await.json().await.unwrap();
+        assert_eq!(shown["created_at"].as_str().map(|at| at.starts_with("1970")), Some(false), "{shown}");
+        assert_eq!(ids(&listed(&server, "").await)[0], forged);
+    }
+}
+
+both! {
+    #[tokio::test]
     async fn filters_and_pages_combine_and_bad_filters_are_named() {
         let server = logging();
         let token = server.create_token("agent", &["chat:write"]).await;

@@ -11,6 +11,7 @@ mod names;
 mod requests;
 mod scan;
 mod scopes;
+mod settings;
 mod tokens;
 mod usage;
 mod webhooks;
@@ -182,6 +183,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Models => models::run(&ctx).await,
         Command::Usage(args) => usage::run(&ctx, args).await,
         Command::Requests(command) => requests::run(&ctx, command).await,
+        Command::Settings(command) => settings::run(&ctx, command).await,
         Command::Webhooks(command) => webhooks::run(&ctx, command).await,
         Command::X402(command) => x402::run(&ctx, command).await,
         Command::Scan(args) => scan::run(&ctx, args).await,

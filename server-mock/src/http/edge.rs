@@ -76,7 +76,7 @@ where
     }
 
     fn call(&mut self, mut request: Request) -> Self::Future {
-        let id = request_id::assign(&mut request);
+        let (id, made) = request_id::assign(&mut request);
         let path = request.uri().path();
         let envelope = match (is_openai_path(path), is_anthropic_path(path)) {
             (true, _) => Envelope::OpenAi,
@@ -89,7 +89,7 @@ where
         let logged = match (&self.requests, &id) {
             (Some(log), Some(id)) if LOGGED_PATHS.contains(&path) => {
                 let session = telemetry::session_id(request.headers());
-                Some(log.open(id.to_str().unwrap_or_default(), path, session))
+                Some(log.open(id.to_str().unwrap_or_default(), made, path, session))
             }
             _ => None,
         };

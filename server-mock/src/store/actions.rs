@@ -25,11 +25,14 @@ pub const WEBHOOK_DELETED: &str = "webhook.deleted";
 pub const X402_UPDATED: &str = "x402.updated";
 /// The workspace's x402 terms were removed: it takes no x402 payments.
 pub const X402_DISABLED: &str = "x402.disabled";
+/// The workspace's settings changed (the entry's details name the field, its value before
+/// and after).
+pub const SETTINGS_UPDATED: &str = "settings.updated";
 /// A request was refused: revoked or expired credential, missing scope, escalation.
 pub const AUTH_DENIED: &str = "auth.denied";
 
 /// Every action above.
-pub const ALL: [&str; 13] = [
+pub const ALL: [&str; 14] = [
     TOKEN_CREATED,
     TOKEN_ROTATED,
     TOKEN_REVOKED,
@@ -42,5 +45,6 @@ pub const ALL: [&str; 13] = [
     WEBHOOK_DELETED,
     X402_UPDATED,
     X402_DISABLED,
+    SETTINGS_UPDATED,
     AUTH_DENIED,
 ];

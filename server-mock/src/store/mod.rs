@@ -12,6 +12,7 @@ pub mod postgres;
 mod records;
 mod requests;
 mod scope;
+mod settings;
 pub mod sqlite;
 mod tokens;
 mod usage;
@@ -25,6 +26,7 @@ pub use limits::*;
 pub use records::*;
 pub use requests::{RequestEntry, RequestFilter, RequestLog, StatusFilter};
 pub use scope::*;
+pub use settings::{SettingsChange, SettingsRecord, WorkspaceSettings};
 pub use tokens::TokenStore;
 pub use usage::{UsageLedger, oldest_day, with_deployments, with_settled};
 pub use webhooks::WebhookOutbox;
@@ -123,6 +125,7 @@ pub trait Store:
     + X402Store
     + SpendLimits
     + RequestLog
+    + WorkspaceSettings
     + Send
     + Sync
     + 'static

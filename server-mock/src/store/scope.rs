@@ -17,11 +17,13 @@ pub enum Scope {
     X402Read,
     X402Write,
     RequestsRead,
+    SettingsRead,
+    SettingsWrite,
 }
 
 impl Scope {
     /// Every scope, in the order `GET /v1/scopes` lists them.
-    pub const ALL: [Scope; 14] = [
+    pub const ALL: [Scope; 16] = [
         Scope::TokensRead,
         Scope::TokensWrite,
         Scope::TokensRotate,
@@ -36,6 +38,8 @@ impl Scope {
         Scope::X402Read,
         Scope::X402Write,
         Scope::RequestsRead,
+        Scope::SettingsRead,
+        Scope::SettingsWrite,
     ];
 
     /// The wire name, e.g. `tokens:read`.
@@ -55,6 +59,8 @@ impl Scope {
             Scope::X402Read => "x402:read",
             Scope::X402Write => "x402:write",
             Scope::RequestsRead => "requests:read",
+            Scope::SettingsRead => "settings:read",
+            Scope::SettingsWrite => "settings:write",
         }
     }
 
@@ -77,6 +83,12 @@ impl Scope {
             Scope::X402Read => "Read the workspace's x402 terms and its agents' payments.",
             Scope::X402Write => "Set or remove the workspace's x402 terms.",
             Scope::RequestsRead => "Read the gateway's request log.",
+            Scope::SettingsRead => {
+                "Read the workspace's settings (whether the request log keeps bodies)."
+            }
+            Scope::SettingsWrite => {
+                "Change the workspace's settings (whether the request log keeps bodies)."
+            }
         }
     }
 

@@ -303,6 +303,14 @@ pub(super) const TABLES: &[Table] = &[
         ],
     },
     Table {
+        name: "workspace_settings",
+        columns: &[
+            ("workspace_id", "workspace_id", Kind::Text),
+            ("store_bodies", "store_bodies", Kind::Bool),
+            ("updated_at", "updated_at", Kind::Time),
+        ],
+    },
+    Table {
         name: "settings",
         columns: &[
             ("name", "name", Kind::Text),

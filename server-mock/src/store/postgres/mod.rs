@@ -17,6 +17,7 @@ mod pooler;
 mod presence;
 mod requests;
 mod schema;
+mod settings;
 mod spend;
 mod sync;
 pub mod tls;

@@ -301,6 +301,18 @@ WHERE (' ' || scopes || ' ') LIKE '% tokens:read %' AND (' ' || scopes || ' ') L
 ALTER TABLE request_log ADD COLUMN request_body TEXT;
 ALTER TABLE request_log ADD COLUMN response_body TEXT;
 "#,
+    // Workspaces' settings (issue 40): a row once a workspace chose (`PUT /v1/settings`), none
+    // while the server's default applies; keys holding every scope get the new
+    // `settings:read` and `settings:write`.
+    r#"
+CREATE TABLE workspace_settings (
+    workspace_id  TEXT PRIMARY KEY,
+    store_bodies  BOOLEAN NOT NULL,
+    updated_at    TIMESTAMPTZ NOT NULL
+);
+UPDATE api_keys SET scopes = scopes || ' settings:read settings:write'
+WHERE (' ' || scopes || ' ') LIKE '% tokens:read %' AND (' ' || scopes || ' ') LIKE '% tokens:write %' AND (' ' || scopes || ' ') LIKE '% tokens:rotate %' AND (' ' || scopes || ' ') LIKE '% tokens:revoke %' AND (' ' || scopes || ' ') LIKE '% audit:read %' AND (' ' || scopes || ' ') LIKE '% webhooks:read %' AND (' ' || scopes || ' ') LIKE '% webhooks:write %' AND (' ' || scopes || ' ') LIKE '% chat:write %' AND (' ' || scopes || ' ') LIKE '% usage:read %' AND (' ' || scopes || ' ') LIKE '% keys:read %' AND (' ' || scopes || ' ') LIKE '% keys:write %' AND (' ' || scopes || ' ') LIKE '% x402:read %' AND (' ' || scopes || ' ') LIKE '% x402:write %' AND (' ' || scopes || ' ') LIKE '% requests:read %';
+"#,
 ];
 
 /// Brings the database up to the newest schema. Instances that start together wait for each

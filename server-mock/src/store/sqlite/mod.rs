@@ -18,6 +18,7 @@ mod limits;
 mod requests;
 mod rows;
 mod schema;
+mod settings;
 mod tokens;
 mod usage;
 mod webhooks;

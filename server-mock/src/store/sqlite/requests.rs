@@ -4,11 +4,12 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use rusqlite::{Connection, Row, params};
+use rusqlite::{Connection, OptionalExtension, Row, ToSql, params};
 
 use super::SqliteStore;
 use super::rows::{from_micros, micros, page_bounds};
 use crate::credits::Credits;
+use crate::secrets::request_id_time;
 use crate::store::{
     Page, PageRequest, RequestEntry, RequestFilter, RequestLog, StoreError, StoreResult,
 };
@@ -37,6 +38,18 @@ const KEPT: &str = "r.workspace_id = ?1 AND (?2 IS NULL OR r.credential_id = ?2)
     AND (?6 IS NULL OR r.created_at >= ?6) AND (?7 IS NULL OR r.created_at < ?7)
     AND (?8 IS NULL OR r.session_id = ?8)";
 
+/// An entry whose id the server made, where its id says it arrived (`?3`): one index seek.
+const MADE: &str = "r.workspace_id = ?1 AND r.created_at = ?3 AND r.id = ?2";
+
+/// An entry whose id a client chose, through the partial index of those.
+const CHOSEN: &str = "r.workspace_id = ?1 AND r.id = ?2 AND r.chosen = 1";
+
+/// The entries older than `?1`, at most `?2`: through the index by time, workspace by workspace
+/// (every entry belongs to one; the `CROSS JOIN` keeps the workspaces outside, so the planner
+/// never scans the log instead).
+const EXPIRED: &str = "SELECT r.seq FROM workspaces w CROSS JOIN request_log r
+    ON r.workspace_id = w.id AND r.created_at < ?1 LIMIT ?2";
+
 fn count(value: Option<u64>) -> Option<i64> {
     value.map(|n| i64::try_from(n).unwrap_or(i64::MAX))
 }
@@ -46,9 +59,9 @@ fn insert(conn: &Connection, entries: &[RequestEntry]) -> StoreResult<()> {
         "INSERT INTO request_log (id, workspace_id, created_at, credential_id, endpoint, model,
              routed_model, deployment, route_reason, status, error, stream, first_token_us,
              total_us, prompt_tokens, completion_tokens, cached_tokens, nanocredits,
-             x402_settled, session_id, request_body, response_body)
+             x402_settled, session_id, chosen, request_body, response_body)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-                 ?18, ?19, ?20, ?21, ?22)",
+                 ?18, ?19, ?20, ?21, ?22, ?23)",
     )?;
     for (i, e) in entries.iter().enumerate() {
         if i > 0 && i % ROWS_PER_YIELD == 0 {
@@ -75,11 +88,18 @@ fn insert(conn: &Connection, entries: &[RequestEntry]) -> StoreResult<()> {
             e.credits.map(Credits::to_column),
             e.x402_settled,
             e.session_id,
+            chosen(e),
             e.request_body,
             e.response_body,
         ])?;
     }
     Ok(())
+}
+
+/// Whether the entry's id is one a client chose, found through `request_log_chosen_ids`; an id
+/// the server made carries the entry's time and is found through the index by time.
+fn chosen(entry: &RequestEntry) -> bool {
+    request_id_time(&entry.id) != Some(entry.created_at)
 }
 
 fn entry(row: &Row<'_>) -> rusqlite::Result<RequestEntry> {
@@ -166,26 +186,42 @@ fn list(
 }
 
 fn get(conn: &Connection, workspace_id: &str, id: &str) -> StoreResult<RequestEntry> {
-    let sql = format!(
-        "SELECT {FIELDS}, {BODIES} {FROM} WHERE r.workspace_id = ?1 AND r.id = ?2
-         ORDER BY r.created_at DESC, r.seq DESC LIMIT 1"
-    );
-    match conn
-        .prepare_cached(&sql)?
-        .query_row(params![workspace_id, id], entry)
-    {
-        Ok(entry) => Ok(entry),
-        Err(rusqlite::Error::QueryReturnedNoRows) => Err(StoreError::NotFound),
-        Err(err) => Err(err.into()),
+    // Where an id the server made says it arrived (one index seek), and among the ids clients
+    // chose (a partial index): the newer of the two, when both.
+    let made = match request_id_time(id) {
+        Some(at) => one(
+            conn,
+            &format!("SELECT {FIELDS}, {BODIES} {FROM} WHERE {MADE} ORDER BY r.seq DESC LIMIT 1"),
+            params![workspace_id, id, micros(at)],
+        )?,
+        None => None,
+    };
+    let chosen = one(
+        conn,
+        &format!(
+            "SELECT {FIELDS}, {BODIES} {FROM} WHERE {CHOSEN}
+             ORDER BY r.created_at DESC, r.seq DESC LIMIT 1"
+        ),
+        params![workspace_id, id],
+    )?;
+    match (made, chosen) {
+        (Some(made), Some(chosen)) if chosen.created_at > made.created_at => Ok(chosen),
+        (Some(made), _) => Ok(made),
+        (None, Some(chosen)) => Ok(chosen),
+        (None, None) => Err(StoreError::NotFound),
     }
+}
+
+fn one(conn: &Connection, sql: &str, params: &[&dyn ToSql]) -> StoreResult<Option<RequestEntry>> {
+    Ok(conn
+        .prepare_cached(sql)?
+        .query_row(params, entry)
+        .optional()?)
 }
 
 fn delete_before(conn: &Connection, cutoff: i64, limit: i64) -> StoreResult<u64> {
     let deleted = conn
-        .prepare_cached(
-            "DELETE FROM request_log WHERE seq IN
-                 (SELECT seq FROM request_log WHERE created_at < ?1 LIMIT ?2)",
-        )?
+        .prepare_cached(&format!("DELETE FROM request_log WHERE seq IN ({EXPIRED})"))?
         .execute(params![cutoff, limit])?;
     Ok(deleted as u64)
 }
@@ -223,5 +259,78 @@ impl RequestLog for SqliteStore {
         self.engine
             .write(Vec::new(), move |conn| delete_before(conn, cutoff, limit))
             .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(conn: &Connection, sql: &str) -> String {
+        conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+            .unwrap()
+            .query_map(params![1, 2, 3], |r| r.get::<_, String>(3))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
+    /// What a write costs is its indexes: one kept on every row, and lookups and deletes
+    /// that still search rather than scan.
+    #[test]
+    fn the_log_keeps_one_index_on_every_write_and_every_read_searches_one() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        super::super::schema::migrate(&mut conn).unwrap();
+        let indexes: Vec<(String, Option<String>)> = conn
+            .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'request_log'")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let every_row: Vec<&str> = indexes
+            .iter()
+            .filter(|(_, sql)| sql.as_deref().is_some_and(|sql| !sql.contains(" WHERE ")))
+            .map(|(name, _)| name.as_str())
+            .collect();
+        assert_eq!(every_row, ["request_log_by_workspace"], "{indexes:?}");
+
+        let made = plan(&conn, &format!("SELECT {FIELDS} {FROM} WHERE {MADE}"));
+        let seek = "INDEX request_log_by_workspace (workspace_id=? AND created_at=?)";
+        assert!(made.contains(seek), "{made}");
+        let chosen = plan(
+            &conn,
+            &format!("SELECT {FIELDS} {FROM} WHERE {CHOSEN} AND ?3"),
+        );
+        let seek = "INDEX request_log_chosen_ids (workspace_id=? AND id=?)";
+        assert!(chosen.contains(seek), "{chosen}");
+        let expired = plan(&conn, &format!("{EXPIRED} + ?3"));
+        let seek = "INDEX request_log_by_workspace (workspace_id=? AND created_at<?)";
+        assert!(
+            expired.contains(seek) && !expired.contains("SCAN r"),
+            "{expired}"
+        );
+    }
+
+    #[test]
+    fn an_id_is_chosen_unless_it_carries_its_entrys_time() {
+        let at = crate::store::now();
+        let made = RequestEntry {
+            id: crate::secrets::new_request_id(at),
+            created_at: at,
+            ..RequestEntry::default()
+        };
+        assert!(!chosen(&made));
+        let later = RequestEntry {
+            created_at: at + chrono::Duration::seconds(5),
+            ..made.clone()
+        };
+        assert!(chosen(&later), "a server's id sent again by a client");
+        let client = RequestEntry {
+            id: "my-trace-1".into(),
+            ..made
+        };
+        assert!(chosen(&client));
     }
 }

@@ -318,6 +318,57 @@ WHERE (' ' || scopes || ' ') LIKE '% tokens:read %' AND (' ' || scopes || ' ') L
 ALTER TABLE request_log ADD COLUMN request_body TEXT;
 ALTER TABLE request_log ADD COLUMN response_body TEXT;
 "#,
+    // The request log written for less: one index (by workspace and time) kept on every write.
+    // An id the server made carries its arrival time (`secrets::request_id_time`) and is found
+    // through that index; only ids a client chose (`chosen`) are indexed by id, and the rows
+    // written before this migration count as chosen. Retention deletes through the same index,
+    // workspace by workspace. No AUTOINCREMENT: `seq` only breaks ties among equal times.
+    r#"
+CREATE TABLE request_log_next (
+    seq              INTEGER PRIMARY KEY,
+    id               TEXT NOT NULL,
+    workspace_id     TEXT NOT NULL,
+    created_at       INTEGER NOT NULL,
+    credential_id    TEXT,
+    endpoint         TEXT NOT NULL,
+    model            TEXT,
+    routed_model     TEXT,
+    deployment       TEXT,
+    route_reason     TEXT,
+    status           INTEGER NOT NULL,
+    error            TEXT,
+    stream           INTEGER NOT NULL,
+    first_token_us   INTEGER,
+    total_us         INTEGER NOT NULL,
+    prompt_tokens    INTEGER,
+    completion_tokens INTEGER,
+    cached_tokens    INTEGER,
+    nanocredits      INTEGER,
+    x402_settled     TEXT,
+    session_id       TEXT,
+    chosen           INTEGER NOT NULL,
+    request_body     TEXT,
+    response_body    TEXT
+);
+INSERT INTO request_log_next (seq, id, workspace_id, created_at, credential_id, endpoint, model, routed_model, deployment, route_reason, status, error, stream, first_token_us, total_us, prompt_tokens, completion_tokens, cached_tokens, nanocredits, x402_settled, session_id, request_body, response_body, chosen)
+    SELECT seq, id, workspace_id, created_at, credential_id, endpoint, model, routed_model, deployment, route_reason, status, error, stream, first_token_us, total_us, prompt_tokens, completion_tokens, cached_tokens, nanocredits, x402_settled, session_id, request_body, response_body, 1 FROM request_log ORDER BY seq;
+DROP TABLE request_log;
+ALTER TABLE request_log_next RENAME TO request_log;
+CREATE INDEX request_log_by_workspace ON request_log(workspace_id, created_at);
+CREATE INDEX request_log_chosen_ids ON request_log(workspace_id, id) WHERE chosen = 1;
+"#,
+    // Workspaces' settings (issue 40): a row once a workspace chose (`PUT /v1/settings`), none
+    // while the server's default applies; keys holding every scope get the new
+    // `settings:read` and `settings:write`.
+    r#"
+CREATE TABLE workspace_settings (
+    workspace_id  TEXT PRIMARY KEY,
+    store_bodies  INTEGER NOT NULL,
+    updated_at    INTEGER NOT NULL
+);
+UPDATE api_keys SET scopes = scopes || ' settings:read settings:write'
+WHERE (' ' || scopes || ' ') LIKE '% tokens:read %' AND (' ' || scopes || ' ') LIKE '% tokens:write %' AND (' ' || scopes || ' ') LIKE '% tokens:rotate %' AND (' ' || scopes || ' ') LIKE '% tokens:revoke %' AND (' ' || scopes || ' ') LIKE '% audit:read %' AND (' ' || scopes || ' ') LIKE '% webhooks:read %' AND (' ' || scopes || ' ') LIKE '% webhooks:write %' AND (' ' || scopes || ' ') LIKE '% chat:write %' AND (' ' || scopes || ' ') LIKE '% usage:read %' AND (' ' || scopes || ' ') LIKE '% keys:read %' AND (' ' || scopes || ' ') LIKE '% keys:write %' AND (' ' || scopes || ' ') LIKE '% x402:read %' AND (' ' || scopes || ' ') LIKE '% x402:write %' AND (' ' || scopes || ' ') LIKE '% requests:read %';
+"#,
 ];
 
 /// Brings the database up to the newest schema, one transaction per migration. Safe to run from
@@ -415,7 +466,7 @@ mod tests {
         };
         assert_eq!(
             scopes("key_admin"),
-            format!("{every} x402:read x402:write requests:read")
+            format!("{every} x402:read x402:write requests:read settings:read settings:write")
         );
         assert_eq!(scopes("key_ci"), "tokens:read chat:write");
     }
