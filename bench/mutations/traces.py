@@ -20,7 +20,7 @@ M = [
 M += [
  ("the upstream gets the attempt's traceparent", "server-mock/src/chat/tries.rs", "outgoing.with_header(header);", "let _ = header;", "--test traces"),
  ("the credential is named on the request's span", S, "traced.set_one(KeyValue::new(name, id.clone()));", "let _ = traced;", "--test traces"),
- ("a refusal ends the admission span as failed", S, '.failed(code, format!("refused: {}", refusal.status()));', ".end();", "--test traces refused"),
+ ("a refusal ends the admission span as failed", S, 'self.0.failed(code, format!("refused: {status}"));', "let _ = (code, status);\n        self.0.end();", "--test traces refused"),
  ("authentication's refusal ends the admission span as failed", "server-mock/src/auth/mod.rs", 'span.failed("unauthorized", denied.message.into());', "span.end();", "--test traces refused"),
  ("a gateway request's admission span covers admission", "server-mock/src/auth/mod.rs", "request.extensions_mut().insert(Handoff::new(span));", "span.end();", "--test traces each_upstream_attempt"),
  ("the answer's cost on the request's span", "server-mock/src/chat/spans.rs", 'KeyValue::new("tokctl.credits_consumed", credits.to_string()),', 'KeyValue::new("tokctl.credits", credits.to_string()),', "--test traces"),
