@@ -135,11 +135,14 @@ impl RequestLog {
     /// database away.
     pub async fn flush(&self, store: &Arc<dyn Store>) -> bool {
         let _writing = self.writing.lock().await;
-        // The next batch starts with room for a full one (no regrowing on the requests' path).
-        let batch = std::mem::replace(&mut *self.lock(), Vec::with_capacity(FLUSH_AT));
-        if batch.is_empty() {
-            return false;
-        }
+        let batch = {
+            let mut pending = self.lock();
+            if pending.is_empty() {
+                return false;
+            }
+            // The next batch starts with room for a full one (no regrowing on the requests' path).
+            std::mem::replace(&mut *pending, Vec::with_capacity(FLUSH_AT))
+        };
         let batch = Arc::new(batch);
         let Err(err) = store.record_requests(batch.clone()).await else {
             return false;

@@ -1,22 +1,22 @@
 //! Authentication and scopes: a layer that resolves the bearer credential and spends the rate
 //! limit of its workspace (or of the client address), and an extractor that enforces a scope.
 
+pub mod require;
 pub mod session;
 
-use std::marker::PhantomData;
+pub use require::{Authenticated, Requirement};
+
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 
-use axum::extract::{ConnectInfo, FromRef, FromRequestParts, Request, State};
+use axum::extract::{ConnectInfo, Request, State};
 use axum::http::HeaderMap;
 use axum::http::header::AUTHORIZATION;
-use axum::http::request::Parts;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 
 use crate::http::error::{ApiError, ErrorCode};
-use crate::http::request_id::RequestId;
 use crate::last_used::LastUsed;
 use crate::rate_limit::{Bucket, Limits};
 use crate::secrets::{CredentialKind, SecretDigest, classify, is_token_id};
@@ -308,117 +308,6 @@ pub(crate) fn address_in(extensions: &axum::http::Extensions) -> IpAddr {
     extensions
         .get::<ConnectInfo<SocketAddr>>()
         .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |info| info.0.ip())
-}
-
-/// The scope a handler needs, named by a marker type (see [`require`]).
-pub trait Requirement: Send + Sync + 'static {
-    /// `None`: any valid credential will do.
-    const SCOPE: Option<Scope>;
-}
-
-/// Marker types for [`Authenticated`], one per scope a handler may require.
-pub mod require {
-    use super::{Requirement, Scope};
-
-    macro_rules! requirements {
-        ($($(#[$doc:meta])* $name:ident => $scope:expr;)*) => {$(
-            $(#[$doc])*
-            pub struct $name;
-            impl Requirement for $name {
-                const SCOPE: Option<Scope> = $scope;
-            }
-        )*};
-    }
-
-    requirements! {
-        /// Any valid credential.
-        AnyScope => None;
-        /// `tokens:read`.
-        TokensRead => Some(Scope::TokensRead);
-        /// `tokens:write`.
-        TokensWrite => Some(Scope::TokensWrite);
-        /// `tokens:rotate`.
-        TokensRotate => Some(Scope::TokensRotate);
-        /// `tokens:revoke`.
-        TokensRevoke => Some(Scope::TokensRevoke);
-        /// `audit:read`.
-        AuditRead => Some(Scope::AuditRead);
-        /// `chat:write`.
-        ChatWrite => Some(Scope::ChatWrite);
-        /// `usage:read`.
-        UsageRead => Some(Scope::UsageRead);
-        /// `webhooks:read`.
-        WebhooksRead => Some(Scope::WebhooksRead);
-        /// `webhooks:write`.
-        WebhooksWrite => Some(Scope::WebhooksWrite);
-        /// `keys:read`.
-        KeysRead => Some(Scope::KeysRead);
-        /// `keys:write`.
-        KeysWrite => Some(Scope::KeysWrite);
-        /// `x402:read`.
-        X402Read => Some(Scope::X402Read);
-        /// `x402:write`.
-        X402Write => Some(Scope::X402Write);
-        /// `requests:read`.
-        RequestsRead => Some(Scope::RequestsRead);
-    }
-}
-
-/// Extractor: an authenticated caller holding `R`'s scope. Refuses with 401 or 403 before any
-/// body is read, and writes an `auth.denied` audit entry when the workspace is known.
-pub struct Authenticated<R: Requirement> {
-    pub principal: Principal,
-    /// The request id, for audit entries.
-    pub request_id: Option<String>,
-    _requirement: PhantomData<R>,
-}
-
-impl<R: Requirement, S: Send + Sync> FromRequestParts<S> for Authenticated<R>
-where
-    Arc<dyn Store>: FromRef<S>,
-{
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
-        let store = Arc::<dyn Store>::from_ref(state);
-        let request_id = parts.extensions.get::<RequestId>().map(|r| r.0.clone());
-        // Taken, not copied: a handler has one `Authenticated`, and nothing else reads it.
-        let outcome = parts
-            .extensions
-            .remove::<Outcome>()
-            .unwrap_or_else(|| Err(Denied::invalid()));
-        // The token the path names, only for an audit entry of a refusal.
-        let target = || target_token(parts.uri.path());
-        let principal = match outcome {
-            Ok(principal) => principal,
-            Err(denied) => {
-                if let (Some(workspace), Some(actor)) = (denied.workspace_id, denied.credential_id)
-                {
-                    let entry = AuditEntry::new(&workspace, actions::AUTH_DENIED, &actor)
-                        .token(about(target(), &actor))
-                        .request(request_id);
-                    store.record_audit(entry).await?;
-                }
-                return Err(match denied.forbidden {
-                    true => ApiError::Forbidden(denied.message.into()),
-                    false => ApiError::Unauthorized(denied.message.into()),
-                });
-            }
-        };
-        if let Some(scope) = R::SCOPE.filter(|s| !principal.scopes.contains(s)) {
-            let about = about(target(), &principal.credential_id);
-            audit_denied(store.as_ref(), &principal, about, request_id).await?;
-            return Err(ApiError::Forbidden(format!(
-                "Missing required scope: {}",
-                scope.as_str()
-            )));
-        }
-        Ok(Authenticated {
-            principal,
-            request_id,
-            _requirement: PhantomData,
-        })
-    }
 }
 
 /// The token a request path names (`.../tokens/tok_...`), for audit entries.

@@ -1,8 +1,8 @@
 //! Workspaces' settings as the request path reads them: a copy in memory, so deciding whether a
 //! request's body is kept costs a map lookup, never a database round trip. This instance's own
-//! changes (`PUT /v1/settings`) are copied in at once; every instance re-reads the whole table
-//! every [`REFRESH_EVERY`], so a change made through another instance sharing PostgreSQL takes
-//! effect here within that delay.
+//! changes (`PUT /v1/settings`) are copied in at once; instances sharing PostgreSQL re-read the
+//! whole table every [`REFRESH_EVERY`], so a change made through another takes effect here within
+//! that delay (an instance alone on its database reads it once).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -77,9 +77,15 @@ impl Choices {
         Ok(())
     }
 
-    /// Reads every workspace's settings every [`REFRESH_EVERY`]; runs until aborted.
+    /// Reads every workspace's settings every [`REFRESH_EVERY`] while the database is shared
+    /// (alone on it, only until a first read succeeds); runs until then or until aborted.
     pub async fn run(self: Arc<Self>, store: Arc<dyn Store>) {
         loop {
+            // Alone on its database, an instance makes every change itself and sees it at once:
+            // reading again is for instances sharing one, and for a first read that failed.
+            if self.loaded.load(Ordering::Acquire) && !store.shared() {
+                return;
+            }
             tokio::time::sleep(REFRESH_EVERY).await;
             if let Err(err) = self.load(&store).await {
                 err.log("could not read the workspaces' settings");

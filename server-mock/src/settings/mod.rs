@@ -13,25 +13,14 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
-use crate::auth::{Authenticated, Requirement};
+use crate::auth::Authenticated;
+use crate::auth::require::{SettingsRead, SettingsWrite};
 use crate::format::timestamp;
 use crate::http::error::{ApiError, ErrorBody, Result};
 use crate::http::extract::ApiJson;
 use crate::http::routes::Routes;
 use crate::request_log::RequestLog;
-use crate::store::{self, AuditEntry, Scope, SettingsChange, SettingsRecord, Store, actions};
-
-/// `settings:read`, for [`Authenticated`].
-pub struct SettingsRead;
-impl Requirement for SettingsRead {
-    const SCOPE: Option<Scope> = Some(Scope::SettingsRead);
-}
-
-/// `settings:write`, for [`Authenticated`].
-pub struct SettingsWrite;
-impl Requirement for SettingsWrite {
-    const SCOPE: Option<Scope> = Some(Scope::SettingsWrite);
-}
+use crate::store::{self, AuditEntry, SettingsChange, SettingsRecord, Store, actions};
 
 /// Routes of this resource.
 pub fn routes<S>() -> Routes<S>

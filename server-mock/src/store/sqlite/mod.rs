@@ -15,6 +15,7 @@ mod audit;
 mod engine;
 mod keys;
 mod limits;
+mod migrations;
 mod requests;
 mod rows;
 mod schema;
