@@ -12,7 +12,9 @@
 # with the request log (log: --request-log) and with traces to a collector that takes every
 # batch (the mock upstream's /v1/traces, sample 1, no request log).
 #
-# Usage: [BASELINE=BIN] [OBSERVE=1] bash bench/gateway_instructions.sh [N1] [N2]     (default 1000 6000)
+# KINDS=whole (or streamed) counts only those answers with OBSERVE.
+#
+# Usage: [BASELINE=BIN] [OBSERVE=1 [KINDS=whole]] bash bench/gateway_instructions.sh [N1] [N2]     (default 1000 6000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n1=${1:-1000}
@@ -67,7 +69,7 @@ per_request() {  # BIN METRICS KIND -> instructions per request
 
 if [ -n "${OBSERVE:-}" ]; then
   echo "instructions per chat completion (callgrind, whole process, ($n2 - $n1) requests, 4 connections), metrics off"
-  for kind in whole streamed; do
+  for kind in ${KINDS:-whole streamed}; do
     off=$(per_request ./target/release/tokctl-server off "$kind")
     line="$kind: off $off"
     for name in log traces; do

@@ -20,8 +20,8 @@ M = [
 M += [
  ("the upstream gets the attempt's traceparent", "server-mock/src/chat/tries.rs", "outgoing.with_header(header);", "let _ = header;", "--test traces"),
  ("the credential is named on the request's span", S, "traced.set_one(KeyValue::new(name, id.clone()));", "let _ = traced;", "--test traces"),
- ("a refusal ends the admission span as failed", S, 'self.0.failed(code, format!("refused: {status}"));', "let _ = (code, status);\n        self.0.end();", "--test traces refused"),
- ("authentication's refusal ends the admission span as failed", "server-mock/src/auth/mod.rs", 'span.failed("unauthorized", denied.message.into());', "span.end();", "--test traces refused"),
+ ("a refusal ends the admission span as failed", S, 'self.0.failed(code, format!("refused: {status}"));', "let _ = (code, status);\n        self.0.end();", "--test trace_refusals refused"),
+ ("authentication's refusal ends the admission span as failed", "server-mock/src/auth/mod.rs", 'span.failed("unauthorized", denied.message.into());', "span.end();", "--test trace_refusals refused"),
  ("a gateway request's admission span covers admission", "server-mock/src/auth/mod.rs", "request.extensions_mut().insert(Handoff::new(span));", "span.end();", "--test traces each_upstream_attempt"),
  ("the answer's cost on the request's span", "server-mock/src/chat/spans.rs", 'KeyValue::new("tokctl.credits_consumed", credits.to_string()),', 'KeyValue::new("tokctl.credits", credits.to_string()),', "--test traces"),
  ("a stream's server span covers its body", S, "            i64::from(status),\n        ));\n", "            i64::from(status),\n        ));\n        span.end();\n", "--test traces"),
@@ -36,4 +36,12 @@ M += [
  ("content only when asked", "server-mock/src/chat/tries.rs", "let content = traced.content();", "let content = true;", "--test trace_content"),
  ("content is redacted", "server-mock/src/chat/spans.rs", 'serde_json::json!({"type": "text", "content": crate::redact::redact(text)})', 'serde_json::json!({"type": "text", "content": text})', "--test trace_content"),
  ("provider keys are redacted", "server-mock/src/redact.rs", r'r"|\bsk-(?:ant-|proj-|svcacct-|admin-)?[0-9A-Za-z_-]{20,}",', r'r"|\bsk-(?:ant-|svcacct-|admin-)[0-9A-Za-z_-]{20,}",', "--test trace_content"),
+]
+C = "server-mock/src/chat/mod.rs"
+M += [
+ ("a dialect's refusal of the body ends the admission span as failed", C, "Ok(body) => check(body, headers).map_err(IntoResponse::into_response),", "Ok(body) => match check(body, headers) {\n            Ok(checked) => Ok(checked),\n            Err(refusal) => return refusal.into_response(),\n        },", "--test trace_refusals dialect"),
+ ("a body refused by its extractor ends the admission span as failed", C, "Err(rejected) => Err(rejected.into_response()),", "Err(rejected) => return rejected.into_response(),", "--test trace_refusals not_a_request"),
+]
+M += [
+ ("a stream's text is kept for its span", "server-mock/src/chat/stream.rs", "kept.piece(piece);", "let _ = (kept, piece);", "--test trace_content streamed"),
 ]

@@ -108,6 +108,7 @@ impl RequestLog {
             created_at,
             endpoint: endpoint.to_string(),
             session_id: session.map(str::to_string),
+            chosen: made.is_none(),
             ..RequestEntry::default()
         };
         Logged(Arc::new(Draft {

@@ -2,6 +2,7 @@
 //! newest first, with who sent it, the model that answered, its status, timings, tokens and
 //! credits; filters and pagination hold on both backends; instances sharing PostgreSQL each
 //! write their own and either lists all; retention deletes exactly what is older than it.
+//! A workspace that keeps bodies keeps a streamed answer's text too, redacted.
 
 mod common;
 
@@ -320,5 +321,68 @@ both! {
         assert_eq!(ask(&plain, &key, body(&asked), &[("x-request-id", "plain")]).await.0, StatusCode::OK);
         let shown: Value = plain.get("/v1/requests/plain", &key).await.json().await.unwrap();
         assert!(shown.get("request_body").is_none() && shown.get("response_body").is_none(), "{shown}");
+    }
+}
+
+both! {
+    #[tokio::test]
+    async fn a_streamed_answers_text_is_its_kept_body_redacted_while_the_workspace_keeps_bodies() {
+        use common::upstream::{KEY_VAR, catalogue, chunks, content};
+        let upstream = wiremock::MockServer::start().await;
+        // A provider's key, cut across two deltas: only the text put together has its shape.
+        let planted = "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z";
+        let (head, tail) = planted.split_at(16);
+        let (first, second) = (format!("Rotated. The old key {head}"), format!("{tail} is "));
+        common::upstream::streaming(&upstream, &[first.as_str(), second.as_str(), "revoked."]).await;
+        let tmp = tempfile::tempdir().unwrap();
+        let models = catalogue(tmp.path(), &format!("{}/v1", upstream.uri()), "gpt-up");
+        let server = Server::start_with(Options {
+            env: vec![(KEY_VAR, "sk-upstream")],
+            args: vec!["--request-log".into(), "--models".into(), models],
+            ..Default::default()
+        });
+        let key = server.admin_key.clone();
+        let chat = json!({"model": "upstream", "stream": true, "messages": [{"role": "user", "content": "rotate my key"}]});
+        let store_bodies = |on: bool| {
+            let request = server.request(Method::PUT, "/v1/settings", &key).json(&json!({"store_bodies": on}));
+            async move { assert_eq!(request.send().await.unwrap().status(), StatusCode::OK) }
+        };
+        let shown = |id: &str| {
+            let request = server.request(Method::GET, &format!("/v1/requests/{id}"), &key);
+            async move { request.send().await.unwrap().json::<Value>().await.unwrap() }
+        };
+
+        store_bodies(true).await;
+        let (status, text) = ask(&server, &key, chat.clone(), &[("x-request-id", "chat-kept")]).await;
+        assert_eq!(status, StatusCode::OK);
+        // The client gets the answer as the upstream said it; the log keeps it redacted.
+        assert_eq!(content(&chunks(&text)), format!("Rotated. The old key {planted} is revoked."));
+        // Anthropic's Messages, written here from the same deltas.
+        let messages = json!({"model": "upstream", "stream": true, "max_tokens": 100,
+            "messages": [{"role": "user", "content": "rotate my key"}]});
+        let response = reqwest::Client::new().post(server.url("/v1/messages"))
+            .header("x-api-key", &key).header("anthropic-version", "2023-06-01").header("x-request-id", "messages-kept")
+            .json(&messages).send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        let text = response.text().await.unwrap();
+        assert!(text.contains("event: message_stop"), "{text}");
+
+        let said = json!([{"role": "assistant", "finish_reason": "stop",
+            "parts": [{"type": "text", "content": "Rotated. The old key [REDACTED] is revoked."}]}]);
+        for id in ["chat-kept", "messages-kept"] {
+            let entry = shown(id).await;
+            assert_eq!(entry["stream"], true, "{entry}");
+            let body = entry["response_body"].as_str().unwrap_or_else(|| panic!("{id}: {entry}"));
+            assert!(!body.contains(head) && !body.contains(tail), "{id}: {body}");
+            assert_eq!(serde_json::from_str::<Value>(body).unwrap(), said, "{id}");
+        }
+
+        // Bodies off: neither the request's nor the answer's is kept.
+        store_bodies(false).await;
+        let (status, _) = ask(&server, &key, chat, &[("x-request-id", "chat-plain")]).await;
+        assert_eq!(status, StatusCode::OK);
+        let entry = shown("chat-plain").await;
+        assert_eq!(entry["stream"], true, "{entry}");
+        assert!(entry.get("request_body").is_none() && entry.get("response_body").is_none(), "{entry}");
     }
 }

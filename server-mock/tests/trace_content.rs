@@ -2,11 +2,12 @@
 //! messages, the system instructions and a whole answer are on the attempt's span, with every
 //! secret-shaped run redacted: a secret planted in a message (the server's own admin key, a
 //! token-shaped string, a provider's key) never appears in any byte the collector receives.
+//! A streamed answer's text, put together from its deltas, is there the same way.
 
 mod common;
 
 use common::collector::{attribute, collector};
-use common::upstream::{KEY_VAR, answering, catalogue};
+use common::upstream::{KEY_VAR, answering, catalogue, streaming};
 use common::{Options, Server};
 use serde_json::json;
 
@@ -90,5 +91,66 @@ async fn content_is_recorded_only_when_asked_and_then_with_secrets_redacted() {
             raw.contains("Summarize."),
             "the content itself was exported"
         );
+    }
+}
+
+#[tokio::test]
+async fn a_streamed_answers_text_is_on_the_attempt_span_only_when_asked_and_redacted() {
+    let upstream = wiremock::MockServer::start().await;
+    // The planted key comes cut across two deltas: only the text put together has its shape.
+    let (head, tail) = IN_THE_ANSWER.split_at(8);
+    let (first, second) = (format!("Done. Your AWS key {head}"), format!("{tail} is "));
+    streaming(&upstream, &[first.as_str(), second.as_str(), "rotated."]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let models = catalogue(dir.path(), &format!("{}/v1", upstream.uri()), "gpt-up");
+    let said = json!([{"role": "assistant", "finish_reason": "stop",
+        "parts": [{"type": "text", "content": "Done. Your AWS key [REDACTED] is rotated."}]}]);
+
+    for content in [false, true] {
+        let (endpoint, mut spans) = collector().await;
+        let flag: &[&str] = if content { &["--trace-content"] } else { &[] };
+        let server = gateway(&endpoint, &models, flag);
+        let admin = server.admin_key.clone();
+        let asked = "Rotate my AWS key.";
+        // Chat completions relay the upstream's deltas as they came; Responses writes its own
+        // events from them.
+        let requests = [
+            (
+                "/v1/chat/completions",
+                json!({"model": "upstream", "stream": true,
+                "messages": [{"role": "user", "content": asked}]}),
+            ),
+            (
+                "/v1/responses",
+                json!({"model": "upstream", "stream": true, "input": asked}),
+            ),
+        ];
+        for (path, body) in requests {
+            let answered = server.post(path, &admin, &body).await;
+            assert_eq!(answered.status(), 200, "{path}");
+            let text = answered.text().await.unwrap();
+            assert!(text.contains(head) && text.contains(tail), "{path}: {text}");
+            let client = spans.take(|s| s.name == "chat gpt-up").await;
+            assert!(attribute(&client, "gen_ai.response.id").is_some(), "{path}");
+            let output = attribute(&client, "gen_ai.output.messages");
+            if !content {
+                assert_eq!(output, None, "{path}: no content by default");
+                continue;
+            }
+            let output: serde_json::Value = serde_json::from_str(&output.unwrap()).unwrap();
+            assert_eq!(output, said, "{path}");
+        }
+        if content {
+            let raw = spans.raw.lock().unwrap().clone();
+            let raw = String::from_utf8_lossy(&raw);
+            assert!(
+                raw.contains("is rotated."),
+                "the content itself was exported"
+            );
+            assert!(
+                !raw.contains(head) && !raw.contains(tail),
+                "a planted secret was exported"
+            );
+        }
     }
 }

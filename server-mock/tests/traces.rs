@@ -3,7 +3,8 @@
 //! span per request that joins the caller's `traceparent` (and passes it on to upstreams),
 //! under it one `admission` span (authentication, then for the gateway routing, the limit, the
 //! budget and a payment) and a client span per upstream attempt; with the collector down,
-//! requests are answered all the same and the spans dropped are counted.
+//! requests are answered all the same and the spans dropped are counted. (Refused requests'
+//! admission spans: `trace_refusals.rs`.)
 
 mod common;
 
@@ -295,80 +296,6 @@ async fn a_failed_attempt_is_a_failed_span_beside_the_one_that_answered() {
         Some("simulated")
     );
     assert!(attribute(&answered, "error.type").is_none());
-}
-
-#[tokio::test]
-async fn a_refused_request_ends_its_admission_span_with_the_refusals_code() {
-    let (endpoint, mut spans) = collector().await;
-    let server = traced(&endpoint, &["--sim-token-delay-ms", "0"]);
-    // Refused by authentication: the admission span says so.
-    let fine = json!({"model": "sim-mini", "messages": [{"role": "user", "content": "hi"}]});
-    let unknown_key = "not-a-credential";
-    let answer = server
-        .post("/v1/chat/completions", unknown_key, &fine)
-        .await;
-    assert_eq!(answer.status(), 401);
-    let server_span = spans.take(|s| s.name == "POST /v1/chat/completions").await;
-    let admission = spans
-        .take(|s| s.name == "admission" && s.trace_id == server_span.trace_id)
-        .await;
-    assert_eq!(
-        attribute(&admission, "error.type").as_deref(),
-        Some("unauthorized")
-    );
-    assert_eq!(
-        admission.status.as_ref().map(|s| s.code),
-        Some(StatusCode::Error as i32)
-    );
-
-    // Refused by admission (routing): the same span, with the refusal's code.
-    let refused =
-        json!({"model": "no-such-model", "messages": [{"role": "user", "content": "hi"}]});
-    let answer = server
-        .post("/v1/chat/completions", &server.admin_key, &refused)
-        .await;
-    let status = answer.status().as_u16();
-    let body: Value = answer.json().await.unwrap();
-    let code = body["error"]["code"].as_str().unwrap().to_string();
-    assert!((400..500).contains(&status), "{status} {body}");
-
-    let server_span = spans.take(|s| s.name == "POST /v1/chat/completions").await;
-    let status_text = status.to_string();
-    assert_eq!(
-        attribute(&server_span, "http.response.status_code").as_deref(),
-        Some(status_text.as_str())
-    );
-    let admission = spans.take(|s| s.name == "admission").await;
-    assert_eq!(admission.parent_span_id, server_span.span_id);
-    assert_eq!(
-        attribute(&admission, "error.type").as_deref(),
-        Some(code.as_str())
-    );
-    assert_eq!(
-        admission.status.as_ref().map(|s| s.code),
-        Some(StatusCode::Error as i32)
-    );
-    let key = attribute(&admission, "tokctl.key_id").unwrap_or_default();
-    assert!(key.starts_with("key_"), "authenticated first: {key}");
-
-    // A request answered after it: its spans arrive after the refused one's, and the refused
-    // request has no other span (no client span: it asked no upstream).
-    let answer = server
-        .post("/v1/chat/completions", &server.admin_key, &fine)
-        .await;
-    assert_eq!(answer.status(), 200);
-    let attempt = spans.take(|s| s.name.starts_with("chat ")).await;
-    assert_ne!(attempt.trace_id, server_span.trace_id);
-    let leftover = spans
-        .seen
-        .iter()
-        .filter(|(_, s)| s.trace_id == server_span.trace_id)
-        .map(|(_, s)| s.name.clone())
-        .collect::<Vec<_>>();
-    assert!(
-        leftover.is_empty(),
-        "the refused request's other spans: {leftover:?}"
-    );
 }
 
 #[tokio::test]

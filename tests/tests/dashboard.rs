@@ -17,6 +17,8 @@ mod models;
 mod phone;
 #[path = "dashboard/requests.rs"]
 mod requests;
+#[path = "dashboard/settings.rs"]
+mod settings;
 #[path = "dashboard/upstream.rs"]
 mod upstream;
 #[path = "dashboard/x402.rs"]

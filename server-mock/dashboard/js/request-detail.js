@@ -133,15 +133,25 @@ function body(id, label, text) {
     el('pre', { class: 'mono small' }, text));
 }
 
-/** The panel's body for `entry`: the waterfall, the fields, and the bodies when the server keeps them. */
-export function detailBody(entry) {
-  const parts = [waterfall(entry), fields(entry)];
-  if (entry.request_body || entry.response_body) {
+/**
+ * The kept bodies, or why there are none, in `#request-content`. A listing carries no bodies, so
+ * a detail opened from a row says `pending` until the request itself has been read.
+ */
+export function content(entry, { pending = false } = {}) {
+  const parts = [];
+  if (pending) {
+    parts.push(el('p', { class: 'muted small', role: 'status' }, 'Looking for its kept bodies…'));
+  } else if (entry.request_body || entry.response_body) {
     if (entry.request_body) parts.push(body('request-body', 'Request body (secrets redacted)', entry.request_body));
     if (entry.response_body) parts.push(body('response-body', 'Answer (secrets redacted)', entry.response_body));
   } else {
     parts.push(el('p', { class: 'muted small', id: 'request-content-note' },
-      'Message content is not stored (the server keeps it only with --request-log-bodies).'));
+      'Message content is not stored for this request: the workspace was not keeping bodies when it arrived (“Keep request and answer bodies”, above the filters).'));
   }
-  return parts;
+  return el('div', { class: 'stack', id: 'request-content' }, parts);
+}
+
+/** The panel's body for `entry`: the waterfall, the fields, and the bodies when the server keeps them. */
+export function detailBody(entry, { pending = false } = {}) {
+  return [waterfall(entry), fields(entry), content(entry, { pending })];
 }

@@ -2,11 +2,13 @@
 // the model that answered, its status, timings, tokens and credits. Filters by status class,
 // model, token or key and agent session live in the address
 // (#/requests?status=5xx&model=…&token_id=…&session_id=…&page=2, and request=… for the one open);
-// a request's detail opens below the list with its timings as a waterfall.
+// a request's detail opens below the list with its timings as a waterfall. Above the filters, the
+// workspace's choice of keeping request and answer bodies (request-bodies.js).
 
 import { api, resource } from './api.js';
 import { count, credits, millis } from './format.js';
-import { detailBody, statusCell, who } from './request-detail.js';
+import { bodiesSetting } from './request-bodies.js';
+import { content, detailBody, statusCell, who } from './request-detail.js';
 import {
   el, emptyState, formError, loading, pager, replace, restoreFocus, sectionError, sectionHeader, table, td,
   timeCell,
@@ -107,7 +109,7 @@ export function render(root, ctx, params) {
     error.node);
   const listSlot = el('div', { id: 'requests-list', 'aria-live': 'polite' });
   const detailSlot = el('div', { id: 'request-detail-slot' });
-  root.append(header, filters, listSlot, detailSlot);
+  root.append(header, bodiesSetting(ctx), filters, listSlot, detailSlot);
 
   function markOpen() {
     for (const tr of listSlot.querySelectorAll('tr[data-request-id]')) {
@@ -142,7 +144,7 @@ export function render(root, ctx, params) {
     const body = el('div', { id: 'request-detail-body', class: 'stack' });
     const panel = el('section', {
       class: 'card request-detail', id: 'request-detail', 'aria-labelledby': 'request-detail-title',
-      dataset: { requestId: id, loaded: entry ? 'true' : 'false' },
+      dataset: { requestId: id, loaded: 'false' },
     },
     el('div', { class: 'card-header' },
       el('div', null, title, el('p', { class: 'muted small' }, 'As the gateway logged it. Escape closes.')),
@@ -156,7 +158,19 @@ export function render(root, ctx, params) {
     });
     detailSlot.replaceChildren(panel);
     if (entry) {
-      replace(body, ...detailBody(entry));
+      // Shown at once from the row; a listing carries no bodies, so the request is read for them.
+      replace(body, ...detailBody(entry, { pending: true }));
+      const unread = (why) => el('p', { class: 'muted small', id: 'request-content' }, why);
+      const shown = api.get(resource('/v1/requests', id)).then(
+        (found) => (found.created_at === entry.created_at ? content(found)
+          // The API answers the newest request with this id, when a client chose it twice.
+          : unread('Its bodies cannot be shown: a newer request has the same ID.')),
+        (err) => unread(`Could not read its kept bodies: ${err.message}`));
+      shown.then((part) => {
+        if (seq !== state.detailSeq || !panel.isConnected) return;
+        body.querySelector('#request-content').replaceWith(part);
+        panel.dataset.loaded = 'true';
+      });
     } else {
       body.append(loading('the request'));
       api.get(resource('/v1/requests', id)).then((found) => {

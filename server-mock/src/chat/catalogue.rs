@@ -212,6 +212,10 @@ pub struct Model {
     /// model's) keep their health.
     #[serde(skip)]
     pub slot: (usize, usize),
+    /// What every traced attempt on it tells its span (provider, model, deployment, server
+    /// address), made by the first one (`chat::spans::started`).
+    #[serde(skip)]
+    pub traced: std::sync::OnceLock<Arc<[opentelemetry::KeyValue]>>,
 }
 
 impl Model {

@@ -131,13 +131,13 @@ pub async fn create(
     State(gateway): State<Arc<Gateway>>,
     caller: Caller,
     headers: HeaderMap,
-    ApiJson(request): ApiJson<ChatRequest>,
+    body: Result<ApiJson<ChatRequest>, ApiError>,
 ) -> Response {
-    let checked = match request.check() {
-        Ok(checked) => checked,
-        Err(err) => return refused(caller.admission, err.into_response()),
-    };
-    serve(&gateway, caller, &headers, checked).await
+    let body = body.map(|ApiJson(request)| request);
+    serve(&gateway, caller, &headers, body, |request, _| {
+        request.check()
+    })
+    .await
 }
 
 /// Who asks the gateway (a credential with `chat:write`, or the 401 or 403 before any body is
@@ -191,9 +191,30 @@ where
     }
 }
 
-/// Answers a checked request in any dialect: routing, the token's limit, an x402 payment,
-/// each candidate in turn, the ledger; the answer written in the dialect it came in.
-pub(crate) async fn serve(
+/// Answers a gateway request in any dialect: its body as the handler's extractor read it (or
+/// refused it: malformed, of the wrong type), checked by the dialect's `check`, then served.
+/// Every refusal, of the body, of the check or of admission, ends the request's admission span
+/// with the code the client is answered with.
+pub(crate) async fn serve<B, E: IntoResponse>(
+    gateway: &Arc<Gateway>,
+    caller: Caller,
+    headers: &HeaderMap,
+    body: Result<B, ApiError>,
+    check: impl FnOnce(B, &HeaderMap) -> Result<Checked, E>,
+) -> Response {
+    let checked = match body {
+        Ok(body) => check(body, headers).map_err(IntoResponse::into_response),
+        Err(rejected) => Err(rejected.into_response()),
+    };
+    match checked {
+        Ok(checked) => serve_checked(gateway, caller, headers, checked).await,
+        Err(refusal) => refused(caller.admission, refusal),
+    }
+}
+
+/// Answers a checked request: routing, the token's limit, an x402 payment, each candidate in
+/// turn, the ledger; the answer written in the dialect it came in.
+async fn serve_checked(
     gateway: &Arc<Gateway>,
     caller: Caller,
     headers: &HeaderMap,

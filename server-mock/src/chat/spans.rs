@@ -1,5 +1,8 @@
 //! What a gateway request's upstream attempts tell a trace: the client span of each attempt,
-//! `chat {model}`, with OpenTelemetry's GenAI attributes (ids and counts, never content).
+//! `chat {model}`, with OpenTelemetry's GenAI attributes (ids and counts; the messages, redacted,
+//! only with `--trace-content`).
+
+use std::sync::Arc;
 
 use opentelemetry::{Array, KeyValue, StringValue, Value};
 
@@ -15,36 +18,48 @@ pub fn started(
     checked: &Checked,
     content: bool,
 ) -> (String, Vec<KeyValue>) {
-    let upstream = deployment.upstream_name();
-    let mut attributes = vec![
-        KeyValue::new("gen_ai.operation.name", "chat"),
-        KeyValue::new("gen_ai.provider.name", provider(deployment.named.0.name)),
-        KeyValue::new("gen_ai.request.model", checked.request.model.clone()),
-        KeyValue::new("gen_ai.request.max_tokens", i64::from(cap)),
-        KeyValue::new("tokctl.routed_model", deployment.id.clone()),
-    ];
+    let fixed = deployment.traced.get_or_init(|| fixed(deployment));
+    let mut attributes = Vec::with_capacity(fixed.len() + 6);
+    attributes.extend_from_slice(fixed);
+    attributes.push(KeyValue::new(
+        "gen_ai.request.model",
+        checked.request.model.clone(),
+    ));
+    attributes.push(KeyValue::new("gen_ai.request.max_tokens", i64::from(cap)));
     if let Some(temperature) = checked.request.temperature {
         attributes.push(KeyValue::new("gen_ai.request.temperature", temperature));
     }
     if let Some(top_p) = checked.request.extra.get("top_p").and_then(|v| v.as_f64()) {
         attributes.push(KeyValue::new("gen_ai.request.top_p", top_p));
     }
+    if content {
+        attributes.extend(input(&checked.request.messages));
+    }
+    (format!("chat {}", deployment.upstream_name()), attributes)
+}
+
+/// The attributes every attempt on `deployment` shares, made once (its URL parsed for
+/// `server.address` and `server.port`); strings shared, so each attempt copies pointers.
+fn fixed(deployment: &Model) -> Arc<[KeyValue]> {
+    let shared = |text: &str| Value::String(StringValue::from(Arc::<str>::from(text)));
+    let mut attributes = vec![
+        KeyValue::new("gen_ai.operation.name", "chat"),
+        KeyValue::new("gen_ai.provider.name", provider(deployment.named.0.name)),
+        KeyValue::new("tokctl.routed_model", shared(&deployment.id)),
+    ];
     if let Some(name) = &deployment.deployment {
-        attributes.push(KeyValue::new("tokctl.deployment", name.clone()));
+        attributes.push(KeyValue::new("tokctl.deployment", shared(name)));
     }
     let url = deployment.base_url.as_deref();
     if let Some(url) = url.and_then(|url| reqwest::Url::parse(url).ok())
         && let Some(host) = url.host_str()
     {
-        attributes.push(KeyValue::new("server.address", host.to_string()));
+        attributes.push(KeyValue::new("server.address", shared(host)));
         if let Some(port) = url.port_or_known_default() {
             attributes.push(KeyValue::new("server.port", i64::from(port)));
         }
     }
-    if content {
-        attributes.extend(input(&checked.request.messages));
-    }
-    (format!("chat {upstream}"), attributes)
+    attributes.into()
 }
 
 /// A message's text: its content when a string, else its text parts joined, else its JSON.
@@ -104,10 +119,21 @@ pub fn output_messages(message: &super::answer::Message, finish: &str) -> String
             text_of(&content)
         }
     };
+    text_messages(&text, finish)
+}
+
+/// An answer's `text` that ended for `finish` as the GenAI conventions' output messages (JSON
+/// text, redacted): a whole answer's, or the text a stream delivered.
+pub fn text_messages(text: &str, finish: &str) -> String {
     let messages = serde_json::json!([{
-        "role": "assistant", "parts": [part(&text)], "finish_reason": finish,
+        "role": "assistant", "parts": [part(text)], "finish_reason": finish,
     }]);
     messages.to_string()
+}
+
+/// `gen_ai.output.messages` of a streamed answer, `messages` made by [`text_messages`].
+pub fn streamed_output(messages: String) -> KeyValue {
+    KeyValue::new("gen_ai.output.messages", messages)
 }
 
 /// The attributes of an answer `id` from `deployment` that ended for `finish` after `tokens`.

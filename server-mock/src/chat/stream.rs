@@ -6,7 +6,12 @@
 //!
 //! The relay is the response body itself, polled by the connection that serves the client: no
 //! task or channel sits between the upstream and the client.
+//!
+//! The text delivered is kept for the request log's body and the attempt span's output messages
+//! only when either wants it (`stream/kept.rs`); how a stream ends is `stream/end.rs`.
 
+mod end;
+mod kept;
 mod writer;
 
 use std::collections::VecDeque;
@@ -30,10 +35,10 @@ use super::wire::{self, Chunk, ChunkChoice, Delta, Usage};
 use super::wire::{headers, messages as events, responses};
 use super::{Accounting, Failures, Gateway, Platform, Timing};
 use crate::chat::catalogue::Model;
-use crate::http::openai::GatewayError;
 use crate::usage::Recorded;
 use crate::x402::payment::{Charged, Payment};
 use crate::x402::wire::PAYMENT_RESPONSE;
+use kept::Kept;
 use writer::{Writer, is_final};
 
 const EVENT_STREAM: HeaderValue = HeaderValue::from_static("text/event-stream");
@@ -111,6 +116,9 @@ pub async fn respond(
                 let upstream: ItemStream =
                     Box::pin(futures::stream::once(async { Ok(item) }).chain(upstream));
                 let relay = Relay {
+                    // Whether the text is kept is decided here, once: when nothing wants it,
+                    // `None`, and no delta is copied.
+                    kept: Kept::new(timing.logged.as_ref(), timing.traced.as_ref()),
                     id,
                     writer,
                     created: chrono::Utc::now().timestamp(),
@@ -205,6 +213,9 @@ struct Relay {
     closing: Option<(Platform, Finish, Tokens)>,
     /// What the answer was billed, once it was.
     charged: Option<Charged>,
+    /// The text delivered, while the request log keeps bodies or traces take content (boxed:
+    /// the relay moves on every event, and `None` adds a word to it, not a `String`).
+    kept: Option<Box<Kept>>,
 }
 
 impl Relay {
@@ -263,6 +274,9 @@ impl Relay {
                 },
                 None => upstream.next().await,
             };
+            if let (Some(kept), Some(Ok(piece))) = (self.kept.as_mut(), &next) {
+                kept.piece(piece);
+            }
             match next {
                 Some(Ok(Item::Finish(reason))) => self.finish = Some(reason),
                 Some(Ok(Item::Usage {
@@ -326,105 +340,6 @@ impl Relay {
             self.close(&platform, &finish, &tokens);
         }
         self.tail.pop_front()
-    }
-
-    /// The answer's end, once it is recorded and paid for.
-    fn close(&mut self, platform: &Platform, finish: &Finish, tokens: &Tokens) {
-        match &mut self.writer {
-            Writer::Chat => {
-                let last = ChunkChoice {
-                    index: 0,
-                    delta: Delta::Empty,
-                    finish_reason: Some(&finish.reason),
-                };
-                let chunk = self.chunk(&[last], None, Some(platform));
-                self.tail.push_back(Event::data(chunk));
-                if self.include_usage {
-                    let usage = Usage::new(tokens);
-                    let chunk = self.chunk(&[], Some(usage), None);
-                    self.tail.push_back(Event::data(chunk));
-                }
-                self.tail.push_back(Event::data("[DONE]".into()));
-            }
-            Writer::Messages(writer) => writer.closing(finish, tokens, &mut self.tail),
-            Writer::Responses(writer) => writer.closing(finish, tokens, &mut self.tail),
-            Writer::Relayed { held, .. } => self.tail.extend(held.take()),
-        }
-    }
-
-    /// Token counts to bill: the upstream's own when it finished, else what was sent (and the
-    /// prompt's as the upstream reported them, when it did).
-    fn counts(&self, complete: bool) -> Tokens {
-        let prompt = self
-            .reported
-            .and_then(|(p, _, _)| p)
-            .unwrap_or(self.estimated_prompt);
-        let detail = self.reported.map(|(_, _, d)| d).unwrap_or_default();
-        let completion = match self.reported {
-            Some((_, completion, _)) if complete => completion,
-            _ => self.pieces,
-        };
-        Tokens::with(prompt, completion, detail)
-    }
-
-    /// The upstream finished: the end is written once the answer is recorded (`close`).
-    fn finish(&mut self) {
-        self.upstream = None;
-        let tokens = self.counts(true);
-        let model = &self.accounting.model;
-        let reason = self
-            .finish
-            .as_ref()
-            .map_or("stop", |finish| finish.reason.as_str());
-        let described = || super::spans::answered(model, &self.id, reason, &tokens);
-        self.attempt.describe(described);
-        self.attempt.finished(tokens.completion);
-        let platform = self.settle(&tokens);
-        let finish = self.finish.take().unwrap_or_else(|| Finish::plain("stop"));
-        self.closing = Some((platform, finish, tokens));
-    }
-
-    /// The upstream failed after answering: an error event (then `[DONE]` for chat
-    /// completions).
-    fn fail(&mut self, err: Failure) {
-        self.upstream = None;
-        self.attempt.failed(&err);
-        let tokens = self.counts(false);
-        self.settle(&tokens);
-        let error = GatewayError::upstream(format!("the upstream failed mid-stream: {err}"));
-        let code = error.code.unwrap_or(error.kind);
-        if let Some(logged) = &self.accounting.logged {
-            logged.failed(code);
-        }
-        if let Some(traced) = &self.accounting.traced {
-            traced.failed(code);
-        }
-        match &mut self.writer {
-            Writer::Chat => {
-                self.tail.push_back(Event::data(error.body().to_string()));
-                self.tail.push_back(Event::data("[DONE]".into()));
-            }
-            Writer::Responses(writer) => writer.failed(&error.message, &mut self.tail),
-            Writer::Relayed {
-                responses: true, ..
-            } => self.tail.push_back(responses::relayed_error(
-                &error.message,
-                err.body.as_deref(),
-            )),
-            Writer::Messages(_) | Writer::Relayed { .. } => {
-                let body = err.body.as_deref();
-                let event = events::error(error.status, &error.message, body);
-                self.tail.push_back(event);
-            }
-        }
-    }
-
-    fn settle(&mut self, tokens: &Tokens) -> Platform {
-        self.settled = true;
-        let (platform, recorded) = self.accounting.settle(tokens);
-        self.recorded = Some(recorded);
-        self.charged = Some(platform.charged());
-        platform
     }
 }
 

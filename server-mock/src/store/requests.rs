@@ -53,6 +53,9 @@ pub struct RequestEntry {
     pub request_body: Option<String>,
     /// A whole answer's message, redacted and capped, likewise.
     pub response_body: Option<String>,
+    /// Whether a client chose `id` (written, not read: an id the server made carries the
+    /// entry's time, and the log finds it by that).
+    pub chosen: bool,
 }
 
 /// What a status filter keeps.

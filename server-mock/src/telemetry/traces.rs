@@ -8,7 +8,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::http::header::HeaderName;
+use axum::http::header::{HeaderName, HeaderValue};
 use axum::http::{HeaderMap, Method};
 use opentelemetry::propagation::TextMapPropagator;
 use opentelemetry::trace::{SpanKind, TraceContextExt, Tracer, TracerProvider};
@@ -34,7 +34,11 @@ const QUEUE: usize = 4096;
 const EXPORT_TIMEOUT: Duration = Duration::from_secs(5);
 /// Headers that name an agent's session (Claude Code's, and the gateway's own for any client),
 /// recorded as `gen_ai.conversation.id`.
-const SESSION_HEADERS: [&str; 2] = ["x-claude-code-session-id", "x-tokctl-session-id"];
+/// Names made once: a lookup by text parses the name again each time.
+const SESSION_HEADERS: [HeaderName; 2] = [
+    HeaderName::from_static("x-claude-code-session-id"),
+    HeaderName::from_static("x-tokctl-session-id"),
+];
 /// Longest session id recorded.
 const SESSION_MAX: usize = 128;
 
@@ -80,9 +84,17 @@ impl TraceConfig {
 /// The agent session a request names (Claude Code's header, or the gateway's own), when it is
 /// plain text of at most `SESSION_MAX` bytes.
 pub fn session_id(headers: &HeaderMap) -> Option<&str> {
-    SESSION_HEADERS
-        .iter()
-        .find_map(|name| headers.get(*name)?.to_str().ok())
+    // One pass over the few headers a request has (a lookup by name hashes the name, twice).
+    let mut found: [Option<&HeaderValue>; 2] = [None, None];
+    for (name, value) in headers {
+        if let Some(i) = SESSION_HEADERS.iter().position(|known| known == name) {
+            found[i].get_or_insert(value);
+        }
+    }
+    found
+        .into_iter()
+        .flatten()
+        .find_map(|value| value.to_str().ok())
         .filter(|id| !id.is_empty() && id.len() <= SESSION_MAX)
 }
 

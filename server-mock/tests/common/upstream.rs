@@ -80,6 +80,25 @@ pub fn delta(content: &str) -> Value {
     json!({"id": "up", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": content}, "finish_reason": null}]})
 }
 
+/// Mounts on `upstream` an OpenAI-compatible stream of `pieces`, one delta each, then its finish
+/// and its usage.
+pub async fn streaming(upstream: &wiremock::MockServer, pieces: &[&str]) {
+    let mut chunks: Vec<_> = pieces.iter().map(|piece| delta(piece)).collect();
+    let mut last = delta("");
+    last["choices"][0]["finish_reason"] = json!("stop");
+    chunks.push(last);
+    let usage = json!({"prompt_tokens": 12, "completion_tokens": 9});
+    chunks.push(
+        json!({"id": "up", "object": "chat.completion.chunk", "choices": [], "usage": usage}),
+    );
+    wiremock::Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(
+            wiremock::ResponseTemplate::new(200).set_body_raw(sse(&chunks), "text/event-stream"),
+        )
+        .mount(upstream)
+        .await;
+}
+
 /// Mounts on `upstream` an OpenAI-compatible answer of `content` reporting `usage`: streamed
 /// (the text, a finish chunk, a usage chunk) when the request streams, whole otherwise.
 pub async fn answering(upstream: &wiremock::MockServer, content: &str, usage: Value) {

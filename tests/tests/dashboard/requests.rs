@@ -21,7 +21,7 @@ use crate::{ONE_AT_A_TIME, Setup};
 const TOLERANCE: f64 = 0.02;
 
 /// A dashboard whose gateway has one model, `upstream`, served by `up`; and its catalogue's folder.
-async fn setup(test: &str, up: &Upstream) -> Option<(Setup, tempfile::TempDir)> {
+pub(crate) async fn setup(test: &str, up: &Upstream) -> Option<(Setup, tempfile::TempDir)> {
     let (browser, driver) = available(test)?;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("models.toml");
@@ -39,7 +39,7 @@ async fn setup(test: &str, up: &Upstream) -> Option<(Setup, tempfile::TempDir)> 
 
 /// A chat completion with the admin key and the request id `id`, read to its end; its status
 /// and body.
-async fn ask(setup: &Setup, id: &str, body: Value) -> (u16, String) {
+pub(crate) async fn ask(setup: &Setup, id: &str, body: Value) -> (u16, String) {
     let response = setup
         .http
         .post(format!("{}/v1/chat/completions", setup.base))
@@ -81,7 +81,7 @@ async fn segments(client: &Client) -> Vec<(String, f64)> {
 }
 
 /// Waits for the detail of `id` to be shown in full.
-async fn detail(client: &Client, id: &str) {
+pub(crate) async fn detail(client: &Client, id: &str) {
     find(
         client,
         &format!(

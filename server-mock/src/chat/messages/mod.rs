@@ -15,11 +15,12 @@ use std::sync::Arc;
 
 use axum::extract::{FromRef, State};
 use axum::http::HeaderMap;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use serde_json::{Map, Value};
 
 use super::{Caller, Gateway, serve};
 use crate::http::anthropic::from_openai;
+use crate::http::error::ApiError;
 use crate::http::extract::AgentJson;
 use crate::http::routes::Routes;
 use crate::store::Store;
@@ -42,11 +43,8 @@ pub async fn create(
     State(gateway): State<Arc<Gateway>>,
     caller: Caller,
     headers: HeaderMap,
-    AgentJson(body): AgentJson<Map<String, Value>>,
+    body: Result<AgentJson<Map<String, Value>>, ApiError>,
 ) -> Response {
-    let checked = match read::checked(body, &headers) {
-        Ok(checked) => checked,
-        Err(err) => return from_openai(err.into_response()).await,
-    };
-    from_openai(serve(&gateway, caller, &headers, checked).await).await
+    let body = body.map(|AgentJson(body)| body);
+    from_openai(serve(&gateway, caller, &headers, body, read::checked).await).await
 }

@@ -12,13 +12,14 @@ use std::sync::Arc;
 
 use axum::extract::{FromRef, State};
 use axum::http::HeaderMap;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use serde_json::{Map, Value};
 
 use super::dialect;
 use super::form::Conversation;
 use super::request::{Checked, Inbound, Original};
 use super::{Caller, Gateway, serve};
+use crate::http::error::ApiError;
 use crate::http::extract::AgentJson;
 use crate::http::openai::GatewayError;
 use crate::http::routes::Routes;
@@ -40,13 +41,10 @@ pub async fn create(
     State(gateway): State<Arc<Gateway>>,
     caller: Caller,
     headers: HeaderMap,
-    AgentJson(body): AgentJson<Map<String, Value>>,
+    body: Result<AgentJson<Map<String, Value>>, ApiError>,
 ) -> Response {
-    let checked = match checked(body, &headers) {
-        Ok(checked) => checked,
-        Err(err) => return err.into_response(),
-    };
-    serve(&gateway, caller, &headers, checked).await
+    let body = body.map(|AgentJson(body)| body);
+    serve(&gateway, caller, &headers, body, checked).await
 }
 
 /// Fields only a stateful API could honour.

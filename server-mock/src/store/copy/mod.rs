@@ -168,8 +168,14 @@ fn read_table(
     chunks: &tokio::sync::mpsc::Sender<Chunk>,
 ) -> anyhow::Result<()> {
     let columns: Vec<&str> = table.columns.iter().map(|(from, _, _)| *from).collect();
+    // A table numbered by `seq` in its order (the request log is a view of its batches, and a
+    // view has no rowid).
+    let order = match columns.first() {
+        Some(&"seq") => "seq",
+        _ => "rowid",
+    };
     let mut statement = conn.prepare(&format!(
-        "SELECT {} FROM {} ORDER BY rowid",
+        "SELECT {} FROM {} ORDER BY {order}",
         columns.join(", "),
         table.name
     ))?;

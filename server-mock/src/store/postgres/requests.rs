@@ -129,6 +129,7 @@ fn entry(row: &Row) -> RequestEntry {
         session_id: row.get(20),
         request_body: row.get(21),
         response_body: row.get(22),
+        chosen: false,
     }
 }
 

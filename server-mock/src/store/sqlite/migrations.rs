@@ -366,4 +366,53 @@ CREATE TABLE workspace_settings (
 UPDATE api_keys SET scopes = scopes || ' settings:read settings:write'
 WHERE (' ' || scopes || ' ') LIKE '% tokens:read %' AND (' ' || scopes || ' ') LIKE '% tokens:write %' AND (' ' || scopes || ' ') LIKE '% tokens:rotate %' AND (' ' || scopes || ' ') LIKE '% tokens:revoke %' AND (' ' || scopes || ' ') LIKE '% audit:read %' AND (' ' || scopes || ' ') LIKE '% webhooks:read %' AND (' ' || scopes || ' ') LIKE '% webhooks:write %' AND (' ' || scopes || ' ') LIKE '% chat:write %' AND (' ' || scopes || ' ') LIKE '% usage:read %' AND (' ' || scopes || ' ') LIKE '% keys:read %' AND (' ' || scopes || ' ') LIKE '% keys:write %' AND (' ' || scopes || ' ') LIKE '% x402:read %' AND (' ' || scopes || ' ') LIKE '% x402:write %' AND (' ' || scopes || ' ') LIKE '% requests:read %';
 "#,
+    // The request log in batches (issue 40): one row per flush and workspace holding its
+    // entries as a JSON array of arrays (positions in `requests::POSITIONS`), so that logging a
+    // request costs an entry's encoding rather than a row and its index. `request_log` is now a
+    // view of the batches' entries, read with the same SQL as the table it replaces; ids a
+    // client chose are indexed beside them (`request_log_chosen`). The rows written before
+    // become batches of a minute each: no batch spans more (`request_batches::SPAN`), so the
+    // batches holding a time are found by a bounded seek on their first entry's time.
+    r#"
+CREATE TABLE request_log_batches (
+    seq           INTEGER PRIMARY KEY,
+    workspace_id  TEXT NOT NULL,
+    first_at      INTEGER NOT NULL,
+    last_at       INTEGER NOT NULL,
+    entries       INTEGER NOT NULL,
+    data          TEXT NOT NULL
+);
+CREATE INDEX request_log_batches_by_start ON request_log_batches(workspace_id, first_at);
+CREATE TABLE request_log_chosen (
+    workspace_id  TEXT NOT NULL,
+    id            TEXT NOT NULL,
+    created_at    INTEGER NOT NULL
+);
+CREATE INDEX request_log_chosen_by_id ON request_log_chosen(workspace_id, id);
+CREATE INDEX request_log_chosen_by_time ON request_log_chosen(workspace_id, created_at);
+INSERT INTO request_log_batches (workspace_id, first_at, last_at, entries, data)
+    SELECT workspace_id, MIN(created_at), MAX(created_at), COUNT(*), json_group_array(json(entry))
+    FROM (SELECT workspace_id, created_at, json_array(id, created_at, credential_id, endpoint,
+              model, routed_model, deployment, route_reason, status, error, stream,
+              first_token_us, total_us, prompt_tokens, completion_tokens, cached_tokens,
+              nanocredits, x402_settled, session_id, request_body, response_body) AS entry
+          FROM request_log ORDER BY workspace_id, created_at, seq)
+    GROUP BY workspace_id, created_at / 60000000;
+INSERT INTO request_log_chosen (workspace_id, id, created_at)
+    SELECT workspace_id, id, created_at FROM request_log WHERE chosen = 1;
+DROP TABLE request_log;
+CREATE VIEW request_log AS SELECT
+    b.seq * 4294967296 + j.key AS seq, b.seq AS batch, b.first_at AS batch_first,
+    b.last_at AS batch_last, b.workspace_id AS workspace_id,
+    j.value ->> 0 AS id, j.value ->> 1 AS created_at, j.value ->> 2 AS credential_id,
+    j.value ->> 3 AS endpoint, j.value ->> 4 AS model, j.value ->> 5 AS routed_model,
+    j.value ->> 6 AS deployment, j.value ->> 7 AS route_reason, j.value ->> 8 AS status,
+    j.value ->> 9 AS error, j.value ->> 10 AS stream, j.value ->> 11 AS first_token_us,
+    j.value ->> 12 AS total_us, j.value ->> 13 AS prompt_tokens,
+    j.value ->> 14 AS completion_tokens, j.value ->> 15 AS cached_tokens,
+    j.value ->> 16 AS nanocredits, j.value ->> 17 AS x402_settled,
+    j.value ->> 18 AS session_id, j.value ->> 19 AS request_body,
+    j.value ->> 20 AS response_body
+FROM request_log_batches b, json_each(b.data) j;
+"#,
 ];

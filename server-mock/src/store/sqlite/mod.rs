@@ -16,6 +16,7 @@ mod engine;
 mod keys;
 mod limits;
 mod migrations;
+mod request_batches;
 mod requests;
 mod rows;
 mod schema;

@@ -7,15 +7,13 @@ use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, Row, ToSql, params};
 
 use super::SqliteStore;
+use super::request_batches;
 use super::rows::{from_micros, micros, page_bounds};
 use crate::credits::Credits;
 use crate::secrets::request_id_time;
 use crate::store::{
     Page, PageRequest, RequestEntry, RequestFilter, RequestLog, StoreError, StoreResult,
 };
-
-/// Rows written between two offers of the writer thread's core (as the ledger's).
-const ROWS_PER_YIELD: usize = 16;
 
 /// The columns read, in [`entry`]'s order but the bodies: the credential's name from its token
 /// or key. A listing reads `NULL` for the bodies; one request's read, [`BODIES`].
@@ -35,72 +33,25 @@ const FROM: &str = "FROM request_log r LEFT JOIN tokens t ON t.id = r.credential
 const KEPT: &str = "r.workspace_id = ?1 AND (?2 IS NULL OR r.credential_id = ?2)
     AND (?3 IS NULL OR r.model = ?3 OR r.routed_model = ?3)
     AND (?4 IS NULL OR r.status BETWEEN ?4 AND ?5)
-    AND (?6 IS NULL OR r.created_at >= ?6) AND (?7 IS NULL OR r.created_at < ?7)
+    AND (?6 IS NULL OR (r.batch_first > ?6 - 60000000 AND r.created_at >= ?6))
+    AND (?7 IS NULL OR (r.batch_first < ?7 AND r.created_at < ?7))
     AND (?8 IS NULL OR r.session_id = ?8)";
 
-/// An entry whose id the server made, where its id says it arrived (`?3`): one index seek.
-const MADE: &str = "r.workspace_id = ?1 AND r.created_at = ?3 AND r.id = ?2";
+/// An entry whose id the server made, where its id says it arrived (`?3`): in the batches
+/// that may hold that time (none spans more than a minute, [`request_batches::SPAN`]), found
+/// by a bounded seek on the index by their first entry's time. 60,000,000 us is that span in
+/// the SQL below.
+const MADE: &str = "r.workspace_id = ?1 AND r.batch_first <= ?3
+    AND r.batch_first > ?3 - 60000000 AND r.created_at = ?3 AND r.id = ?2";
 
-/// An entry whose id a client chose, through the partial index of those.
-const CHOSEN: &str = "r.workspace_id = ?1 AND r.id = ?2 AND r.chosen = 1";
-
-/// The entries older than `?1`, at most `?2`: through the index by time, workspace by workspace
-/// (every entry belongs to one; the `CROSS JOIN` keeps the workspaces outside, so the planner
-/// never scans the log instead).
-const EXPIRED: &str = "SELECT r.seq FROM workspaces w CROSS JOIN request_log r
-    ON r.workspace_id = w.id AND r.created_at < ?1 LIMIT ?2";
-
-fn count(value: Option<u64>) -> Option<i64> {
-    value.map(|n| i64::try_from(n).unwrap_or(i64::MAX))
-}
-
-fn insert(conn: &Connection, entries: &[RequestEntry]) -> StoreResult<()> {
-    let mut stmt = conn.prepare_cached(
-        "INSERT INTO request_log (id, workspace_id, created_at, credential_id, endpoint, model,
-             routed_model, deployment, route_reason, status, error, stream, first_token_us,
-             total_us, prompt_tokens, completion_tokens, cached_tokens, nanocredits,
-             x402_settled, session_id, chosen, request_body, response_body)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-                 ?18, ?19, ?20, ?21, ?22, ?23)",
-    )?;
-    for (i, e) in entries.iter().enumerate() {
-        if i > 0 && i % ROWS_PER_YIELD == 0 {
-            std::thread::yield_now();
-        }
-        stmt.execute(params![
-            e.id,
-            e.workspace_id,
-            micros(e.created_at),
-            e.credential_id,
-            e.endpoint,
-            e.model,
-            e.routed_model,
-            e.deployment,
-            e.route_reason,
-            e.status,
-            e.error,
-            e.stream,
-            e.first_token_us,
-            e.total_us,
-            count(e.prompt_tokens),
-            count(e.completion_tokens),
-            count(e.cached_tokens),
-            e.credits.map(Credits::to_column),
-            e.x402_settled,
-            e.session_id,
-            chosen(e),
-            e.request_body,
-            e.response_body,
-        ])?;
-    }
-    Ok(())
-}
-
-/// Whether the entry's id is one a client chose, found through `request_log_chosen_ids`; an id
-/// the server made carries the entry's time and is found through the index by time.
-fn chosen(entry: &RequestEntry) -> bool {
-    request_id_time(&entry.id) != Some(entry.created_at)
-}
+/// An entry whose id a client chose: when it arrived from the index of those, then as
+/// [`MADE`].
+const CHOSEN: &str = "r.workspace_id = ?1 AND r.id = ?2 AND r.batch IN (SELECT b.seq
+    FROM request_log_chosen c JOIN request_log_batches b ON b.workspace_id = c.workspace_id
+        AND b.first_at <= c.created_at AND b.first_at > c.created_at - 60000000
+    WHERE c.workspace_id = ?1 AND c.id = ?2)
+    AND r.created_at IN (SELECT created_at FROM request_log_chosen
+        WHERE workspace_id = ?1 AND id = ?2)";
 
 fn entry(row: &Row<'_>) -> rusqlite::Result<RequestEntry> {
     let count = |i| -> rusqlite::Result<Option<u64>> {
@@ -130,6 +81,7 @@ fn entry(row: &Row<'_>) -> rusqlite::Result<RequestEntry> {
         session_id: row.get(20)?,
         request_body: row.get(21)?,
         response_body: row.get(22)?,
+        chosen: false,
     })
 }
 
@@ -219,18 +171,13 @@ fn one(conn: &Connection, sql: &str, params: &[&dyn ToSql]) -> StoreResult<Optio
         .optional()?)
 }
 
-fn delete_before(conn: &Connection, cutoff: i64, limit: i64) -> StoreResult<u64> {
-    let deleted = conn
-        .prepare_cached(&format!("DELETE FROM request_log WHERE seq IN ({EXPIRED})"))?
-        .execute(params![cutoff, limit])?;
-    Ok(deleted as u64)
-}
-
 #[async_trait]
 impl RequestLog for SqliteStore {
     async fn record_requests(&self, entries: Arc<Vec<RequestEntry>>) -> StoreResult<()> {
         self.engine
-            .write(Vec::new(), move |conn| insert(conn, &entries))
+            .write(Vec::new(), move |conn| {
+                request_batches::insert(conn, &entries)
+            })
             .await
     }
 
@@ -257,80 +204,12 @@ impl RequestLog for SqliteStore {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let cutoff = micros(cutoff);
         self.engine
-            .write(Vec::new(), move |conn| delete_before(conn, cutoff, limit))
+            .write(Vec::new(), move |conn| {
+                request_batches::delete_before(conn, cutoff, limit)
+            })
             .await
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn plan(conn: &Connection, sql: &str) -> String {
-        conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
-            .unwrap()
-            .query_map(params![1, 2, 3], |r| r.get::<_, String>(3))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect::<Vec<_>>()
-            .join("; ")
-    }
-
-    /// What a write costs is its indexes: one kept on every row, and lookups and deletes
-    /// that still search rather than scan.
-    #[test]
-    fn the_log_keeps_one_index_on_every_write_and_every_read_searches_one() {
-        let mut conn = Connection::open_in_memory().unwrap();
-        super::super::schema::migrate(&mut conn).unwrap();
-        let indexes: Vec<(String, Option<String>)> = conn
-            .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'request_log'")
-            .unwrap()
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
-        let every_row: Vec<&str> = indexes
-            .iter()
-            .filter(|(_, sql)| sql.as_deref().is_some_and(|sql| !sql.contains(" WHERE ")))
-            .map(|(name, _)| name.as_str())
-            .collect();
-        assert_eq!(every_row, ["request_log_by_workspace"], "{indexes:?}");
-
-        let made = plan(&conn, &format!("SELECT {FIELDS} {FROM} WHERE {MADE}"));
-        let seek = "INDEX request_log_by_workspace (workspace_id=? AND created_at=?)";
-        assert!(made.contains(seek), "{made}");
-        let chosen = plan(
-            &conn,
-            &format!("SELECT {FIELDS} {FROM} WHERE {CHOSEN} AND ?3"),
-        );
-        let seek = "INDEX request_log_chosen_ids (workspace_id=? AND id=?)";
-        assert!(chosen.contains(seek), "{chosen}");
-        let expired = plan(&conn, &format!("{EXPIRED} + ?3"));
-        let seek = "INDEX request_log_by_workspace (workspace_id=? AND created_at<?)";
-        assert!(
-            expired.contains(seek) && !expired.contains("SCAN r"),
-            "{expired}"
-        );
-    }
-
-    #[test]
-    fn an_id_is_chosen_unless_it_carries_its_entrys_time() {
-        let at = crate::store::now();
-        let made = RequestEntry {
-            id: crate::secrets::new_request_id(at),
-            created_at: at,
-            ..RequestEntry::default()
-        };
-        assert!(!chosen(&made));
-        let later = RequestEntry {
-            created_at: at + chrono::Duration::seconds(5),
-            ..made.clone()
-        };
-        assert!(chosen(&later), "a server's id sent again by a client");
-        let client = RequestEntry {
-            id: "my-trace-1".into(),
-            ..made
-        };
-        assert!(chosen(&client));
-    }
-}
+mod tests;
