@@ -23,7 +23,7 @@ M = [
  ("the model filter takes the answering model (PostgreSQL)", P, "OR r.routed_model = $3)", "OR r.routed_model = $3 OR true)", R + " postgres"),
  ("retention deletes only older entries (SQLite)", B, "b.first_at < ?1 AND b.last_at < ?1 LIMIT ?2", "b.first_at < ?1 + 86400000000 * 25 AND b.last_at < ?1 + 86400000000 * 25 LIMIT ?2", R + " retention_deletes_exactly_the_entries_older_than_it::sqlite"),
  ("retention deletes only older entries (PostgreSQL)", P, "WHERE created_at < $1 LIMIT $2", "WHERE created_at < $1 + interval '25 days' LIMIT $2", R + " retention_deletes_exactly_the_entries_older_than_it::postgres"),
- ("retention deletes at all (SQLite)", B, '"DELETE FROM request_log_batches WHERE seq IN ({EXPIRED})"', '"DELETE FROM request_log_batches WHERE false AND seq IN ({EXPIRED})"', R + " retention_deletes_exactly_the_entries_older_than_it::sqlite"),
+ ("retention deletes at all (SQLite)", B, '"DELETE FROM request_log_batches WHERE seq IN ({EXPIRED}) RETURNING entries"', '"DELETE FROM request_log_batches WHERE false AND seq IN ({EXPIRED}) RETURNING entries"', R + " retention_deletes_exactly_the_entries_older_than_it::sqlite"),
  ("the credential's name is joined", S, "COALESCE(t.name, k.name)", "COALESCE(k.name, NULL)", R + " sqlite"),
  ("bodies are redacted", L, "let redacted = crate::redact::redact(text);", "let redacted = std::borrow::Cow::Borrowed(text);", R + " bodies"),
  ("bodies are cut at the cap", L, "if redacted.len() <= cap {", "if redacted.len() <= usize::MAX {", R + " bodies"),

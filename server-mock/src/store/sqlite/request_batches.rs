@@ -157,21 +157,15 @@ pub(super) const CHOSEN_EXPIRED: &str = "SELECT c.rowid FROM workspaces w
 /// Deletes the entries older than `cutoff` (microseconds) in at most `limit` whole batches, and
 /// once none is left whole, those in batches that straddle it; returns how many.
 pub(super) fn delete_before(conn: &Connection, cutoff: i64, limit: i64) -> StoreResult<u64> {
-    let whole: i64 = conn
+    // One statement finds and deletes them, and says how many entries each held.
+    let held: Vec<i64> = conn
         .prepare_cached(&format!(
-            "SELECT COUNT(*), COALESCE(SUM(entries), 0) FROM request_log_batches
-             WHERE seq IN ({EXPIRED})"
+            "DELETE FROM request_log_batches WHERE seq IN ({EXPIRED}) RETURNING entries"
         ))?
-        .query_row(params![cutoff, limit], |r| {
-            Ok((r.get::<_, i64>(0)?, r.get(1)?))
-        })
-        .map(|(batches, entries)| if batches > 0 { entries } else { 0 })?;
-    let batches = conn
-        .prepare_cached(&format!(
-            "DELETE FROM request_log_batches WHERE seq IN ({EXPIRED})"
-        ))?
-        .execute(params![cutoff, limit])?;
-    let mut deleted = whole;
+        .query_map(params![cutoff, limit], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    let batches = held.len();
+    let mut deleted: i64 = held.iter().sum();
     if (batches as i64) < limit {
         let straddling: Vec<(i64, i64)> = conn
             .prepare_cached(&format!(
