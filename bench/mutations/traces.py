@@ -9,7 +9,7 @@ M = [
  ("a traceparent is joined", T, "let parent = inner.propagator.extract(&HeaderExtractor(headers));", "let parent = { let _ = HeaderExtractor(headers); opentelemetry::Context::new() };", "--test traces"),
  ("the span carries the answer's status", S, "            i64::from(status),\n", "            i64::from(status + 1),\n", "--test traces"),
  ("the span is named by the route's template", T, 'format!("{method} {template}")', 'format!("{method}")', "--test traces"),
- ("spans of a failed export are counted", "server-mock/src/telemetry/traces/export.rs", "self.dropped.increment(spans);", "let _ = spans;", "--test traces collector_down"),
+ ("spans of a failed export are counted", "server-mock/src/telemetry/traces/export.rs", "self.shared.dropped.increment(spans.len() as u64);", "let _ = spans.len();", "--test traces collector_down"),
  ("an attempt's span is under the request's", S, ".start_with_context(tracer, &self.cx);", ".start(tracer);", "--test traces"),
  ("an attempt's usage on its span", "server-mock/src/chat/spans.rs", 'KeyValue::new("gen_ai.usage.input_tokens", count(tokens.prompt)),', 'KeyValue::new("gen_ai.usage.input_tokens", count(tokens.completion)),', "--test traces"),
  ("a failed attempt's error type", "server-mock/src/chat/health/attempt.rs", "(Some(span), Some((outcome, why))) => span.failed(outcome.label(), why),", "(Some(span), Some(_)) => span.end(),", "--test traces"),
@@ -28,7 +28,8 @@ M += [
  ("top_p is recorded", "server-mock/src/chat/spans.rs", 'KeyValue::new("gen_ai.request.top_p", top_p)', 'KeyValue::new("gen_ai.request.top", top_p)', "--test traces"),
 ]
 M += [
- ("spans refused at a full queue are counted", "server-mock/src/telemetry/traces/export.rs", "if self.queued.fetch_add(1, Ordering::Relaxed) >= self.queue {", "if self.queued.fetch_add(1, Ordering::Relaxed) >= usize::MAX {", "--test traces hangs"),
+ ("spans refused at a full queue are counted", "server-mock/src/telemetry/traces/export.rs", "if pending.spans.len() >= shared.queue || pending.stop {", "if pending.stop {", "--test traces hangs"),
+ ("spans waiting when the server stops are sent", "server-mock/src/telemetry/traces/export.rs", "for batch in spans.chunks(shared.batch) {", "for batch in spans.chunks(shared.batch).filter(|_| !stop) {", "--test traces spans_still_waiting"),
  ("a span's parent is encoded", O, "self.bytes(4, &span.parent_span_id.to_bytes());", "let _ = span.parent_span_id;", "--test traces"),
  ("a long message's length is widened", O, "self.0.splice(at..=at, prefix.0);", "self.0[at] = prefix.0[0];", "--lib otlp"),
 ]

@@ -342,3 +342,27 @@ async fn with_a_collector_that_hangs_the_spans_past_the_queue_are_dropped_and_co
     let floor = (2 * requests - 4_096 - 2 * 512) as f64;
     assert!(dropped >= floor, "dropped {dropped}, at least {floor}");
 }
+
+#[tokio::test]
+async fn spans_still_waiting_are_sent_when_the_server_stops() {
+    let (endpoint, mut spans) = collector().await;
+    // A delay no test waits out: the spans leave only because the server stops.
+    let mut server = Server::start_with(Options {
+        env: vec![("OTEL_BSP_SCHEDULE_DELAY", "600000")],
+        args: vec!["--otlp-endpoint".to_string(), endpoint],
+        ..Default::default()
+    });
+    let listed = server.get("/v1/tokens", &server.admin_key).await;
+    assert_eq!(listed.status(), 200);
+    // Stopped on a thread of its own: the collector answers on this one meanwhile.
+    let clean = tokio::task::spawn_blocking(move || server.stop())
+        .await
+        .unwrap();
+    assert!(clean, "the server exits cleanly");
+    let span = spans.take(|s| s.name == "GET /v1/tokens").await;
+    assert_eq!(span.kind, SpanKind::Server as i32);
+    assert_eq!(
+        attribute(&span, "http.response.status_code").as_deref(),
+        Some("200")
+    );
+}

@@ -19,7 +19,8 @@ pub fn started(
     content: bool,
 ) -> (String, Vec<KeyValue>) {
     let fixed = deployment.traced.get_or_init(|| fixed(deployment));
-    let mut attributes = Vec::with_capacity(fixed.len() + 6);
+    // Room for what the answer adds ([`answered`], and `error.type`): the list never regrows.
+    let mut attributes = Vec::with_capacity(fixed.len() + 6 + 9);
     attributes.extend_from_slice(fixed);
     attributes.push(KeyValue::new(
         "gen_ai.request.model",

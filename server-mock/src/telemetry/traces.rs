@@ -1,9 +1,10 @@
 //! Traces over OpenTelemetry's OTLP/HTTP (protobuf), off unless an endpoint is given: a server
 //! span for each request, joined to the caller's trace when it sends a W3C `traceparent`.
 //!
-//! Spans leave through the SDK's batch processor: a bounded queue and a thread of its own that
-//! sends them, so a request never waits for the collector. When the collector is down or slow,
-//! the spans that could not be sent are dropped and counted ([`registry::TRACE_SPANS_DROPPED`]).
+//! Spans are made by the SDK's tracer and leave through a batcher of our own (`export`): a
+//! bounded list and a thread of its own that sends them, so a request never waits for the
+//! collector. When the collector is down or slow, the spans that could not be sent are dropped
+//! and counted ([`registry::TRACE_SPANS_DROPPED`]).
 
 use std::sync::Arc;
 use std::time::Duration;

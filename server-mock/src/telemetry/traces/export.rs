@@ -1,32 +1,41 @@
-//! How spans leave: the SDK's batch processor behind a bound of our own, so that every span
-//! dropped is counted ([`TRACE_SPANS_DROPPED`](crate::telemetry::registry::TRACE_SPANS_DROPPED)):
-//! those refused because the queue is full (the SDK's processor drops those silently) and those
-//! of a batch the collector did not take. Each batch is encoded by [`super::otlp`] (straight
-//! from the span data) and posted on the server's own runtime.
+//! How spans leave: a batcher of our own in place of the SDK's batch processor. A span that
+//! ends is pushed onto a bounded list (one uncontended lock; the exporting thread is woken only
+//! when a batch is full); a thread of its own takes the whole list when a batch is full, or every
+//! scheduled delay (`OTEL_BSP_SCHEDULE_DELAY`), encodes it with [`super::otlp`] (straight from
+//! the span data) and posts it on the server's runtime. Every span dropped is counted
+//! ([`TRACE_SPANS_DROPPED`](crate::telemetry::registry::TRACE_SPANS_DROPPED)): those refused
+//! because the list is full, and those of a batch the collector did not take.
+//!
+//! The SDK's processor moved each span through a channel and again into its batch (about 2,000
+//! instructions a request of copying alone), and dropped spans silently when its queue was full.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, RwLock};
+use std::time::{Duration, Instant};
 
 use axum::http::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use opentelemetry::Context;
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::error::{OTelSdkError, OTelSdkResult};
-use opentelemetry_sdk::trace::{
-    BatchConfigBuilder, BatchSpanProcessor, Span, SpanData, SpanExporter, SpanProcessor,
-};
+use opentelemetry_sdk::trace::{Span, SpanData, SpanProcessor};
 
 use super::otlp;
 
-/// A batch processor over an OTLP/HTTP exporter to `endpoint` (each export given at most
-/// `timeout`), holding at most `queue` spans not yet handed to it; every span dropped is
-/// counted in `dropped`. Exports run on the current Tokio runtime.
+/// Spans in one export unless `OTEL_BSP_MAX_EXPORT_BATCH_SIZE` says otherwise.
+const BATCH: usize = 512;
+/// The longest a span waits to be exported unless `OTEL_BSP_SCHEDULE_DELAY` (milliseconds)
+/// says otherwise.
+const DELAY: Duration = Duration::from_secs(5);
+
+/// A batcher posting to the OTLP/HTTP `endpoint` (each post given at most `timeout`), holding at
+/// most `queue` spans not yet taken for export; every span dropped is counted in `dropped`.
+/// Posts run on the current Tokio runtime.
 pub(super) fn bounded(
     endpoint: &str,
     timeout: Duration,
     queue: usize,
     dropped: metrics::Counter,
-) -> anyhow::Result<Bounded> {
+) -> anyhow::Result<Batcher> {
     let runtime = tokio::runtime::Handle::try_current()
         .map_err(|_| anyhow::anyhow!("traces are exported from within the server's runtime"))?;
     let mut headers = env_headers();
@@ -39,27 +48,45 @@ pub(super) fn bounded(
         .default_headers(headers)
         .build()?;
     let url = reqwest::Url::parse(endpoint)?;
-    let queued = Arc::new(AtomicUsize::new(0));
-    let exporter = Otlp {
+    let env = |name: &str| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+    };
+    let batch = env("OTEL_BSP_MAX_EXPORT_BATCH_SIZE")
+        .and_then(|n| usize::try_from(n).ok())
+        .filter(|n| *n > 0)
+        .unwrap_or(BATCH)
+        .min(queue);
+    let delay = env("OTEL_BSP_SCHEDULE_DELAY").map_or(DELAY, Duration::from_millis);
+    let shared = Arc::new(Shared {
+        pending: Mutex::new(Pending {
+            spans: Vec::with_capacity(batch),
+            ..Pending::default()
+        }),
+        wake: Condvar::new(),
+        exported: Condvar::new(),
+        queue,
+        batch,
+        delay,
+        dropped,
+        resource: RwLock::default(),
+    });
+    let (done, finished) = sync_channel(1);
+    let sender = Sender {
         client,
         url,
         runtime,
-        resource: Vec::new(),
-        last: AtomicUsize::new(0),
-        queued: queued.clone(),
-        dropped: dropped.clone(),
+        shared: shared.clone(),
+        per_span: 0,
+        failing: false,
     };
-    let batches = BatchConfigBuilder::default()
-        .with_max_queue_size(queue)
-        .build();
-    let inner = BatchSpanProcessor::builder(exporter)
-        .with_batch_config(batches)
-        .build();
-    Ok(Bounded {
-        inner,
-        queue,
-        queued,
-        dropped,
+    std::thread::Builder::new()
+        .name("tokctl-traces".into())
+        .spawn(move || sender.run(done))?;
+    Ok(Batcher {
+        shared,
+        finished: Mutex::new(Some(finished)),
     })
 }
 
@@ -89,102 +116,225 @@ fn parse_headers(text: &str) -> HeaderMap {
     headers
 }
 
-/// The batch processor, refusing (and counting) a span when `queue` spans already wait: its own
-/// queue, as large, then never fills, so it never drops one uncounted.
+/// The span processor the tracer hands each ended span to.
 #[derive(Debug)]
-pub(super) struct Bounded {
-    inner: BatchSpanProcessor,
-    queue: usize,
-    /// Spans handed to `inner` and not yet to the exporter.
-    queued: Arc<AtomicUsize>,
-    dropped: metrics::Counter,
+pub(super) struct Batcher {
+    shared: Arc<Shared>,
+    /// Says the exporting thread has stopped (taken by the first shutdown).
+    finished: Mutex<Option<Receiver<()>>>,
 }
 
-impl SpanProcessor for Bounded {
-    fn on_start(&self, span: &mut Span, cx: &Context) {
-        self.inner.on_start(span, cx);
+/// What the request path and the exporting thread share.
+struct Shared {
+    pending: Mutex<Pending>,
+    /// Wakes the exporting thread: a batch is full, a flush is asked for, or it should stop.
+    wake: Condvar,
+    /// Signalled after each round of exports (a flush waits on it).
+    exported: Condvar,
+    /// Most spans waiting; past it, new ones are dropped.
+    queue: usize,
+    /// Spans in one export.
+    batch: usize,
+    /// The longest a span waits.
+    delay: Duration,
+    dropped: metrics::Counter,
+    /// The resource's fields, encoded once (every export repeats them).
+    resource: RwLock<Vec<u8>>,
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared")
+            .field("queue", &self.queue)
+            .field("batch", &self.batch)
+            .finish_non_exhaustive()
     }
+}
+
+#[derive(Default)]
+struct Pending {
+    spans: Vec<SpanData>,
+    stop: bool,
+    /// Flushes asked for, and the last one done (each round of exports does all asked before it).
+    asked: u64,
+    done: u64,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Pending> {
+        self.pending.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl SpanProcessor for Batcher {
+    fn on_start(&self, _span: &mut Span, _cx: &Context) {}
 
     fn on_end(&self, span: SpanData) {
-        if self.queued.fetch_add(1, Ordering::Relaxed) >= self.queue {
-            self.queued.fetch_sub(1, Ordering::Relaxed);
-            self.dropped.increment(1);
+        let shared = &self.shared;
+        let mut pending = shared.lock();
+        if pending.spans.len() >= shared.queue || pending.stop {
+            drop(pending);
+            shared.dropped.increment(1);
             return;
         }
-        self.inner.on_end(span);
+        pending.spans.push(span);
+        if pending.spans.len() == shared.batch {
+            shared.wake.notify_one();
+        }
     }
 
     fn force_flush(&self) -> OTelSdkResult {
-        self.inner.force_flush()
+        let shared = &self.shared;
+        let mut pending = shared.lock();
+        pending.asked += 1;
+        let asked = pending.asked;
+        shared.wake.notify_one();
+        let deadline = Instant::now() + super::EXPORT_TIMEOUT;
+        while pending.done < asked && !pending.stop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(OTelSdkError::Timeout(super::EXPORT_TIMEOUT));
+            }
+            pending = shared
+                .exported
+                .wait_timeout(pending, left)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        Ok(())
     }
 
     fn shutdown_with_timeout(&self, timeout: Duration) -> OTelSdkResult {
-        self.inner.shutdown_with_timeout(timeout)
+        let finished = self
+            .finished
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        let Some(finished) = finished else {
+            return Err(OTelSdkError::AlreadyShutdown);
+        };
+        self.shared.lock().stop = true;
+        self.shared.wake.notify_one();
+        finished
+            .recv_timeout(timeout)
+            .map_err(|_| OTelSdkError::Timeout(timeout))
     }
 
     fn set_resource(&mut self, resource: &Resource) {
-        self.inner.set_resource(resource);
+        let fields = otlp::resource(resource);
+        *self
+            .shared
+            .resource
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = fields;
     }
 }
 
-/// The OTLP/HTTP (protobuf) exporter, counting the spans of each batch it could not send.
-struct Otlp {
+/// The exporting thread's side.
+struct Sender {
     client: reqwest::Client,
     url: reqwest::Url,
-    /// Where each batch is posted from (the processor's thread only waits for it).
+    /// Where each post runs (this thread only waits for it).
     runtime: tokio::runtime::Handle,
-    /// The resource's fields, encoded once.
-    resource: Vec<u8>,
-    /// The size of the last batch's body: the next one's first guess.
-    last: AtomicUsize,
-    /// Spans waiting in the processor: each batch leaves it here.
-    queued: Arc<AtomicUsize>,
-    dropped: metrics::Counter,
+    shared: Arc<Shared>,
+    /// Bytes a span took in the last export: the next body's room is guessed from it.
+    per_span: usize,
+    /// Whether the last export failed (a failure is logged once, until one succeeds).
+    failing: bool,
 }
 
-impl std::fmt::Debug for Otlp {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Otlp")
-            .field("url", &self.url.as_str())
-            .finish()
-    }
-}
-
-impl Otlp {
-    /// Posts one encoded batch; an error unless the collector took it (2xx).
-    async fn send(&self, body: Vec<u8>) -> Result<(), String> {
-        let request = self.client.post(self.url.clone()).body(body);
-        let sent = self.runtime.spawn(async move {
-            let response = request.send().await.map_err(|err| err.to_string())?;
-            let status = response.status();
-            // Read to its end, so that the connection is kept for the next batch.
-            let _ = response.bytes().await;
-            match status.is_success() {
-                true => Ok(()),
-                false => Err(format!("the collector answered {status}")),
+impl Sender {
+    /// Exports until asked to stop, then exports what is left and says so on `done`.
+    fn run(mut self, done: SyncSender<()>) {
+        let shared = self.shared.clone();
+        loop {
+            let (spans, asked, stop) = {
+                let mut pending = shared.lock();
+                let deadline = Instant::now() + shared.delay;
+                while pending.spans.len() < shared.batch
+                    && !pending.stop
+                    && pending.asked == pending.done
+                {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        break;
+                    }
+                    pending = shared
+                        .wake
+                        .wait_timeout(pending, left)
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .0;
+                }
+                // The next spans go into a list with as much room as this one had (spans keep
+                // coming while this thread wakes: a list made for one batch would be grown, all
+                // its spans copied, on a request's path); an empty one is left where it is.
+                let spans = match pending.spans.is_empty() {
+                    true => Vec::new(),
+                    false => {
+                        let room = pending.spans.capacity();
+                        std::mem::replace(&mut pending.spans, Vec::with_capacity(room))
+                    }
+                };
+                (spans, pending.asked, pending.stop)
+            };
+            for batch in spans.chunks(shared.batch) {
+                self.export(batch);
             }
+            drop(spans);
+            shared.lock().done = asked;
+            shared.exported.notify_all();
+            if stop {
+                let _ = done.send(());
+                return;
+            }
+        }
+    }
+
+    /// Encodes and posts one batch; its spans are counted as dropped unless the collector took
+    /// it.
+    fn export(&mut self, spans: &[SpanData]) {
+        // Room for the batch as the last one's spans took, and a quarter more: the body is
+        // never grown (each growth copies all of it).
+        let guess = self.per_span.saturating_mul(spans.len());
+        let mut body = Vec::with_capacity(guess.saturating_add(guess / 4).max(4096));
+        {
+            let resource = self
+                .shared
+                .resource
+                .read()
+                .unwrap_or_else(PoisonError::into_inner);
+            otlp::request(&resource, spans, &mut body);
+        }
+        self.per_span = body.len() / spans.len().max(1);
+        let request = self.client.post(self.url.clone()).body(body);
+        let runtime = self.runtime.clone();
+        let sent = self.runtime.block_on(async move {
+            let posted = runtime.spawn(async move {
+                let response = request.send().await.map_err(|err| err.to_string())?;
+                let status = response.status();
+                // Read to its end, so that the connection is kept for the next batch.
+                let _ = response.bytes().await;
+                match status.is_success() {
+                    true => Ok(()),
+                    false => Err(format!("the collector answered {status}")),
+                }
+            });
+            posted.await.map_err(|err| err.to_string())?
         });
-        sent.await.map_err(|err| err.to_string())?
-    }
-}
-
-impl SpanExporter for Otlp {
-    async fn export(&self, batch: Vec<SpanData>) -> OTelSdkResult {
-        self.queued.fetch_sub(batch.len(), Ordering::Relaxed);
-        let spans = batch.len() as u64;
-        let mut body = Vec::with_capacity(self.last.load(Ordering::Relaxed));
-        otlp::request(&self.resource, &batch, &mut body);
-        drop(batch);
-        self.last.store(body.len(), Ordering::Relaxed);
-        let sent = self.send(body).await;
-        sent.map_err(|err| {
-            self.dropped.increment(spans);
-            OTelSdkError::InternalFailure(format!("traces not sent: {err}"))
-        })
-    }
-
-    fn set_resource(&mut self, resource: &Resource) {
-        self.resource = otlp::resource(resource);
+        match sent {
+            Ok(()) if self.failing => {
+                self.failing = false;
+                tracing::info!("traces are being sent again");
+            }
+            Ok(()) => {}
+            Err(err) => {
+                self.shared.dropped.increment(spans.len() as u64);
+                if !self.failing {
+                    self.failing = true;
+                    tracing::warn!(error = %err, "traces not sent; their spans are dropped and counted until the collector takes them");
+                }
+            }
+        }
     }
 }
 

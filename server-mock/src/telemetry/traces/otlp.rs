@@ -120,14 +120,18 @@ impl Writer {
         let at = self.0.len();
         self.0.push(0);
         write(self);
-        let len = self.0.len() - at - 1;
+        let end = self.0.len();
+        let len = end - at - 1;
         if len < 0x80 {
             self.0[at] = len as u8;
             return;
         }
-        let mut prefix = Writer(Vec::with_capacity(10));
-        prefix.varint(len as u64);
-        self.0.splice(at..=at, prefix.0);
+        // Widened in place: the message moves right by the length's extra bytes.
+        let mut prefix = [0u8; 10];
+        let width = varint_into(len as u64, &mut prefix);
+        self.0.resize(end + width - 1, 0);
+        self.0.copy_within(at + 1..end, at + width);
+        self.0[at..at + width].copy_from_slice(&prefix[..width]);
     }
 
     fn scope_spans(&mut self, scope: &InstrumentationScope, spans: &[SpanData]) {
@@ -239,6 +243,18 @@ impl Writer {
     fn item(&mut self, value: Value) {
         self.message(1, |w| w.any(&value));
     }
+}
+
+/// `value` as a varint into `out`; returns how many bytes it took.
+fn varint_into(mut value: u64, out: &mut [u8; 10]) -> usize {
+    let mut len = 0;
+    while value >= 0x80 {
+        out[len] = value as u8 | 0x80;
+        value >>= 7;
+        len += 1;
+    }
+    out[len] = value as u8;
+    len + 1
 }
 
 fn kind(kind: &SpanKind) -> u64 {
