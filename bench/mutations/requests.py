@@ -40,7 +40,7 @@ M += [
 ]
 M += [
  ("a batch keeps each field in the view's position", B, "            e.model.as_deref(),\n            e.routed_model.as_deref(),", "            e.routed_model.as_deref(),\n            e.model.as_deref(),", U),
- ("a batch spans at most a minute", B, ".position(|e| e.created_at >= end)", ".position(|_| false)", U),
+ ("a batch spans at most a minute", B, "if high - low >= SPAN {", "if high - low >= i64::MAX {", U),
  ("a straddling batch keeps its newer entries", B, "data = (SELECT json_group_array(json(j.value)) FROM json_each(data) j\n                                 WHERE j.value ->> 1 >= ?1),", "data = data,", U),
  ("retention deletes the chosen ids it passes", B, '"DELETE FROM request_log_chosen WHERE rowid IN ({CHOSEN_EXPIRED})"', '"DELETE FROM request_log_chosen WHERE false AND rowid IN ({CHOSEN_EXPIRED})"', U),
 ]

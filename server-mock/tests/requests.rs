@@ -195,6 +195,12 @@ both! {
             assert_eq!(ids(&page), expected, "{query}: {page}");
             assert_eq!(page["meta"]["total"], expected.len(), "{query}");
         }
+        // Bounds at an entry's own time: since takes it in, until leaves it out.
+        let all = listed(&server, "").await;
+        let at = all["data"][1]["created_at"].as_str().unwrap().replace('+', "%2B");
+        assert_eq!(ids(&all)[1], "r2");
+        assert_eq!(ids(&listed(&server, &format!("?since={at}")).await), ["r3", "r2"]);
+        assert_eq!(ids(&listed(&server, &format!("?until={at}")).await), ["r1", "r0"]);
         let second = listed(&server, "?per_page=2&page=2").await;
         assert_eq!(ids(&second), ["r1", "r0"]);
         assert_eq!(second["meta"]["total"], 4);
