@@ -58,7 +58,10 @@ pub(super) fn bounded(
         .filter(|n| *n > 0)
         .unwrap_or(BATCH)
         .min(queue);
-    let delay = env("OTEL_BSP_SCHEDULE_DELAY").map_or(DELAY, Duration::from_millis);
+    // At least a millisecond: a delay of 0 would have the thread spin.
+    let delay = env("OTEL_BSP_SCHEDULE_DELAY")
+        .map_or(DELAY, Duration::from_millis)
+        .max(Duration::from_millis(1));
     let shared = Arc::new(Shared {
         pending: Mutex::new(Pending {
             spans: Vec::with_capacity(batch),
