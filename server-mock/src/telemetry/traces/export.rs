@@ -9,9 +9,8 @@
 //! The SDK's processor moved each span through a channel and again into its batch (about 2,000
 //! instructions a request of copying alone), and dropped spans silently when its queue was full.
 
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, RwLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::http::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use opentelemetry::Context;
@@ -75,7 +74,6 @@ pub(super) fn bounded(
         dropped,
         resource: RwLock::default(),
     });
-    let (done, finished) = sync_channel(1);
     let sender = Sender {
         client,
         url,
@@ -86,11 +84,8 @@ pub(super) fn bounded(
     };
     std::thread::Builder::new()
         .name("tokctl-traces".into())
-        .spawn(move || sender.run(done))?;
-    Ok(Batcher {
-        shared,
-        finished: Mutex::new(Some(finished)),
-    })
+        .spawn(move || sender.run())?;
+    Ok(Batcher { shared })
 }
 
 /// The headers `OTEL_EXPORTER_OTLP_TRACES_HEADERS` (else `OTEL_EXPORTER_OTLP_HEADERS`) name,
@@ -123,8 +118,6 @@ fn parse_headers(text: &str) -> HeaderMap {
 #[derive(Debug)]
 pub(super) struct Batcher {
     shared: Arc<Shared>,
-    /// Says the exporting thread has stopped (taken by the first shutdown).
-    finished: Mutex<Option<Receiver<()>>>,
 }
 
 /// What the request path and the exporting thread share.
@@ -132,7 +125,7 @@ struct Shared {
     pending: Mutex<Pending>,
     /// Wakes the exporting thread: a batch is full, a flush is asked for, or it should stop.
     wake: Condvar,
-    /// Signalled after each round of exports (a flush waits on it).
+    /// Signalled after each round of exports (a flush and a shutdown wait on it).
     exported: Condvar,
     /// Most spans waiting; past it, new ones are dropped.
     queue: usize,
@@ -157,7 +150,9 @@ impl std::fmt::Debug for Shared {
 #[derive(Default)]
 struct Pending {
     spans: Vec<SpanData>,
+    /// Asked to stop, and stopped (the exporting thread sent what was left and ended).
     stop: bool,
+    stopped: bool,
     /// Flushes asked for, and the last one done (each round of exports does all asked before it).
     asked: u64,
     done: u64,
@@ -166,6 +161,23 @@ struct Pending {
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, Pending> {
         self.pending.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Waits, at most `timeout`, for a round of exports after which `waiting` no longer holds.
+    fn wait_exported(
+        &self,
+        pending: MutexGuard<'_, Pending>,
+        timeout: Duration,
+        waiting: impl FnMut(&mut Pending) -> bool,
+    ) -> OTelSdkResult {
+        let (_pending, waited) = self
+            .exported
+            .wait_timeout_while(pending, timeout, waiting)
+            .unwrap_or_else(PoisonError::into_inner);
+        match waited.timed_out() {
+            true => Err(OTelSdkError::Timeout(timeout)),
+            false => Ok(()),
+        }
     }
 }
 
@@ -192,35 +204,19 @@ impl SpanProcessor for Batcher {
         pending.asked += 1;
         let asked = pending.asked;
         shared.wake.notify_one();
-        let deadline = Instant::now() + super::EXPORT_TIMEOUT;
-        while pending.done < asked && !pending.stop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Err(OTelSdkError::Timeout(super::EXPORT_TIMEOUT));
-            }
-            pending = shared
-                .exported
-                .wait_timeout(pending, left)
-                .unwrap_or_else(PoisonError::into_inner)
-                .0;
-        }
-        Ok(())
+        let timeout = super::EXPORT_TIMEOUT;
+        shared.wait_exported(pending, timeout, |p| p.done < asked && !p.stop)
     }
 
     fn shutdown_with_timeout(&self, timeout: Duration) -> OTelSdkResult {
-        let finished = self
-            .finished
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        let Some(finished) = finished else {
+        let shared = &self.shared;
+        let mut pending = shared.lock();
+        if pending.stop {
             return Err(OTelSdkError::AlreadyShutdown);
-        };
-        self.shared.lock().stop = true;
-        self.shared.wake.notify_one();
-        finished
-            .recv_timeout(timeout)
-            .map_err(|_| OTelSdkError::Timeout(timeout))
+        }
+        pending.stop = true;
+        shared.wake.notify_one();
+        shared.wait_exported(pending, timeout, |p| !p.stopped)
     }
 
     fn set_resource(&mut self, resource: &Resource) {
@@ -247,27 +243,17 @@ struct Sender {
 }
 
 impl Sender {
-    /// Exports until asked to stop, then exports what is left and says so on `done`.
-    fn run(mut self, done: SyncSender<()>) {
+    /// Exports until asked to stop, then exports what is left and says it stopped.
+    fn run(mut self) {
         let shared = self.shared.clone();
         loop {
             let (spans, asked, stop) = {
-                let mut pending = shared.lock();
-                let deadline = Instant::now() + shared.delay;
-                while pending.spans.len() < shared.batch
-                    && !pending.stop
-                    && pending.asked == pending.done
-                {
-                    let left = deadline.saturating_duration_since(Instant::now());
-                    if left.is_zero() {
-                        break;
-                    }
-                    pending = shared
-                        .wake
-                        .wait_timeout(pending, left)
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .0;
-                }
+                let idle =
+                    |p: &mut Pending| p.spans.len() < shared.batch && !p.stop && p.asked == p.done;
+                let (mut pending, _) = shared
+                    .wake
+                    .wait_timeout_while(shared.lock(), shared.delay, idle)
+                    .unwrap_or_else(PoisonError::into_inner);
                 // The next spans go into a list with as much room as this one had (spans keep
                 // coming while this thread wakes: a list made for one batch would be grown, all
                 // its spans copied, on a request's path); an empty one is left where it is.
@@ -284,10 +270,13 @@ impl Sender {
                 self.export(batch);
             }
             drop(spans);
-            shared.lock().done = asked;
+            {
+                let mut pending = shared.lock();
+                pending.done = asked;
+                pending.stopped = stop;
+            }
             shared.exported.notify_all();
             if stop {
-                let _ = done.send(());
                 return;
             }
         }
