@@ -78,26 +78,45 @@ fn zero_json() -> Box<RawValue> {
     RawValue::from_string("0".into()).unwrap_or_default()
 }
 
+impl Credits {
+    /// Exact decimal text without trailing zeros (`0.0102`, `3`, `0.000000001`), written into
+    /// `out` without the formatting machinery or an allocation (a trace's attribute).
+    pub fn decimal(self, out: &mut [u8; 32]) -> &str {
+        let unit = 10u64.pow(DECIMALS);
+        let (mut whole, fraction) = (self.0 / unit, self.0 % unit);
+        // Digits right to left: the fraction's (its trailing zeros left out), then the whole's.
+        let mut at = out.len();
+        if fraction != 0 {
+            let mut rest = fraction;
+            let mut significant = false;
+            for _ in 0..DECIMALS {
+                let digit = (rest % 10) as u8;
+                rest /= 10;
+                significant |= digit != 0;
+                if significant {
+                    at -= 1;
+                    out[at] = b'0' + digit;
+                }
+            }
+            at -= 1;
+            out[at] = b'.';
+        }
+        loop {
+            at -= 1;
+            out[at] = b'0' + (whole % 10) as u8;
+            whole /= 10;
+            if whole == 0 {
+                break;
+            }
+        }
+        std::str::from_utf8(&out[at..]).unwrap_or_default()
+    }
+}
+
 impl fmt::Display for Credits {
     /// Exact decimal text without trailing zeros: `0.0102`, `3`, `0.000000001`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let unit = 10u64.pow(DECIMALS);
-        let (whole, fraction) = (self.0 / unit, self.0 % unit);
-        if fraction == 0 {
-            return write!(f, "{whole}");
-        }
-        let mut digits = [b'0'; DECIMALS as usize];
-        let mut rest = fraction;
-        for digit in digits.iter_mut().rev() {
-            *digit = b'0' + (rest % 10) as u8;
-            rest /= 10;
-        }
-        let end = digits
-            .iter()
-            .rposition(|&d| d != b'0')
-            .map_or(0, |last| last + 1);
-        let digits = std::str::from_utf8(&digits[..end]).unwrap_or_default();
-        write!(f, "{whole}.{digits}")
+        f.write_str(self.decimal(&mut [0; 32]))
     }
 }
 
@@ -275,6 +294,9 @@ mod tests {
             (1, "0.000000001"),
             (3_000_000_000, "3"),
             (1_500_000_000, "1.5"),
+            (10_000_000_000, "10"),
+            (1_050_000_000, "1.05"),
+            (120_000_000_001, "120.000000001"),
             (u64::MAX, "18446744073.709551615"),
         ] {
             assert_eq!(Credits::from_nanos(nanos).to_string(), text);

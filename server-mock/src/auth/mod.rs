@@ -23,7 +23,7 @@ use crate::secrets::{CredentialKind, SecretDigest, classify, is_token_id};
 use crate::store::Scope;
 use crate::store::{self, AuditEntry, Credential, Store, actions};
 use crate::telemetry::Traced;
-use crate::telemetry::traces::{Admission, Handoff};
+use crate::telemetry::traces::Admission;
 
 /// Who is calling: the credential that authenticated and what it may do.
 #[derive(Debug, Clone)]
@@ -241,7 +241,7 @@ pub async fn layer(
             Err(denied) => Err(denied),
         };
         if let Some(span) = span {
-            authenticated(&mut request, span, &outcome);
+            authenticated(&request, span, &outcome);
         }
         request.extensions_mut().insert(outcome);
         next.run(request).await
@@ -261,9 +261,9 @@ pub async fn layer(
 /// Notes what authentication found on the admission span, and names the credential on the
 /// request's span (`tokctl.token_id` or `tokctl.key_id`: ids, never secrets). A refusal ends
 /// the span; so does a request let through, unless the gateway serves it: then the span is
-/// left in its extensions for the gateway to end once it admitted the request (routing, the
-/// token's limit, the budget, a payment).
-fn authenticated(request: &mut Request, span: Admission, outcome: &Outcome) {
+/// handed on with the request's for the gateway to end once it admitted the request (routing,
+/// the token's limit, the budget, a payment).
+fn authenticated(request: &Request, span: Admission, outcome: &Outcome) {
     let principal = match outcome {
         Ok(principal) => principal,
         Err(denied) => {
@@ -275,12 +275,13 @@ fn authenticated(request: &mut Request, span: Admission, outcome: &Outcome) {
         true => "tokctl.token_id",
         false => "tokctl.key_id",
     };
-    if let Some(traced) = request.extensions().get::<Traced>() {
-        span.credential(traced, name, &principal.credential_id);
-    }
+    let Some(traced) = request.extensions().get::<Traced>() else {
+        return span.end();
+    };
+    span.credential(traced, name, &principal.credential_id);
     // The gateway's paths are those of the request log.
     if crate::request_log::LOGGED_PATHS.contains(&request.uri().path()) {
-        request.extensions_mut().insert(Handoff::new(span));
+        traced.hand_on(span);
     } else {
         span.end();
     }

@@ -101,7 +101,7 @@ impl Accounting {
             None => self.gateway.ledger.record(record),
         };
         if let Some(traced) = &self.traced {
-            traced.set(super::spans::settled(&self.model, &self.reason, consumed));
+            traced.set(|a| super::spans::settled(&self.model, &self.reason, consumed, a));
         }
         if let Some(logged) = &self.logged {
             let spent = Spent {

@@ -212,10 +212,10 @@ pub struct Model {
     /// model's) keep their health.
     #[serde(skip)]
     pub slot: (usize, usize),
-    /// What every traced attempt on it tells its span (provider, model, deployment, server
-    /// address), made by the first one (`chat::spans::started`).
+    /// Every traced attempt's span name (`chat {model}`) and what it tells its span (provider,
+    /// model, deployment, server address), made by the first one (`chat::spans`).
     #[serde(skip)]
-    pub traced: std::sync::OnceLock<Arc<[opentelemetry::KeyValue]>>,
+    pub traced: std::sync::OnceLock<(Arc<str>, crate::telemetry::Attributes)>,
 }
 
 impl Model {

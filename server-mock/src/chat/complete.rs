@@ -46,15 +46,14 @@ pub(super) async fn complete(
         match answer {
             Ok(answer) => {
                 let content = timing.traced.as_ref().is_some_and(Traced::content);
-                attempt.describe(|| {
+                attempt.describe(|attributes| {
                     let prompt = answer.prompt_tokens.unwrap_or(estimated_prompt);
                     let tokens = Tokens::with(prompt, answer.completion_tokens, answer.detail);
-                    let mut attributes =
-                        spans::answered(model, &id, &answer.finish.reason, &tokens);
+                    let finish = &answer.finish.reason;
+                    spans::answered(model, &id, finish, &tokens, attributes);
                     if content {
-                        attributes.push(spans::output(&answer.message, &answer.finish.reason));
+                        spans::output(&answer.message, finish, attributes);
                     }
-                    attributes
                 });
                 attempt.succeeded();
                 // `exact` is settled now, before the answer is sent: not at all when no

@@ -59,7 +59,7 @@ use crate::http::extract::ApiJson;
 use crate::http::routes::Routes;
 use crate::request_log::Logged;
 use crate::store::Store;
-use crate::telemetry::traces::{Admission, Handoff};
+use crate::telemetry::traces::Admission;
 use crate::telemetry::{Arrival, Metrics, Traced};
 use crate::usage::Ledger;
 use crate::x402::facilitator::Facilitator;
@@ -163,7 +163,9 @@ where
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
-        let admission = parts.extensions.remove::<Handoff>().and_then(Handoff::take);
+        // Taken, not copied: nothing after the caller reads it.
+        let traced = parts.extensions.remove::<Traced>();
+        let admission = traced.as_ref().and_then(Traced::take_admission);
         let auth = match Authenticated::from_request_parts(parts, state).await {
             Ok(auth) => auth,
             Err(err) => {
@@ -183,8 +185,7 @@ where
             store: Arc::from_ref(state),
             request_id: auth.request_id.clone(),
             arrived: parts.extensions.get::<Arrival>().map(|Arrival(at)| *at),
-            // Taken, not copied: nothing after the caller reads it.
-            traced: parts.extensions.remove::<Traced>(),
+            traced,
             admission,
             auth,
         })
@@ -284,7 +285,7 @@ async fn serve_checked(
     };
     if let Some(span) = admission {
         let budget = checked.request.budget_limit;
-        span.set(spans::admitted(worst.len(), budget, payment.is_some()));
+        span.set(|a| spans::admitted(worst.len(), budget, payment.is_some(), a));
         span.end();
     }
     let funds = Funds { allowance, payment };

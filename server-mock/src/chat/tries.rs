@@ -130,8 +130,9 @@ impl<'r> Tries<'r> {
                 Ok(mut attempt) => {
                     if let Some(traced) = &self.traced {
                         let content = traced.content();
-                        let (name, attributes) = spans::started(deployment, cap, checked, content);
-                        let span = traced.client(name, attributes);
+                        let name = spans::name(deployment);
+                        let span = traced
+                            .client(name, || spans::started(deployment, cap, checked, content));
                         if let Some(header) = span.traceparent() {
                             outgoing.with_header(header);
                         }

@@ -99,7 +99,7 @@ where
         if let Some(logged) = &logged {
             request.extensions_mut().insert(logged.clone());
         }
-        if let Some(traced) = span.as_ref().and_then(|span| span.traced(&self.traces)) {
+        if let Some(traced) = span.as_ref().map(telemetry::ServerSpan::traced) {
             request.extensions_mut().insert(traced);
         }
         if let Some(noted) = &noted

@@ -19,7 +19,7 @@ use axum::http::Method;
 pub use gateway::{ModelMetrics, Outcome};
 pub use outage::{Backoff, Outage};
 pub use registry::Metrics;
-pub use traces::{ChildSpan, ServerSpan, TraceConfig, Traced, Traces, session_id};
+pub use traces::{Attributes, ChildSpan, ServerSpan, TraceConfig, Traced, Traces, session_id};
 
 /// When a request arrived, left in its extensions for the handlers that measure their own
 /// part of it (the gateway's overhead); only while metrics are on.

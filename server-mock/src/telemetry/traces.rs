@@ -1,34 +1,33 @@
 //! Traces over OpenTelemetry's OTLP/HTTP (protobuf), off unless an endpoint is given: a server
 //! span for each request, joined to the caller's trace when it sends a W3C `traceparent`.
 //!
-//! Spans are made by the SDK's tracer and leave through a batcher of our own (`export`): a
-//! bounded list and a thread of its own that sends them, so a request never waits for the
-//! collector. When the collector is down or slow, the spans that could not be sent are dropped
-//! and counted ([`registry::TRACE_SPANS_DROPPED`]).
+//! Spans are recorded straight into what is exported (`span`), with W3C trace context and
+//! parent-based ratio sampling (`context`), and leave through a batcher (`export`): a bounded
+//! list and a thread of its own that encodes them (`otlp`) and sends them, so a request never
+//! waits for the collector. When the collector is down or slow, the spans that could not be
+//! sent are dropped and counted ([`registry::TRACE_SPANS_DROPPED`]).
+//!
+//! Not the OpenTelemetry SDK's tracer, nor its API's attribute values: the SDK's spans, their
+//! context and its processor, then values allocated, kept, encoded and dropped one by one, cost
+//! the gateway about 15,000 instructions a request more than this (BENCHMARKS.md). Attributes
+//! are encoded as they are set (`attributes`).
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::registry::{self, Metrics};
 use axum::http::header::{HeaderName, HeaderValue};
 use axum::http::{HeaderMap, Method};
-use opentelemetry::propagation::TextMapPropagator;
-use opentelemetry::trace::{SpanKind, TraceContextExt, Tracer, TracerProvider};
-use opentelemetry::{KeyValue, Value};
-use opentelemetry_http::HeaderExtractor;
-use opentelemetry_sdk::Resource;
-use opentelemetry_sdk::propagation::TraceContextPropagator;
-use opentelemetry_sdk::trace::{Sampler, SdkTracer, SdkTracerProvider};
 
-use super::registry::{self, Metrics};
-
+mod attributes;
+mod context;
 mod export;
 mod otlp;
 mod span;
 
-pub use span::{ADMISSION, Admission, ChildSpan, Handoff, ServerSpan, Traced};
+pub use attributes::Attributes;
+pub use span::{ADMISSION, Admission, ChildSpan, ServerSpan, Traced};
 
-/// The W3C trace context header.
-const TRACEPARENT: HeaderName = HeaderName::from_static("traceparent");
 /// Spans kept in memory waiting to be sent; past this, new ones are dropped.
 const QUEUE: usize = 4096;
 /// How long one export may take before it counts as failed (its spans dropped).
@@ -107,9 +106,11 @@ pub struct Traces(Option<Arc<Inner>>);
 struct Inner {
     /// The API's routes, for the span's name and `http.route`.
     routes: matchit::Router<Route>,
-    provider: SdkTracerProvider,
-    tracer: SdkTracer,
-    propagator: TraceContextPropagator,
+    batcher: export::Batcher,
+    /// Share of new traces kept.
+    ratio: f64,
+    /// The name of every admission span.
+    admission: Arc<str>,
     /// Whether message content is recorded.
     content: bool,
 }
@@ -127,31 +128,23 @@ impl Traces {
             return Ok(Traces(None));
         };
         let dropped = metrics.counter(registry::TRACE_SPANS_DROPPED, &[]);
-        let processor = export::bounded(endpoint, EXPORT_TIMEOUT, QUEUE, dropped)
-            .map_err(|err| anyhow::anyhow!("cannot export traces to {endpoint}: {err}"))?;
         let service = std::env::var("OTEL_SERVICE_NAME")
             .ok()
             .filter(|name| !name.trim().is_empty())
             .unwrap_or_else(|| "tokctl-server".to_string());
-        let resource = Resource::builder()
-            .with_service_name(service)
-            .with_attribute(KeyValue::new("service.version", env!("CARGO_PKG_VERSION")))
-            .build();
+        let mut resource = Attributes::resource();
+        resource.str("service.name", &service);
+        resource.str("service.version", env!("CARGO_PKG_VERSION"));
+        let resource = resource.bytes().to_vec();
+        let batcher = export::bounded(endpoint, EXPORT_TIMEOUT, QUEUE, dropped, resource)
+            .map_err(|err| anyhow::anyhow!("cannot export traces to {endpoint}: {err}"))?;
         let ratio = config.sample_ratio.clamp(0.0, 1.0);
-        let provider = SdkTracerProvider::builder()
-            .with_span_processor(processor)
-            .with_sampler(Sampler::ParentBased(Box::new(Sampler::TraceIdRatioBased(
-                ratio,
-            ))))
-            .with_resource(resource)
-            .build();
-        let tracer = provider.tracer("tokctl-server");
         tracing::info!(endpoint = %endpoint, sample_ratio = ratio, "exporting traces over OTLP/HTTP");
         Ok(Traces(Some(Arc::new(Inner {
             routes: route_names(routes),
-            provider,
-            tracer,
-            propagator: TraceContextPropagator::new(),
+            batcher,
+            ratio,
+            admission: Arc::from(span::ADMISSION),
             content: config.content,
         }))))
     }
@@ -166,38 +159,36 @@ impl Traces {
     /// caller's span when `headers` carry a `traceparent`.
     pub fn server(&self, method: &Method, path: &str, headers: &HeaderMap) -> Option<ServerSpan> {
         let inner = self.0.as_ref()?;
-        let route = inner.routes.at(path).ok().map(|found| found.value);
-        // Room for what the request turns out to be (its credential, model, route, cost,
-        // status), so that the span's list is not grown again and again.
-        let mut attributes = Vec::with_capacity(10);
-        attributes.push(KeyValue::new("http.request.method", method_value(method)));
-        let name = match route {
-            Some(route) => {
-                attributes.push(KeyValue::new("http.route", route.template));
-                route.name(method)
+        let parent = context::extract(headers);
+        let ids = context::server(parent.as_ref(), inner.ratio);
+        let remote = parent.map(|parent| (parent.span, true));
+        let open = span::Open::start(inner.clone(), ids, remote, span::Kind::Server, || {
+            let route = inner.routes.at(path).ok().map(|found| found.value);
+            // Room for what the request turns out to be (its credential, model, route, cost,
+            // status), so that the span's list is not grown again and again.
+            let mut attributes = Attributes::with_capacity(384);
+            attributes.str("http.request.method", method.as_str());
+            let name = match route {
+                Some(route) => {
+                    attributes.str("http.route", route.template);
+                    route.name(method)
+                }
+                None => Arc::from(method.as_str()),
+            };
+            if let Some(id) = session_id(headers) {
+                attributes.str("gen_ai.conversation.id", id);
             }
-            None => method.to_string().into(),
-        };
-        if let Some(id) = session_id(headers) {
-            attributes.push(KeyValue::new("gen_ai.conversation.id", id.to_string()));
-        }
-        let parent = inner.propagator.extract(&HeaderExtractor(headers));
-        let span = inner
-            .tracer
-            .span_builder(name)
-            .with_kind(SpanKind::Server)
-            .with_attributes(attributes)
-            .start_with_context(&inner.tracer, &parent);
-        Some(ServerSpan(parent.with_span(span)))
+            (name, attributes)
+        });
+        Some(ServerSpan::new(open))
     }
 
     /// Sends what is queued and stops the exporter, waiting at most a few seconds (a collector
     /// that is down does not hold the server's exit).
     pub async fn shutdown(&self) {
         if let Some(inner) = self.0.clone() {
-            let stopped = tokio::task::spawn_blocking(move || {
-                inner.provider.shutdown_with_timeout(SHUTDOWN_TIMEOUT)
-            });
+            let stopped =
+                tokio::task::spawn_blocking(move || inner.batcher.shutdown(SHUTDOWN_TIMEOUT));
             if let Ok(Err(err)) = stopped.await {
                 tracing::warn!(error = %err, "traces not all sent at shutdown");
             }
@@ -208,25 +199,25 @@ impl Traces {
 /// A route's template and its spans' names, one per method it answers.
 struct Route {
     template: &'static str,
-    names: Vec<(Method, &'static str)>,
+    names: Vec<(Method, Arc<str>)>,
 }
 
 impl Route {
     /// The span's name for `method` (`GET /v1/tokens/{id}`).
-    fn name(&self, method: &Method) -> std::borrow::Cow<'static, str> {
+    fn name(&self, method: &Method) -> Arc<str> {
         match self.names.iter().find(|(m, _)| m == method) {
-            Some((_, name)) => (*name).into(),
-            None => format!("{method} {}", self.template).into(),
+            Some((_, name)) => name.clone(),
+            None => Arc::from(format!("{method} {}", self.template)),
         }
     }
 }
 
-/// The routes of `routes` by path, with their spans' names made once (and kept for the life of
-/// the process: a span's name is `'static` or allocated again for each span).
+/// The routes of `routes` by path, with their spans' names made once (each span shares its
+/// route's).
 fn route_names(routes: &[(Method, &'static str)]) -> matchit::Router<Route> {
     let mut by_path: Vec<Route> = Vec::new();
     for (method, template) in routes {
-        let name: &'static str = Box::leak(format!("{method} {template}").into_boxed_str());
+        let name = Arc::<str>::from(format!("{method} {template}"));
         match by_path.iter_mut().find(|r| r.template == *template) {
             Some(route) => route.names.push((method.clone(), name)),
             None => by_path.push(Route {
@@ -242,23 +233,4 @@ fn route_names(routes: &[(Method, &'static str)]) -> matchit::Router<Route> {
         let _ = router.insert(template, route);
     }
     router
-}
-
-/// `http.request.method`'s value: the method's own text, without an allocation for the usual
-/// ones.
-fn method_value(method: &Method) -> Value {
-    let known = [
-        Method::GET,
-        Method::POST,
-        Method::PUT,
-        Method::PATCH,
-        Method::DELETE,
-        Method::HEAD,
-        Method::OPTIONS,
-    ];
-    const NAMES: [&str; 7] = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
-    match known.iter().position(|m| m == method) {
-        Some(i) => Value::from(NAMES[i]),
-        None => Value::from(method.as_str().to_string()),
-    }
 }

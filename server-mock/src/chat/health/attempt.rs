@@ -44,9 +44,9 @@ impl Attempt {
     }
 
     /// Adds what its answer says to its span.
-    pub fn describe(&self, attributes: impl FnOnce() -> Vec<opentelemetry::KeyValue>) {
+    pub fn describe(&self, attributes: impl FnOnce(&mut crate::telemetry::Attributes)) {
         if let Some(span) = &self.span {
-            span.set(attributes());
+            span.set(attributes);
         }
     }
 

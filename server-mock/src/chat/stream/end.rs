@@ -66,10 +66,11 @@ impl Relay {
             .kept
             .as_ref()
             .and_then(|kept| kept.ended(reason, logged));
-        self.attempt.describe(|| {
-            let mut attributes = spans::answered(model, &self.id, reason, &tokens);
-            attributes.extend(output);
-            attributes
+        self.attempt.describe(|attributes| {
+            spans::answered(model, &self.id, reason, &tokens, attributes);
+            if let Some(output) = &output {
+                spans::streamed_output(output, attributes);
+            }
         });
         self.attempt.finished(tokens.completion);
         let platform = self.settle(&tokens);
@@ -87,7 +88,8 @@ impl Relay {
             .as_ref()
             .and_then(|kept| kept.ended("error", logged))
         {
-            self.attempt.describe(|| vec![output]);
+            self.attempt
+                .describe(|attributes| spans::streamed_output(&output, attributes));
         }
         self.attempt.failed(&err);
         let tokens = self.counts(false);

@@ -5,7 +5,6 @@
 
 use std::borrow::Cow;
 
-use opentelemetry::KeyValue;
 use serde::Deserialize;
 
 use crate::chat::answer::Item;
@@ -91,7 +90,7 @@ impl Kept {
     /// The answer ended for `finish`: its output messages (redacted) become `logged`'s
     /// response body when the log keeps bodies, and are returned as the attempt span's
     /// `gen_ai.output.messages` when content goes into spans.
-    pub(super) fn ended(&self, finish: &str, logged: Option<&Logged>) -> Option<KeyValue> {
+    pub(super) fn ended(&self, finish: &str, logged: Option<&Logged>) -> Option<String> {
         let text = match self.cut {
             true => Cow::Owned(format!("{}…[cut at {AT_MOST} bytes]", self.text)),
             false => Cow::Borrowed(self.text.as_str()),
@@ -100,7 +99,7 @@ impl Kept {
         if let Some(logged) = logged.filter(|_| self.body) {
             logged.response_body(&messages);
         }
-        self.content.then(|| spans::streamed_output(messages))
+        self.content.then_some(messages)
     }
 }
 
@@ -149,8 +148,7 @@ mod tests {
         kept.push("more");
         assert!(!kept.text.ends_with("more"));
         let output = kept.ended("stop", None).unwrap();
-        let messages: serde_json::Value =
-            serde_json::from_str(output.value.as_str().as_ref()).unwrap();
+        let messages: serde_json::Value = serde_json::from_str(&output).unwrap();
         let said = messages[0]["parts"][0]["content"].as_str().unwrap();
         assert!(
             said.ends_with("and …[cut at 1048576 bytes]"),

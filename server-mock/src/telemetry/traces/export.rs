@@ -1,24 +1,21 @@
-//! How spans leave: a batcher of our own in place of the SDK's batch processor. A span that
-//! ends is pushed onto a bounded list (one uncontended lock; the exporting thread is woken only
-//! when a batch is full); a thread of its own takes the whole list when a batch is full, or every
-//! scheduled delay (`OTEL_BSP_SCHEDULE_DELAY`), encodes it with [`super::otlp`] (straight from
-//! the span data) and posts it on the server's runtime. Every span dropped is counted
+//! How spans leave. A span that ends is pushed onto a bounded list (one uncontended lock; the
+//! exporting thread is woken only when a batch is full); a thread of its own takes the whole
+//! list when a batch is full, or every scheduled delay (`OTEL_BSP_SCHEDULE_DELAY`), encodes it
+//! with [`super::otlp`] and posts it on the server's runtime. Every span dropped is counted
 //! ([`TRACE_SPANS_DROPPED`](crate::telemetry::registry::TRACE_SPANS_DROPPED)): those refused
 //! because the list is full, and those of a batch the collector did not take.
 //!
-//! The SDK's processor moved each span through a channel and again into its batch (about 2,000
-//! instructions a request of copying alone), and dropped spans silently when its queue was full.
+//! The SDK's batch processor moved each span through a channel and again into its batch (about
+//! 2,000 instructions a request of copying alone), and dropped spans silently when its queue was
+//! full.
 
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, RwLock};
-use std::time::Duration;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
 
 use axum::http::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
-use opentelemetry::Context;
-use opentelemetry_sdk::Resource;
-use opentelemetry_sdk::error::{OTelSdkError, OTelSdkResult};
-use opentelemetry_sdk::trace::{Span, SpanData, SpanProcessor};
 
 use super::otlp;
+use super::span::Record;
 
 /// Spans in one export unless `OTEL_BSP_MAX_EXPORT_BATCH_SIZE` says otherwise.
 const BATCH: usize = 512;
@@ -26,14 +23,19 @@ const BATCH: usize = 512;
 /// says otherwise.
 const DELAY: Duration = Duration::from_secs(5);
 
+/// How long after a failed export the next batch is tried (spans dropped meanwhile).
+const RETRY: Duration = Duration::from_secs(1);
+
 /// A batcher posting to the OTLP/HTTP `endpoint` (each post given at most `timeout`), holding at
 /// most `queue` spans not yet taken for export; every span dropped is counted in `dropped`.
-/// Posts run on the current Tokio runtime.
+/// `resource` is the resource's fields, encoded ([`otlp::resource`]). Posts run on the current
+/// Tokio runtime.
 pub(super) fn bounded(
     endpoint: &str,
     timeout: Duration,
     queue: usize,
     dropped: metrics::Counter,
+    resource: Vec<u8>,
 ) -> anyhow::Result<Batcher> {
     let runtime = tokio::runtime::Handle::try_current()
         .map_err(|_| anyhow::anyhow!("traces are exported from within the server's runtime"))?;
@@ -72,7 +74,7 @@ pub(super) fn bounded(
         batch,
         delay,
         dropped,
-        resource: RwLock::default(),
+        resource,
     });
     let sender = Sender {
         client,
@@ -80,7 +82,7 @@ pub(super) fn bounded(
         runtime,
         shared: shared.clone(),
         per_span: 0,
-        failing: false,
+        retry_at: None,
     };
     std::thread::Builder::new()
         .name("tokctl-traces".into())
@@ -114,8 +116,7 @@ fn parse_headers(text: &str) -> HeaderMap {
     headers
 }
 
-/// The span processor the tracer hands each ended span to.
-#[derive(Debug)]
+/// Where each span goes when it ends.
 pub(super) struct Batcher {
     shared: Arc<Shared>,
 }
@@ -123,9 +124,9 @@ pub(super) struct Batcher {
 /// What the request path and the exporting thread share.
 struct Shared {
     pending: Mutex<Pending>,
-    /// Wakes the exporting thread: a batch is full, a flush is asked for, or it should stop.
+    /// Wakes the exporting thread: a batch is full, or it should stop.
     wake: Condvar,
-    /// Signalled after each round of exports (a flush and a shutdown wait on it).
+    /// Signalled once the exporting thread has sent what was left and stopped.
     exported: Condvar,
     /// Most spans waiting; past it, new ones are dropped.
     queue: usize,
@@ -135,56 +136,26 @@ struct Shared {
     delay: Duration,
     dropped: metrics::Counter,
     /// The resource's fields, encoded once (every export repeats them).
-    resource: RwLock<Vec<u8>>,
-}
-
-impl std::fmt::Debug for Shared {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Shared")
-            .field("queue", &self.queue)
-            .field("batch", &self.batch)
-            .finish_non_exhaustive()
-    }
+    resource: Vec<u8>,
 }
 
 #[derive(Default)]
 struct Pending {
-    spans: Vec<SpanData>,
+    spans: Vec<Record>,
     /// Asked to stop, and stopped (the exporting thread sent what was left and ended).
     stop: bool,
     stopped: bool,
-    /// Flushes asked for, and the last one done (each round of exports does all asked before it).
-    asked: u64,
-    done: u64,
 }
 
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, Pending> {
         self.pending.lock().unwrap_or_else(PoisonError::into_inner)
     }
-
-    /// Waits, at most `timeout`, for a round of exports after which `waiting` no longer holds.
-    fn wait_exported(
-        &self,
-        pending: MutexGuard<'_, Pending>,
-        timeout: Duration,
-        waiting: impl FnMut(&mut Pending) -> bool,
-    ) -> OTelSdkResult {
-        let (_pending, waited) = self
-            .exported
-            .wait_timeout_while(pending, timeout, waiting)
-            .unwrap_or_else(PoisonError::into_inner);
-        match waited.timed_out() {
-            true => Err(OTelSdkError::Timeout(timeout)),
-            false => Ok(()),
-        }
-    }
 }
 
-impl SpanProcessor for Batcher {
-    fn on_start(&self, _span: &mut Span, _cx: &Context) {}
-
-    fn on_end(&self, span: SpanData) {
+impl Batcher {
+    /// Queues an ended span, or drops it (counted) when the list is full or the batcher stopped.
+    pub(super) fn push(&self, span: Record) {
         let shared = &self.shared;
         let mut pending = shared.lock();
         if pending.spans.len() >= shared.queue || pending.stop {
@@ -198,34 +169,23 @@ impl SpanProcessor for Batcher {
         }
     }
 
-    fn force_flush(&self) -> OTelSdkResult {
+    /// Sends what is queued and stops the exporting thread, waiting for it at most `timeout`;
+    /// spans that end afterwards are dropped.
+    pub(super) fn shutdown(&self, timeout: Duration) -> Result<(), String> {
         let shared = &self.shared;
         let mut pending = shared.lock();
-        pending.asked += 1;
-        let asked = pending.asked;
-        shared.wake.notify_one();
-        let timeout = super::EXPORT_TIMEOUT;
-        shared.wait_exported(pending, timeout, |p| p.done < asked && !p.stop)
-    }
-
-    fn shutdown_with_timeout(&self, timeout: Duration) -> OTelSdkResult {
-        let shared = &self.shared;
-        let mut pending = shared.lock();
-        if pending.stop {
-            return Err(OTelSdkError::AlreadyShutdown);
-        }
         pending.stop = true;
         shared.wake.notify_one();
-        shared.wait_exported(pending, timeout, |p| !p.stopped)
-    }
-
-    fn set_resource(&mut self, resource: &Resource) {
-        let fields = otlp::resource(resource);
-        *self
-            .shared
-            .resource
-            .write()
-            .unwrap_or_else(PoisonError::into_inner) = fields;
+        let (_pending, waited) = shared
+            .exported
+            .wait_timeout_while(pending, timeout, |p| !p.stopped)
+            .unwrap_or_else(PoisonError::into_inner);
+        match waited.timed_out() {
+            true => Err(format!(
+                "the collector did not take them within {timeout:?}"
+            )),
+            false => Ok(()),
+        }
     }
 }
 
@@ -238,8 +198,10 @@ struct Sender {
     shared: Arc<Shared>,
     /// Bytes a span took in the last export: the next body's room is guessed from it.
     per_span: usize,
-    /// Whether the last export failed (a failure is logged once, until one succeeds).
-    failing: bool,
+    /// While the collector fails: when the next batch is tried. The batches before it are
+    /// dropped (counted) without being encoded, so a collector that is down costs requests the
+    /// least; the failure is logged once, and again when a batch is taken.
+    retry_at: Option<Instant>,
 }
 
 impl Sender {
@@ -247,9 +209,8 @@ impl Sender {
     fn run(mut self) {
         let shared = self.shared.clone();
         loop {
-            let (spans, asked, stop) = {
-                let idle =
-                    |p: &mut Pending| p.spans.len() < shared.batch && !p.stop && p.asked == p.done;
+            let (spans, stop) = {
+                let idle = |p: &mut Pending| p.spans.len() < shared.batch && !p.stop;
                 let (mut pending, _) = shared
                     .wake
                     .wait_timeout_while(shared.lock(), shared.delay, idle)
@@ -264,19 +225,15 @@ impl Sender {
                         std::mem::replace(&mut pending.spans, Vec::with_capacity(room))
                     }
                 };
-                (spans, pending.asked, pending.stop)
+                (spans, pending.stop)
             };
             for batch in spans.chunks(shared.batch) {
                 self.export(batch);
             }
             drop(spans);
-            {
-                let mut pending = shared.lock();
-                pending.done = asked;
-                pending.stopped = stop;
-            }
-            shared.exported.notify_all();
             if stop {
+                shared.lock().stopped = true;
+                shared.exported.notify_all();
                 return;
             }
         }
@@ -284,20 +241,18 @@ impl Sender {
 
     /// Encodes and posts one batch; its spans are counted as dropped unless the collector took
     /// it.
-    fn export(&mut self, spans: &[SpanData]) {
+    fn export(&mut self, spans: &[Record]) {
+        if self.retry_at.is_some_and(|at| Instant::now() < at) {
+            self.shared.dropped.increment(spans.len() as u64);
+            return;
+        }
         // Room for the batch as the last one's spans took, and a quarter more: the body is
         // never grown (each growth copies all of it).
         let guess = self.per_span.saturating_mul(spans.len());
         let mut body = Vec::with_capacity(guess.saturating_add(guess / 4).max(4096));
-        {
-            let resource = self
-                .shared
-                .resource
-                .read()
-                .unwrap_or_else(PoisonError::into_inner);
-            otlp::request(&resource, spans, &mut body);
-        }
+        let start = otlp::request(&self.shared.resource, spans, &mut body);
         self.per_span = body.len() / spans.len().max(1);
+        let body = bytes::Bytes::from(body).slice(start..);
         let request = self.client.post(self.url.clone()).body(body);
         let runtime = self.runtime.clone();
         let sent = self.runtime.block_on(async move {
@@ -314,15 +269,15 @@ impl Sender {
             posted.await.map_err(|err| err.to_string())?
         });
         match sent {
-            Ok(()) if self.failing => {
-                self.failing = false;
-                tracing::info!("traces are being sent again");
+            Ok(()) => {
+                if self.retry_at.take().is_some() {
+                    tracing::info!("traces are being sent again");
+                }
             }
-            Ok(()) => {}
             Err(err) => {
                 self.shared.dropped.increment(spans.len() as u64);
-                if !self.failing {
-                    self.failing = true;
+                let retry_at = Instant::now() + RETRY;
+                if self.retry_at.replace(retry_at).is_none() {
                     tracing::warn!(error = %err, "traces not sent; their spans are dropped and counted until the collector takes them");
                 }
             }

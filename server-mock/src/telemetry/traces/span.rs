@@ -1,172 +1,253 @@
 //! A request's spans: its server span, the one span of its authentication and admission, and a
-//! client span per upstream attempt.
+//! client span per upstream attempt. Each is recorded straight into what is exported (a
+//! [`Record`]) and handed to the batcher when it ends; a span of a trace not sampled records
+//! nothing and only carries its ids on.
 
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::http::header::{HeaderName, HeaderValue};
-use opentelemetry::trace::{Span as _, SpanKind, Status, TraceContextExt, TraceFlags, Tracer as _};
-use opentelemetry::{Context, KeyValue, Value};
-use opentelemetry_sdk::trace::Span as SdkSpan;
 
-use super::{Inner, TRACEPARENT, Traces};
+use super::Inner;
+use super::attributes::Attributes;
+use super::context::Ids;
 
 /// The name of a request's span of authentication and admission.
 pub const ADMISSION: &str = "admission";
 
+/// A span as it is exported.
+pub(super) struct Record {
+    pub ids: Ids,
+    /// The parent span's id, and whether it is the caller's (remote); none for a root.
+    pub parent: Option<([u8; 8], bool)>,
+    pub name: Arc<str>,
+    pub kind: Kind,
+    /// Unix time in nanoseconds.
+    pub start: u64,
+    pub end: u64,
+    pub attributes: Attributes,
+    /// Moments (`gen_ai.first_token`), each at its Unix time in nanoseconds.
+    pub events: Vec<(u64, &'static str)>,
+    /// Status ERROR, with its description; none: unset.
+    pub error: Option<String>,
+}
+
+/// A span's kind, as OTLP numbers it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Kind {
+    Internal = 1,
+    Server = 2,
+    Client = 3,
+}
+
+/// Unix time in nanoseconds.
+fn now() -> u64 {
+    let since = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    u64::try_from(since.as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// A span being recorded: it ends, stamped and handed to the batcher, when dropped.
+pub(super) struct Open {
+    inner: Arc<Inner>,
+    ids: Ids,
+    /// What is recorded; none when the trace is not sampled.
+    record: Option<Mutex<Record>>,
+}
+
+impl Open {
+    /// Starts a span of `kind` at `ids` under `parent`, recorded when its trace is sampled:
+    /// then `describe` gives its name and first attributes.
+    pub(super) fn start(
+        inner: Arc<Inner>,
+        ids: Ids,
+        parent: Option<([u8; 8], bool)>,
+        kind: Kind,
+        describe: impl FnOnce() -> (Arc<str>, Attributes),
+    ) -> Open {
+        let record = ids.sampled.then(|| {
+            let (name, attributes) = describe();
+            Mutex::new(Record {
+                ids: ids.clone(),
+                parent,
+                name,
+                kind,
+                start: now(),
+                end: 0,
+                attributes,
+                events: Vec::new(),
+                error: None,
+            })
+        });
+        Open { inner, ids, record }
+    }
+
+    /// Changes what is recorded (nothing when not sampled).
+    fn with(&self, change: impl FnOnce(&mut Record)) {
+        if let Some(record) = &self.record {
+            change(&mut record.lock().unwrap_or_else(PoisonError::into_inner));
+        }
+    }
+
+    fn fail(&self, error_type: &'static str, message: String) {
+        self.with(|record| {
+            record.attributes.str("error.type", error_type);
+            record.error = Some(message);
+        });
+    }
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        if let Some(record) = self.record.take() {
+            let mut record = record.into_inner().unwrap_or_else(PoisonError::into_inner);
+            record.end = now();
+            self.inner.batcher.push(record);
+        }
+    }
+}
+
 /// A request's server span. It ends when the last of its holders lets go: the edge once the
 /// answer's head is sent, a stream's relay when the stream ends (so a stream's span covers its
 /// body).
-pub struct ServerSpan(pub(super) Context);
+pub struct ServerSpan(Arc<Server>);
+
+/// A request's server span, and its admission span on its way from the auth layer to the
+/// gateway.
+struct Server {
+    open: Open,
+    admission: Mutex<Option<Admission>>,
+}
 
 impl ServerSpan {
+    pub(super) fn new(open: Open) -> Self {
+        ServerSpan(Arc::new(Server {
+            open,
+            admission: Mutex::new(None),
+        }))
+    }
+
     /// Where the request's own spans go.
-    pub fn traced(&self, traces: &Traces) -> Option<Traced> {
-        let inner = traces.0.clone()?;
-        Some(Traced {
-            inner,
-            cx: self.0.clone(),
-        })
+    pub fn traced(&self) -> Traced {
+        Traced(self.0.clone())
     }
 
     /// Notes the answer's `status` (a 5xx marks it an error) and lets go of it: it ends now,
     /// or when the last [`Traced`] holding it lets go (a stream's relay).
     pub fn answered(self, status: u16) {
-        let span = self.0.span();
-        span.set_attribute(KeyValue::new(
-            "http.response.status_code",
-            i64::from(status),
-        ));
-        if status >= 500 {
-            span.set_attribute(KeyValue::new("error.type", status.to_string()));
-            span.set_status(Status::error(""));
-        }
+        self.0.open.with(|record| {
+            let attributes = &mut record.attributes;
+            attributes.int("http.response.status_code", i64::from(status));
+            if status >= 500 {
+                attributes.str("error.type", &status.to_string());
+                record.error = Some(String::new());
+            }
+        });
     }
 }
 
-/// Where a request's own spans go: under its server span, through the server's tracer. Left in
-/// the request's extensions by the edge layer while traces are on.
+/// Where a request's own spans go: under its server span. Left in the request's extensions by
+/// the edge layer while traces are on.
 #[derive(Clone)]
-pub struct Traced {
-    inner: Arc<Inner>,
-    cx: Context,
-}
+pub struct Traced(Arc<Server>);
 
 impl Traced {
-    /// A client span under the request's (an upstream attempt), started now.
-    pub fn client(&self, name: String, attributes: Vec<KeyValue>) -> ChildSpan {
-        self.child(name.into(), SpanKind::Client, attributes)
+    /// A client span under the request's (an upstream attempt), started now; `attributes` are
+    /// made only when the trace is sampled.
+    pub fn client(&self, name: Arc<str>, attributes: impl FnOnce() -> Attributes) -> ChildSpan {
+        self.child(name, Kind::Client, attributes)
     }
 
     /// The request's span of authentication and admission ([`ADMISSION`]), started now by the
     /// auth layer: it ends there for most requests, after admission for the gateway's.
     pub fn admission(&self) -> Admission {
         // Room for the credential, the candidates, the budget and x402.
-        let attributes = Vec::with_capacity(4);
-        Admission(self.child(ADMISSION.into(), SpanKind::Internal, attributes))
+        let name = self.0.open.inner.admission.clone();
+        let span = self.child(name, Kind::Internal, || Attributes::with_capacity(160));
+        Admission(span)
     }
 
     fn child(
         &self,
-        name: std::borrow::Cow<'static, str>,
-        kind: SpanKind,
-        attributes: Vec<KeyValue>,
+        name: Arc<str>,
+        kind: Kind,
+        attributes: impl FnOnce() -> Attributes,
     ) -> ChildSpan {
-        let tracer = &self.inner.tracer;
-        let span = tracer
-            .span_builder(name)
-            .with_kind(kind)
-            .with_attributes(attributes)
-            .start_with_context(tracer, &self.cx);
-        ChildSpan(Box::new(Mutex::new(span)))
+        let parent = &self.0.open;
+        let ids = parent.ids.child();
+        let under = Some((parent.ids.span, false));
+        let open = Open::start(parent.inner.clone(), ids, under, kind, || {
+            (name, attributes())
+        });
+        ChildSpan(Box::new(open))
     }
 
     /// Whether message content goes into spans (`--trace-content`).
     pub fn content(&self) -> bool {
-        self.inner.content
+        self.0.open.inner.content
+    }
+
+    /// Leaves the request's admission span for the gateway to end (a request it serves was let
+    /// through by the auth layer).
+    pub fn hand_on(&self, admission: Admission) {
+        *self
+            .0
+            .admission
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(admission);
+    }
+
+    /// The admission span the auth layer left, taken out.
+    pub fn take_admission(&self) -> Option<Admission> {
+        self.0
+            .admission
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
     }
 
     /// Adds attributes to the request's server span (what it turned out to be: the token that
-    /// sent it, the model that answered, what it cost).
-    pub fn set(&self, attributes: Vec<KeyValue>) {
-        self.cx.span().set_attributes(attributes);
-    }
-
-    /// Adds one attribute to the request's server span.
-    pub fn set_one(&self, attribute: KeyValue) {
-        self.cx.span().set_attribute(attribute);
+    /// sent it, the model that answered, what it cost); made only when the trace is sampled.
+    pub fn set(&self, attributes: impl FnOnce(&mut Attributes)) {
+        self.0
+            .open
+            .with(|record| attributes(&mut record.attributes));
     }
 
     /// Marks the request failed after its answer's head was sent (a stream cut).
     pub fn failed(&self, error_type: &'static str) {
-        let span = self.cx.span();
-        span.set_attribute(KeyValue::new("error.type", error_type));
-        span.set_status(Status::error(""));
+        self.0.open.fail(error_type, String::new());
     }
 }
 
 /// A span under a request's: an upstream attempt (client), or the gateway's own work. Dropped,
-/// it ends. (The SDK's span itself behind a lock of its own, boxed: no context, no `Arc`, and
-/// the futures that hold one stay small.)
-pub struct ChildSpan(Box<Mutex<SdkSpan>>);
+/// it ends. (Boxed: the futures that hold one stay small.)
+pub struct ChildSpan(Box<Open>);
 
 impl ChildSpan {
-    fn lock(&self) -> MutexGuard<'_, SdkSpan> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn into_span(self) -> SdkSpan {
-        self.0.into_inner().unwrap_or_else(PoisonError::into_inner)
-    }
-
     /// The W3C `traceparent` header naming this span, for the upstream request it stands for.
     pub fn traceparent(&self) -> Option<(HeaderName, HeaderValue)> {
-        let span = self.lock();
-        let context = span.span_context();
-        if !context.is_valid() {
-            return None;
-        }
-        // `00-{trace id}-{span id}-{flags}`, written without the formatting machinery.
-        let mut text = [b'-'; 55];
-        text[..2].copy_from_slice(b"00");
-        hex(&context.trace_id().to_bytes(), &mut text[3..35]);
-        hex(&context.span_id().to_bytes(), &mut text[36..52]);
-        let flags = context.trace_flags() & TraceFlags::SAMPLED;
-        hex(&[flags.to_u8()], &mut text[53..55]);
-        let value = HeaderValue::from_bytes(&text).ok()?;
-        Some((TRACEPARENT, value))
+        self.0.ids.traceparent()
     }
 
-    /// Adds attributes known once the answer came.
-    pub fn set(&self, attributes: Vec<KeyValue>) {
-        self.lock().set_attributes(attributes);
+    /// Adds attributes known once the answer came; made only when the trace is sampled.
+    pub fn set(&self, attributes: impl FnOnce(&mut Attributes)) {
+        self.0.with(|record| attributes(&mut record.attributes));
     }
 
     /// Marks a moment of the attempt (`gen_ai.first_token`).
     pub fn event(&self, name: &'static str) {
-        self.lock().add_event(name, Vec::new());
+        self.0.with(|record| record.events.push((now(), name)));
     }
 
     /// Ends it as failed, of `error_type`.
     pub fn failed(self, error_type: &'static str, message: String) {
-        let mut span = self.into_span();
-        span.set_attribute(KeyValue::new("error.type", error_type));
-        span.set_status(Status::error(message));
-        span.end();
+        self.0.fail(error_type, message);
     }
 
     /// Ends it.
-    pub fn end(self) {
-        self.into_span().end();
-    }
-}
-
-/// Lowercase hex of `bytes` into `out` (twice as long).
-fn hex(bytes: &[u8], out: &mut [u8]) {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    for (byte, pair) in bytes.iter().zip(out.chunks_exact_mut(2)) {
-        pair[0] = DIGITS[usize::from(byte >> 4)];
-        pair[1] = DIGITS[usize::from(byte & 0xf)];
-    }
+    pub fn end(self) {}
 }
 
 /// A request's one span of authentication and admission ([`ADMISSION`]): started by the auth
@@ -179,16 +260,15 @@ pub struct Admission(ChildSpan);
 
 impl Admission {
     /// Adds attributes (what authentication or admission found).
-    pub fn set(&self, attributes: Vec<KeyValue>) {
+    pub fn set(&self, attributes: impl FnOnce(&mut Attributes)) {
         self.0.set(attributes);
     }
 
     /// Names the credential on this span and on the request's (`tokctl.token_id` or
     /// `tokctl.key_id`: ids, never secrets).
     pub fn credential(&self, traced: &Traced, name: &'static str, id: &str) {
-        let id = Value::String(Arc::<str>::from(id).into());
-        traced.set_one(KeyValue::new(name, id.clone()));
-        self.0.lock().set_attribute(KeyValue::new(name, id));
+        traced.0.open.with(|record| record.attributes.str(name, id));
+        self.0.0.with(|record| record.attributes.str(name, id));
     }
 
     /// Ends it as failed, of `error_type`.
@@ -198,34 +278,11 @@ impl Admission {
 
     /// Ends it as failed: the request was refused with `code` and `status`.
     pub fn refused(self, code: &'static str, status: u16) {
-        self.0.failed(code, format!("refused: {status}"));
+        if self.0.0.ids.sampled {
+            self.0.failed(code, format!("refused: {status}"));
+        }
     }
 
     /// Ends it: the request is admitted.
-    pub fn end(self) {
-        self.0.end();
-    }
-}
-
-/// An admission span on its way from the auth layer to the gateway in the request's extensions,
-/// which hold only values that can be cloned: a copy carries no span (a span has one owner), so
-/// only the extension itself, taken out with `remove`, hands the span on.
-pub struct Handoff(Option<Admission>);
-
-impl Handoff {
-    /// Hands `span` on.
-    pub fn new(span: Admission) -> Self {
-        Handoff(Some(span))
-    }
-
-    /// The span handed on (none in a copy).
-    pub fn take(self) -> Option<Admission> {
-        self.0
-    }
-}
-
-impl Clone for Handoff {
-    fn clone(&self) -> Self {
-        Handoff(None)
-    }
+    pub fn end(self) {}
 }
