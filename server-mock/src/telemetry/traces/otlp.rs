@@ -13,7 +13,6 @@ use super::span::Record;
 const VARINT: u32 = 0;
 const FIXED64: u32 = 1;
 const LEN: u32 = 2;
-const FIXED32: u32 = 5;
 
 /// Span flags: sampled; the parent's remoteness is known, and it is remote.
 const SAMPLED: u32 = 0x1;
@@ -108,13 +107,6 @@ impl Writer {
         }
     }
 
-    fn fixed32(&mut self, field: u32, value: u32) {
-        if value != 0 {
-            self.key(field, FIXED32);
-            self.0.extend_from_slice(&value.to_le_bytes());
-        }
-    }
-
     /// A message field whose content `write` writes: its length is known after, so one byte is
     /// kept for it and widened when the message is 128 bytes or more.
     fn message(&mut self, field: u32, write: impl FnOnce(&mut Self)) {
@@ -136,18 +128,31 @@ impl Writer {
         self.0[at..at + width].copy_from_slice(&prefix[..width]);
     }
 
+    /// A span's fields; those of fixed size written as runs of fixed length (a run of known
+    /// length is copied without a call).
     fn span(&mut self, span: &Record) {
         let ids = &span.ids;
-        self.bytes(1, &ids.trace);
-        self.bytes(2, &ids.span);
+        let mut head = [0; 2 + 16 + 2 + 8];
+        head[..2].copy_from_slice(&[1 << 3 | LEN as u8, 16]);
+        head[2..18].copy_from_slice(&ids.trace);
+        head[18..20].copy_from_slice(&[2 << 3 | LEN as u8, 8]);
+        head[20..].copy_from_slice(&ids.span);
+        self.0.extend_from_slice(&head);
         self.string(3, ids.state.as_deref().unwrap_or_default());
         if let Some((parent, _)) = &span.parent {
-            self.bytes(4, parent);
+            let mut field = [0; 2 + 8];
+            field[..2].copy_from_slice(&[4 << 3 | LEN as u8, 8]);
+            field[2..].copy_from_slice(parent);
+            self.0.extend_from_slice(&field);
         }
         self.string(5, &span.name);
-        self.uint(6, span.kind as u64);
-        self.fixed64(7, span.start);
-        self.fixed64(8, span.end);
+        let mut times = [0; 2 + 9 + 9];
+        times[..2].copy_from_slice(&[6 << 3 | VARINT as u8, span.kind as u8]);
+        times[2] = 7 << 3 | FIXED64 as u8;
+        times[3..11].copy_from_slice(&span.start.to_le_bytes());
+        times[11] = 8 << 3 | FIXED64 as u8;
+        times[12..].copy_from_slice(&span.end.to_le_bytes());
+        self.0.extend_from_slice(&times);
         // Encoded as they were set: field 9, each.
         self.0.extend_from_slice(span.attributes.bytes());
         for (at, name) in &span.events {
@@ -156,17 +161,21 @@ impl Writer {
                 w.string(2, name);
             });
         }
-        self.message(15, |w| {
-            if let Some(description) = &span.error {
+        match &span.error {
+            Some(description) => self.message(15, |w| {
                 w.string(2, description);
                 w.uint(3, 2);
-            }
-        });
+            }),
+            None => self.0.extend_from_slice(&[15 << 3 | LEN as u8, 0]),
+        }
         let remote = match span.parent {
             Some((_, true)) => IS_REMOTE,
             _ => 0,
         };
-        self.fixed32(16, SAMPLED | HAS_IS_REMOTE | remote);
+        let flags = (SAMPLED | HAS_IS_REMOTE | remote).to_le_bytes();
+        // Field 16, fixed32 (wire type 5): its key (133) is a varint of two bytes.
+        let field = [0x85, 0x01, flags[0], flags[1], flags[2], flags[3]];
+        self.0.extend_from_slice(&field);
     }
 }
 
