@@ -9,7 +9,7 @@
 //!
 //! Not the OpenTelemetry SDK's tracer, nor its API's attribute values: the SDK's spans, their
 //! context and its processor, then values allocated, kept, encoded and dropped one by one, cost
-//! the gateway about 15,000 instructions a request more than this (BENCHMARKS.md). Attributes
+//! the gateway about 13,000 instructions a request more than this (BENCHMARKS.md). Attributes
 //! are encoded as they are set (`attributes`).
 
 use std::sync::Arc;
