@@ -13,7 +13,7 @@ const SPAN_ATTRIBUTE: u8 = 9 << 3 | 2;
 const RESOURCE_ATTRIBUTE: u8 = 1 << 3 | 2;
 
 /// A span's attributes, encoded.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Attributes {
     bytes: Vec<u8>,
     /// The key each attribute is written under (a span's, or a resource's).
@@ -150,11 +150,11 @@ impl Attributes {
     /// Sets `key` to a list of texts.
     pub fn strs(&mut self, key: &str, values: &[&str]) {
         // AnyValue { array_value (5): ArrayValue { values (1): AnyValue { string_value } } }
-        let item = |text: &str| Any::text(text).size();
-        let items: usize = values
-            .iter()
-            .map(|text| 1 + varint_len(item(text)) + item(text))
-            .sum();
+        let item = |text: &str| {
+            let size = Any::text(text).size();
+            1 + varint_len(size) + size
+        };
+        let items: usize = values.iter().map(|text| item(text)).sum();
         let mut head = [0; 11];
         head[0] = 5 << 3 | 2;
         let len = 1 + varint(items as u64, &mut head[1..]);
@@ -202,14 +202,19 @@ impl Attributes {
     }
 
     /// A length: one byte, nearly always (the room was made by [`Self::head`]).
-    #[inline(always)]
-    fn varint(&mut self, mut value: usize) {
-        while value >= 0x80 {
-            self.bytes.push(value as u8 | 0x80);
-            value >>= 7;
-        }
-        self.bytes.push(value as u8);
+    fn varint(&mut self, value: usize) {
+        push_varint(&mut self.bytes, value as u64);
     }
+}
+
+/// `value` as a varint, pushed onto `out` byte by byte (a short one costs no copy's call).
+#[inline(always)]
+pub(super) fn push_varint(out: &mut Vec<u8>, mut value: u64) {
+    while value >= 0x80 {
+        out.push(value as u8 | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
 }
 
 /// `value` as a varint into `out` (room for 10 bytes); returns how many bytes it took.

@@ -6,7 +6,7 @@
 //! Field numbers are those of `opentelemetry/proto/trace/v1/trace.proto` and
 //! `common/v1/common.proto`; the tests decode what is written with the generated types.
 
-use super::attributes::{varint, varint_len};
+use super::attributes::{push_varint, varint, varint_len};
 use super::span::Record;
 
 /// Protobuf's wire types.
@@ -63,12 +63,8 @@ pub(super) fn request(resource: &[u8], spans: &[Record], out: &mut Vec<u8>) -> u
 struct Writer(Vec<u8>);
 
 impl Writer {
-    fn varint(&mut self, mut value: u64) {
-        while value >= 0x80 {
-            self.0.push(value as u8 | 0x80);
-            value >>= 7;
-        }
-        self.0.push(value as u8);
+    fn varint(&mut self, value: u64) {
+        push_varint(&mut self.0, value);
     }
 
     fn key(&mut self, field: u32, wire: u32) {
