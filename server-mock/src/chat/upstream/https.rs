@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use futures::StreamExt;
-use hyper::header::{CONTENT_TYPE, HeaderName, HeaderValue, RETRY_AFTER};
+use hyper::header::{CONTENT_TYPE, RETRY_AFTER};
 
 use super::Reply;
 use crate::chat::answer::Failure;
@@ -39,14 +39,14 @@ pub fn client(ca_file: Option<&Path>, read_timeout: Duration) -> anyhow::Result<
 pub async fn post(
     client: &reqwest::Client,
     url: &str,
-    headers: &[(HeaderName, HeaderValue)],
+    headers: super::Headers<'_>,
     body: Vec<u8>,
 ) -> Result<Reply, Failure> {
     let mut request = client
         .post(url)
         .header(CONTENT_TYPE, "application/json")
         .body(body);
-    for (name, value) in headers {
+    for (name, value) in headers.iter() {
         request = request.header(name.clone(), value.clone());
     }
     let response = request.send().await.map_err(|err| failure(&err))?;

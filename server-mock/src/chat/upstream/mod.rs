@@ -153,16 +153,9 @@ impl Target {
             Ok(headers) => headers,
             Err(why) => return Err(Failure::other(why.clone())),
         };
-        let merged: Vec<(HeaderName, HeaderValue)>;
-        let headers = match extra.headers.is_empty() {
-            true => headers.as_slice(),
-            false => {
-                let own = headers
-                    .iter()
-                    .filter(|(name, _)| extra.headers.iter().all(|(other, _)| other != name));
-                merged = own.chain(&extra.headers).cloned().collect();
-                &merged
-            }
+        let headers = Headers {
+            own: headers,
+            extra: &extra.headers,
         };
         let url = match extra.path {
             None => std::borrow::Cow::Borrowed(self.url.as_str()),
@@ -183,6 +176,24 @@ impl Target {
             }
             Transport::Https(client) => https::post(client, &url, headers, body).await,
         }
+    }
+}
+
+/// The headers an upstream request carries: the target's own, each replaced by one of the same
+/// name among `extra`, then `extra`'s (walked, never gathered into a list of their own).
+#[derive(Clone, Copy)]
+pub struct Headers<'a> {
+    own: &'a [(HeaderName, HeaderValue)],
+    extra: &'a [(HeaderName, HeaderValue)],
+}
+
+impl<'a> Headers<'a> {
+    /// Each header, once.
+    pub fn iter(self) -> impl Iterator<Item = &'a (HeaderName, HeaderValue)> {
+        let extra = self.extra;
+        let own = self.own.iter();
+        own.filter(move |(name, _)| extra.iter().all(|(other, _)| other != name))
+            .chain(extra)
     }
 }
 

@@ -13,7 +13,7 @@ use futures::Stream;
 use http_body_util::Full;
 use hyper::body::{Body as _, Incoming};
 use hyper::client::conn::http1;
-use hyper::header::{CONTENT_TYPE, HOST, HeaderName, HeaderValue, RETRY_AFTER};
+use hyper::header::{CONTENT_TYPE, HOST, HeaderValue, RETRY_AFTER};
 use hyper::{Request, Uri};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
@@ -59,7 +59,7 @@ impl Plain {
     pub async fn post(
         self: &Arc<Self>,
         path: Option<&str>,
-        headers: &[(HeaderName, HeaderValue)],
+        headers: super::Headers<'_>,
         body: Vec<u8>,
     ) -> Result<Reply, Failure> {
         let body = Bytes::from(body);
@@ -78,7 +78,7 @@ impl Plain {
                 .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
                 .body(Full::new(body.clone()))
                 .map_err(|_| Failure::other("could not build the upstream request"))?;
-            for (name, value) in headers {
+            for (name, value) in headers.iter() {
                 request.headers_mut().insert(name.clone(), value.clone());
             }
             // Queueing the request must not wake this task: the connection sees a waker that

@@ -1,7 +1,8 @@
-//! How spans leave. A span that ends is pushed onto a bounded list (one uncontended lock; the
-//! exporting thread is woken only when a batch is full); a thread of its own takes the whole
-//! list when a batch is full, or every scheduled delay (`OTEL_BSP_SCHEDULE_DELAY`), encodes it
-//! with [`super::otlp`] and posts it on the server's runtime. Every span dropped is counted
+//! How spans leave. A span that ends is encoded ([`super::otlp`]) onto the end of a bounded
+//! batch (one uncontended lock; the exporting thread is woken only when a batch is full): its
+//! record never moves, and is freed on the thread that made it. A thread of its own takes the
+//! whole batch when it is full, or every scheduled delay (`OTEL_BSP_SCHEDULE_DELAY`), wraps it
+//! and posts it on the server's runtime. Every span dropped is counted
 //! ([`TRACE_SPANS_DROPPED`](crate::telemetry::registry::TRACE_SPANS_DROPPED)): those refused
 //! because the list is full, and those of a batch the collector did not take.
 //!
@@ -14,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use axum::http::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 
+use super::context::Ids;
 use super::otlp;
 use super::span::Record;
 
@@ -63,11 +65,9 @@ pub(super) fn bounded(
     let delay = env("OTEL_BSP_SCHEDULE_DELAY")
         .map_or(DELAY, Duration::from_millis)
         .max(Duration::from_millis(1));
+    let room = otlp::room(resource.len());
     let shared = Arc::new(Shared {
-        pending: Mutex::new(Pending {
-            spans: Vec::with_capacity(batch),
-            ..Pending::default()
-        }),
+        pending: Mutex::new(Pending::new(room, FIRST_SPAN_BYTES * batch, batch)),
         wake: Condvar::new(),
         exported: Condvar::new(),
         queue,
@@ -75,13 +75,13 @@ pub(super) fn bounded(
         delay,
         dropped,
         resource,
+        room,
     });
     let sender = Sender {
         client,
         url,
         runtime,
         shared: shared.clone(),
-        per_span: 0,
         retry_at: None,
     };
     std::thread::Builder::new()
@@ -137,14 +137,36 @@ struct Shared {
     dropped: metrics::Counter,
     /// The resource's fields, encoded once (every export repeats them).
     resource: Vec<u8>,
+    /// Bytes kept before a batch's spans ([`otlp::room`]).
+    room: usize,
 }
 
-#[derive(Default)]
+/// Bytes a span is guessed to take before any is known (the first batch's buffer).
+const FIRST_SPAN_BYTES: usize = 512;
+
+/// The spans ended and not yet taken for export.
 struct Pending {
-    spans: Vec<Record>,
+    /// The spans, encoded, after room for the messages around them ([`otlp::room`]).
+    spans: Vec<u8>,
+    /// Where each span ends in `spans`.
+    ends: Vec<usize>,
     /// Asked to stop, and stopped (the exporting thread sent what was left and ended).
     stop: bool,
     stopped: bool,
+}
+
+impl Pending {
+    /// Nothing pending: room for the messages around, and for `bytes` of `spans` spans.
+    fn new(room: usize, bytes: usize, spans: usize) -> Self {
+        let mut buffer = Vec::with_capacity(room + bytes);
+        buffer.resize(room, 0);
+        Pending {
+            spans: buffer,
+            ends: Vec::with_capacity(spans),
+            stop: false,
+            stopped: false,
+        }
+    }
 }
 
 impl Shared {
@@ -154,17 +176,20 @@ impl Shared {
 }
 
 impl Batcher {
-    /// Queues an ended span, or drops it (counted) when the list is full or the batcher stopped.
-    pub(super) fn push(&self, span: Record) {
+    /// Queues an ended span, `ids`'s as `record` holds it, or drops it (counted) when the
+    /// queue is full or the batcher stopped.
+    pub(super) fn push(&self, ids: &Ids, record: &Record) {
         let shared = &self.shared;
         let mut pending = shared.lock();
-        if pending.spans.len() >= shared.queue || pending.stop {
+        if pending.ends.len() >= shared.queue || pending.stop {
             drop(pending);
             shared.dropped.increment(1);
             return;
         }
-        pending.spans.push(span);
-        if pending.spans.len() == shared.batch {
+        otlp::span(ids, record, &mut pending.spans);
+        let end = pending.spans.len();
+        pending.ends.push(end);
+        if pending.ends.len() == shared.batch {
             shared.wake.notify_one();
         }
     }
@@ -196,8 +221,6 @@ struct Sender {
     /// Where each post runs (this thread only waits for it).
     runtime: tokio::runtime::Handle,
     shared: Arc<Shared>,
-    /// Bytes a span took in the last export: the next body's room is guessed from it.
-    per_span: usize,
     /// While the collector fails: when the next batch is tried. The batches before it are
     /// dropped (counted) without being encoded, so a collector that is down costs requests the
     /// least; the failure is logged once, and again when a batch is taken.
@@ -209,28 +232,30 @@ impl Sender {
     fn run(mut self) {
         let shared = self.shared.clone();
         loop {
-            let (spans, stop) = {
-                let idle = |p: &mut Pending| p.spans.len() < shared.batch && !p.stop;
+            let (taken, stop) = {
+                let idle = |p: &mut Pending| p.ends.len() < shared.batch && !p.stop;
                 let (mut pending, _) = shared
                     .wake
                     .wait_timeout_while(shared.lock(), shared.delay, idle)
                     .unwrap_or_else(PoisonError::into_inner);
-                // The next spans go into a list with as much room as this one had (spans keep
-                // coming while this thread wakes: a list made for one batch would be grown, all
-                // its spans copied, on a request's path); an empty one is left where it is.
-                let spans = match pending.spans.is_empty() {
-                    true => Vec::new(),
+                // The next spans go into a buffer with as much room as this one had (spans keep
+                // coming while this thread wakes: a buffer made for one batch would be grown,
+                // all its spans copied, on a request's path); an empty one is left where it is.
+                let taken = match pending.ends.is_empty() {
+                    true => None,
                     false => {
-                        let room = pending.spans.capacity();
-                        std::mem::replace(&mut pending.spans, Vec::with_capacity(room))
+                        let (bytes, spans) = (pending.spans.capacity(), pending.ends.capacity());
+                        let fresh = Pending::new(shared.room, bytes - shared.room, spans);
+                        let spans = std::mem::replace(&mut pending.spans, fresh.spans);
+                        let ends = std::mem::replace(&mut pending.ends, fresh.ends);
+                        Some((spans, ends))
                     }
                 };
-                (spans, pending.stop)
+                (taken, pending.stop)
             };
-            for batch in spans.chunks(shared.batch) {
-                self.export(batch);
+            if let Some((spans, ends)) = taken {
+                self.export_all(spans, &ends);
             }
-            drop(spans);
             if stop {
                 shared.lock().stopped = true;
                 shared.exported.notify_all();
@@ -239,19 +264,33 @@ impl Sender {
         }
     }
 
-    /// Encodes and posts one batch; its spans are counted as dropped unless the collector took
-    /// it.
-    fn export(&mut self, spans: &[Record]) {
+    /// Exports the spans taken (ending at `ends` in `spans`): in the buffer they were written
+    /// into when they are one batch or less, as they nearly always are; else (this thread was
+    /// late) a batch at a time, each copied into a buffer of its own.
+    fn export_all(&mut self, spans: Vec<u8>, ends: &[usize]) {
+        let (batch, room) = (self.shared.batch, self.shared.room);
+        if ends.len() <= batch {
+            return self.export(spans, ends.len());
+        }
+        let mut from = room;
+        for chunk in ends.chunks(batch) {
+            let end = chunk.last().copied().unwrap_or(from);
+            let mut body = Vec::with_capacity(room + end - from);
+            body.resize(room, 0);
+            body.extend_from_slice(&spans[from..end]);
+            self.export(body, chunk.len());
+            from = end;
+        }
+    }
+
+    /// Wraps and posts one batch of `count` spans, written after the room at `body`'s start;
+    /// its spans are counted as dropped unless the collector took it.
+    fn export(&mut self, mut body: Vec<u8>, count: usize) {
         if self.retry_at.is_some_and(|at| Instant::now() < at) {
-            self.shared.dropped.increment(spans.len() as u64);
+            self.shared.dropped.increment(count as u64);
             return;
         }
-        // Room for the batch as the last one's spans took, and a quarter more: the body is
-        // never grown (each growth copies all of it).
-        let guess = self.per_span.saturating_mul(spans.len());
-        let mut body = Vec::with_capacity(guess.saturating_add(guess / 4).max(4096));
-        let start = otlp::request(&self.shared.resource, spans, &mut body);
-        self.per_span = body.len() / spans.len().max(1);
+        let start = otlp::wrap(&self.shared.resource, &mut body);
         let body = bytes::Bytes::from(body).slice(start..);
         let request = self.client.post(self.url.clone()).body(body);
         let runtime = self.runtime.clone();
@@ -275,7 +314,7 @@ impl Sender {
                 }
             }
             Err(err) => {
-                self.shared.dropped.increment(spans.len() as u64);
+                self.shared.dropped.increment(count as u64);
                 let retry_at = Instant::now() + RETRY;
                 if self.retry_at.replace(retry_at).is_none() {
                     tracing::warn!(error = %err, "traces not sent; their spans are dropped and counted until the collector takes them");
@@ -287,7 +326,85 @@ impl Sender {
 
 #[cfg(test)]
 mod tests {
+    use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+    use prost::Message;
+
+    use super::super::attributes::Attributes;
+    use super::super::span::Kind;
     use super::*;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn spans_taken_past_a_batch_leave_a_batch_at_a_time_in_order_none_lost() {
+        // A collector saying, for each request, the names of its spans.
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let app = axum::Router::new().route(
+            "/v1/traces",
+            axum::routing::post(move |body: axum::body::Bytes| {
+                let request = ExportTraceServiceRequest::decode(body).unwrap();
+                let names: Vec<String> = request.resource_spans[0].scope_spans[0]
+                    .spans
+                    .iter()
+                    .map(|span| span.name.clone())
+                    .collect();
+                tx.send(names).unwrap();
+                async {}
+            }),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/v1/traces", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await });
+
+        let resource = Attributes::resource().bytes().to_vec();
+        let room = otlp::room(resource.len());
+        let shared = Arc::new(Shared {
+            pending: Mutex::new(Pending::new(room, 0, 0)),
+            wake: Condvar::new(),
+            exported: Condvar::new(),
+            queue: 100,
+            batch: 2,
+            delay: DELAY,
+            dropped: metrics::Counter::noop(),
+            resource,
+            room,
+        });
+        let mut sender = Sender {
+            client: reqwest::Client::new(),
+            url: reqwest::Url::parse(&url).unwrap(),
+            runtime: tokio::runtime::Handle::current(),
+            shared: shared.clone(),
+            retry_at: None,
+        };
+        // Five spans taken at once (the exporting thread was late): batches of 2, 2 and 1.
+        let ids = Ids {
+            trace: [1; 16],
+            span: [2; 8],
+            sampled: true,
+            state: None,
+        };
+        let mut pending = Pending::new(room, 0, 0);
+        for name in ["a", "b", "c", "d", "e"] {
+            let record = Record {
+                parent: None,
+                name: name.into(),
+                kind: Kind::Internal,
+                start: 1,
+                end: 2,
+                attributes: Attributes::with_capacity(0),
+                events: Vec::new(),
+                error: None,
+            };
+            otlp::span(&ids, &record, &mut pending.spans);
+            pending.ends.push(pending.spans.len());
+        }
+        tokio::task::spawn_blocking(move || sender.export_all(pending.spans, &pending.ends))
+            .await
+            .unwrap();
+        let mut batches = Vec::new();
+        while let Ok(names) = rx.try_recv() {
+            batches.push(names.join(""));
+        }
+        assert_eq!(batches, ["ab", "cd", "e"]);
+    }
 
     #[test]
     fn headers_are_pairs_with_percent_decoded_values() {

@@ -3,10 +3,15 @@
 //! per span or attribute (the OTLP crate's encoder built a message of owned strings for each
 //! span, then encoded and dropped it: most of what a trace cost the gateway).
 //!
+//! Each span is written as it ends ([`span`]), after the batch's spans before it and room kept
+//! at the buffer's start ([`room`]); the messages around the spans are written into that room
+//! when the batch leaves ([`wrap`]), once their lengths are known. Nothing written moves.
+//!
 //! Field numbers are those of `opentelemetry/proto/trace/v1/trace.proto` and
 //! `common/v1/common.proto`; the tests decode what is written with the generated types.
 
-use super::attributes::{push_varint, varint, varint_len};
+use super::attributes::{push_varint, varint_len};
+use super::context::Ids;
 use super::span::Record;
 
 /// Protobuf's wire types.
@@ -25,24 +30,21 @@ const SCOPE: &str = "tokctl-server";
 /// Room kept before the spans for the messages around them: three keys and lengths, the scope.
 const AROUND: usize = 3 * (1 + 10) + (1 + 1 + 1 + 1 + SCOPE.len());
 
-/// The request exporting `spans` of the resource whose fields `resource` holds, written into
-/// `out` (cleared first); the request starts at the offset returned.
-///
-/// The spans are written first, after room for the messages around them
-/// (`ExportTraceServiceRequest`, `ResourceSpans`, `ScopeSpans`), whose lengths are then known:
-/// those are written into the room, ending where the spans begin. (Written around the spans
-/// after them, each length would move the whole batch to widen itself.)
-pub(super) fn request(resource: &[u8], spans: &[Record], out: &mut Vec<u8>) -> usize {
-    out.clear();
-    let room = AROUND + 1 + 10 + resource.len();
-    out.resize(room, 0);
-    let mut w = Writer(std::mem::take(out));
-    for span in spans {
-        w.message(2, |w| w.span(span));
-    }
+/// Bytes kept at the start of a batch's buffer for the messages around its spans, when the
+/// resource's fields take `resource` bytes.
+pub(super) fn room(resource: usize) -> usize {
+    AROUND + 1 + 10 + resource
+}
+
+/// Makes `out` the request exporting the spans written after its first `room(resource.len())`
+/// bytes, of the resource whose fields `resource` holds: the messages around them
+/// (`ExportTraceServiceRequest`, `ResourceSpans`, `ScopeSpans`) are written into the room,
+/// ending where the spans begin. The request starts at the offset returned.
+pub(super) fn wrap(resource: &[u8], out: &mut [u8]) -> usize {
+    let room = room(resource.len());
     let mut around = Writer(Vec::with_capacity(room));
     let scope_len = 2 + SCOPE.len();
-    let scope_spans = 1 + varint_len(scope_len) + scope_len + (w.0.len() - room);
+    let scope_spans = 1 + varint_len(scope_len) + scope_len + (out.len() - room);
     let resource_spans =
         1 + varint_len(resource.len()) + resource.len() + 1 + varint_len(scope_spans) + scope_spans;
     around.key(1, LEN);
@@ -54,9 +56,65 @@ pub(super) fn request(resource: &[u8], spans: &[Record], out: &mut Vec<u8>) -> u
     around.varint(scope_len as u64);
     around.string(1, SCOPE);
     let start = room - around.0.len();
-    w.0[start..room].copy_from_slice(&around.0);
-    *out = w.0;
+    out[start..room].copy_from_slice(&around.0);
     start
+}
+
+/// Appends the span `ids` names, as `record` holds it, to `out`: a `ScopeSpans.spans` field.
+pub(super) fn span(ids: &Ids, record: &Record, out: &mut Vec<u8>) {
+    let len = span_len(ids, record);
+    let mut w = Writer(std::mem::take(out));
+    w.key(2, LEN);
+    w.varint(len as u64);
+    w.span(ids, record);
+    *out = w.0;
+}
+
+/// A length-delimited field's bytes (of a field numbered below 16: a key of one byte) holding
+/// `len` bytes.
+fn field_len(len: usize) -> usize {
+    1 + varint_len(len) + len
+}
+
+/// A string field's bytes (none when empty: proto3's default is left out).
+fn string_len(text: &str) -> usize {
+    match text.len() {
+        0 => 0,
+        len => field_len(len),
+    }
+}
+
+/// The bytes of an event's message, `Span.Event`, inside its field.
+fn event_len(at: u64, name: &str) -> usize {
+    usize::from(at != 0) * 9 + string_len(name)
+}
+
+/// The bytes of the status message, `Status` (message and code ERROR), inside its field.
+fn status_len(description: &str) -> usize {
+    string_len(description) + 2
+}
+
+/// The bytes of the span's message, as [`Writer::span`] writes it.
+fn span_len(ids: &Ids, record: &Record) -> usize {
+    let head = 2 + 16 + 2 + 8;
+    let state = string_len(ids.state.as_deref().unwrap_or_default());
+    let parent = usize::from(record.parent.is_some()) * (2 + 8);
+    let times = 2 + 9 + 9;
+    let events: usize = record
+        .events
+        .iter()
+        .map(|(at, name)| field_len(event_len(*at, name)))
+        .sum();
+    let status = field_len(record.error.as_deref().map_or(0, status_len));
+    let flags = 6;
+    head + state
+        + parent
+        + string_len(&record.name)
+        + times
+        + record.attributes.bytes().len()
+        + events
+        + status
+        + flags
 }
 
 /// A buffer protobuf is written into.
@@ -103,31 +161,16 @@ impl Writer {
         }
     }
 
-    /// A message field whose content `write` writes: its length is known after, so one byte is
-    /// kept for it and widened when the message is 128 bytes or more.
-    fn message(&mut self, field: u32, write: impl FnOnce(&mut Self)) {
+    /// A message field of `len` bytes, which `write` writes.
+    fn message(&mut self, field: u32, len: usize, write: impl FnOnce(&mut Self)) {
         self.key(field, LEN);
-        let at = self.0.len();
-        self.0.push(0);
+        self.varint(len as u64);
         write(self);
-        let end = self.0.len();
-        let len = end - at - 1;
-        if len < 0x80 {
-            self.0[at] = len as u8;
-            return;
-        }
-        // Widened in place: the message moves right by the length's extra bytes.
-        let mut prefix = [0u8; 10];
-        let width = varint(len as u64, &mut prefix);
-        self.0.resize(end + width - 1, 0);
-        self.0.copy_within(at + 1..end, at + width);
-        self.0[at..at + width].copy_from_slice(&prefix[..width]);
     }
 
-    /// A span's fields; those of fixed size written as runs of fixed length (a run of known
-    /// length is copied without a call).
-    fn span(&mut self, span: &Record) {
-        let ids = &span.ids;
+    /// A span's fields ([`span_len`] bytes); those of fixed size written as runs of fixed
+    /// length (a run of known length is copied without a call).
+    fn span(&mut self, ids: &Ids, span: &Record) {
         let mut head = [0; 2 + 16 + 2 + 8];
         head[..2].copy_from_slice(&[1 << 3 | LEN as u8, 16]);
         head[2..18].copy_from_slice(&ids.trace);
@@ -152,13 +195,13 @@ impl Writer {
         // Encoded as they were set: field 9, each.
         self.0.extend_from_slice(span.attributes.bytes());
         for (at, name) in &span.events {
-            self.message(11, |w| {
+            self.message(11, event_len(*at, name), |w| {
                 w.fixed64(1, *at);
                 w.string(2, name);
             });
         }
         match &span.error {
-            Some(description) => self.message(15, |w| {
+            Some(description) => self.message(15, status_len(description), |w| {
                 w.string(2, description);
                 w.uint(3, 2);
             }),
@@ -186,14 +229,14 @@ mod tests {
     use super::super::span::Kind;
     use super::*;
 
-    #[test]
-    fn a_long_message_has_its_length_widened() {
-        let mut w = Writer(Vec::new());
-        let long = "x".repeat(300);
-        w.message(1, |w| w.string(2, &long));
-        // Key, length (303: two bytes), inner key, inner length (300: two bytes), the text.
-        assert_eq!(&w.0[..3], &[0x0a, 0xaf, 0x02]);
-        assert_eq!(w.0.len(), 3 + 3 + 300);
+    /// The request exporting `spans`, each named by `ids`, as the batcher makes it.
+    fn request(resource: &[u8], ids: &Ids, spans: &[Record], out: &mut Vec<u8>) -> usize {
+        out.clear();
+        out.resize(room(resource.len()), 0);
+        for record in spans {
+            span(ids, record, out);
+        }
+        wrap(resource, out)
     }
 
     #[test]
@@ -211,7 +254,6 @@ mod tests {
             state: Some("vendor=1".into()),
         };
         let span = |name: &'static str, error: Option<&str>| Record {
-            ids: ids.clone(),
             parent: Some((7_u64.to_be_bytes(), true)),
             name: name.into(),
             kind: Kind::Client,
@@ -221,9 +263,10 @@ mod tests {
             events: vec![(at + 1, "gen_ai.first_token")],
             error: error.map(String::from),
         };
-        let spans = [span("one", Some("refused")), span("two", None)];
+        let long = "a refusal explained at length, ".repeat(10);
+        let spans = [span("one", Some(&long)), span("two", None)];
         let mut out = Vec::new();
-        let start = request(fields.bytes(), &spans, &mut out);
+        let start = request(fields.bytes(), &ids, &spans, &mut out);
         let decoded = ExportTraceServiceRequest::decode(&out[start..]).unwrap();
         let resource_spans = &decoded.resource_spans[0];
         let service = &resource_spans.resource.as_ref().unwrap().attributes[0];
@@ -249,7 +292,7 @@ mod tests {
             ("gen_ai.first_token", at + 1)
         );
         let status = one.status.as_ref().unwrap();
-        assert_eq!((status.code, status.message.as_str()), (2, "refused"));
+        assert_eq!((status.code, status.message.as_str()), (2, long.as_str()));
         assert_eq!(two.status.as_ref().unwrap().code, 0);
         let values: Vec<_> = one
             .attributes
@@ -267,10 +310,30 @@ mod tests {
 
         // A batch long enough that the messages around it take three bytes of length.
         let many: Vec<_> = (0..200).map(|_| span("many", None)).collect();
-        let start = request(fields.bytes(), &many, &mut out);
+        let start = request(fields.bytes(), &ids, &many, &mut out);
         assert!(out.len() - start > 0x4000);
         let decoded = ExportTraceServiceRequest::decode(&out[start..]).unwrap();
         assert_eq!(decoded.resource_spans[0].scope_spans[0].spans.len(), 200);
+
+        // A root span without trace state, events or a status message, failed.
+        let bare_ids = Ids {
+            state: None,
+            ..ids.clone()
+        };
+        let bare = Record {
+            parent: None,
+            events: Vec::new(),
+            error: Some(String::new()),
+            ..span("bare", None)
+        };
+        let start = request(fields.bytes(), &bare_ids, &[bare], &mut out);
+        let decoded = ExportTraceServiceRequest::decode(&out[start..]).unwrap();
+        let bare = &decoded.resource_spans[0].scope_spans[0].spans[0];
+        assert_eq!((bare.name.as_str(), bare.flags), ("bare", 0x101));
+        assert!(bare.parent_span_id.is_empty() && bare.trace_state.is_empty());
+        assert!(bare.events.is_empty());
+        assert_eq!(bare.status.as_ref().unwrap().code, 2);
+        assert_eq!(bare.attributes.len(), 2);
     }
 
     fn hex(bytes: &[u8]) -> String {

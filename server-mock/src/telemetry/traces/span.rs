@@ -1,10 +1,10 @@
 //! A request's spans: its server span, the one span of its authentication and admission, and a
 //! client span per upstream attempt. Each is recorded straight into what is exported (a
-//! [`Record`]) and handed to the batcher when it ends; a span of a trace not sampled records
-//! nothing and only carries its ids on.
+//! [`Record`]: its attributes already OTLP-encoded), and encoded onto the batcher's batch where
+//! it ends, on the thread that ends it; a span of a trace not sampled records nothing and only
+//! carries its ids on.
 
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::http::header::{HeaderName, HeaderValue};
 
@@ -15,9 +15,9 @@ use super::context::Ids;
 /// The name of a request's span of authentication and admission.
 pub const ADMISSION: &str = "admission";
 
-/// A span as it is exported.
+/// What is recorded of a span while it is open (its ids are the [`Open`]'s), encoded as it
+/// ends.
 pub(super) struct Record {
-    pub ids: Ids,
     /// The parent span's id, and whether it is the caller's (remote); none for a root.
     pub parent: Option<([u8; 8], bool)>,
     pub name: Arc<str>,
@@ -40,12 +40,14 @@ pub(super) enum Kind {
     Client = 3,
 }
 
-/// Unix time in nanoseconds.
+/// Unix time in nanoseconds (0 before 1970).
 fn now() -> u64 {
-    let since = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default();
-    u64::try_from(since.as_nanos()).unwrap_or(u64::MAX)
+    let now = rustix::time::clock_gettime(rustix::time::ClockId::Realtime);
+    let (secs, nanos) = (u64::try_from(now.tv_sec), u64::try_from(now.tv_nsec));
+    match (secs, nanos) {
+        (Ok(secs), Ok(nanos)) => secs.saturating_mul(1_000_000_000).saturating_add(nanos),
+        _ => 0,
+    }
 }
 
 /// A span being recorded: it ends, stamped and handed to the batcher, when dropped.
@@ -69,7 +71,6 @@ impl Open {
         let record = ids.sampled.then(|| {
             let (name, attributes) = describe();
             Mutex::new(Record {
-                ids: ids.clone(),
                 parent,
                 name,
                 kind,
@@ -100,10 +101,10 @@ impl Open {
 
 impl Drop for Open {
     fn drop(&mut self) {
-        if let Some(record) = self.record.take() {
-            let mut record = record.into_inner().unwrap_or_else(PoisonError::into_inner);
+        if let Some(record) = &mut self.record {
+            let record = record.get_mut().unwrap_or_else(PoisonError::into_inner);
             record.end = now();
-            self.inner.batcher.push(record);
+            self.inner.batcher.push(&self.ids, record);
         }
     }
 }
