@@ -110,6 +110,13 @@ median() {
   local col=$1; shift
   printf '%s\n' "$@" | awk -v c="$col" '{print $c}' | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'
 }
+# by_round "A1 A2 ..." "B1 B2 ..." -> the median over rounds of A's over B's, each round's pair
+# measured minutes apart at most (this machine's speed drifts by more than that within a run)
+by_round() {
+  python3 -c 'import statistics, sys
+a, b = ([float(x) for x in s.split()] for s in sys.argv[1:])
+print("%.3f" % statistics.median(x / y for x, y in zip(a, b)))' "$1" "$2"
+}
 # paired "P50,P99,RPS ..." "P50,P99,RPS ..." -> the median over rounds of the first's p50 over
 # the second's (the two lists in round order)
 paired() {
@@ -293,7 +300,7 @@ if [ -n "${BASELINE:-}" ] || [ "${AB:-}" = metrics ] || [ "${AB:-}" = observe ];
       if [ "$name" != "$first" ]; then
         # shellcheck disable=SC2086
         f50=$(median 1 ${p50s[$first]// /$'\n'}); fc=$(median 1 ${ceils[$first]// /$'\n'})
-        line+=" ($name vs $first: p50 $(awk -v a="$m50" -v b="$f50" 'BEGIN{printf "%+.0f", (a-b)*1000}') us, ceiling ratio $(awk -v a="$mc" -v b="$fc" 'BEGIN{printf "%.3f", a/b}'));"
+        line+=" ($name vs $first: p50 $(awk -v a="$m50" -v b="$f50" 'BEGIN{printf "%+.0f", (a-b)*1000}') us, ceiling ratio $(awk -v a="$mc" -v b="$fc" 'BEGIN{printf "%.3f", a/b}'), round by round $(by_round "${ceils[$name]}" "${ceils[$first]}"));"
       fi
     done
     echo "$line"

@@ -125,7 +125,7 @@ struct ServeArgs {
     #[arg(long)]
     trace_content: bool,
     /// Keep a log of gateway requests (GET /v1/requests, tokctl requests) [default: off, as it
-    /// adds about 4 % to the server's work per request for now].
+    /// adds 3 to 5 % to the server's work per request for now].
     #[arg(long)]
     request_log: bool,
     /// How long the request log keeps each gateway request, e.g. 30d, 12h.

@@ -24,7 +24,7 @@ pub use audit::AuditLog;
 pub use keys::*;
 pub use limits::*;
 pub use records::*;
-pub use requests::{RequestEntry, RequestFilter, RequestLog, StatusFilter};
+pub use requests::{RequestEntry, RequestFilter, RequestLog, StatusFilter, count_column};
 pub use scope::*;
 pub use settings::{SettingsChange, SettingsRecord, WorkspaceSettings};
 pub use tokens::TokenStore;

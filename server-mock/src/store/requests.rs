@@ -58,6 +58,12 @@ pub struct RequestEntry {
     pub chosen: bool,
 }
 
+/// A token count as a database's signed 64-bit column (past `i64::MAX`, capped): how both
+/// backends write `prompt_tokens`, `completion_tokens` and `cached_tokens`.
+pub fn count_column(value: Option<u64>) -> Option<i64> {
+    value.map(|n| i64::try_from(n).unwrap_or(i64::MAX))
+}
+
 /// What a status filter keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StatusFilter {

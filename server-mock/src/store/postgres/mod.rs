@@ -13,6 +13,7 @@ mod counter;
 mod error;
 mod keys;
 mod limits;
+mod migrations;
 mod pooler;
 mod presence;
 mod requests;

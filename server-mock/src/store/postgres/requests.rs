@@ -13,6 +13,7 @@ use super::db::limits;
 use crate::credits::Credits;
 use crate::store::{
     Page, PageRequest, RequestEntry, RequestFilter, RequestLog, StoreError, StoreResult,
+    count_column,
 };
 
 /// The columns read, in [`entry`]'s order but the bodies: the credential's name from its token
@@ -37,10 +38,6 @@ const KEPT: &str = "r.workspace_id = $1 AND ($2::text IS NULL OR r.credential_id
     AND ($7::timestamptz IS NULL OR r.created_at < $7)
     AND ($8::text IS NULL OR r.session_id = $8)";
 
-fn count(value: Option<u64>) -> Option<i64> {
-    value.map(|n| i64::try_from(n).unwrap_or(i64::MAX))
-}
-
 /// Appends entries, all in one statement.
 async fn insert(c: &impl GenericClient, entries: &[RequestEntry]) -> StoreResult<()> {
     let text = |f: fn(&RequestEntry) -> Option<String>| entries.iter().map(f).collect::<Vec<_>>();
@@ -59,9 +56,9 @@ async fn insert(c: &impl GenericClient, entries: &[RequestEntry]) -> StoreResult
     let streams: Vec<bool> = entries.iter().map(|e| e.stream).collect();
     let first = int(|e| e.first_token_us);
     let total = int(|e| Some(e.total_us));
-    let prompt = int(|e| count(e.prompt_tokens));
-    let completion = int(|e| count(e.completion_tokens));
-    let cached = int(|e| count(e.cached_tokens));
+    let prompt = int(|e| count_column(e.prompt_tokens));
+    let completion = int(|e| count_column(e.completion_tokens));
+    let cached = int(|e| count_column(e.cached_tokens));
     let nanos = int(|e| e.credits.map(Credits::to_column));
     let settled = text(|e| e.x402_settled.clone());
     let sessions = text(|e| e.session_id.clone());

@@ -9,7 +9,7 @@
 use rusqlite::{Connection, params};
 
 use super::rows::micros;
-use crate::store::{RequestEntry, StoreResult};
+use crate::store::{RequestEntry, StoreResult, count_column};
 
 /// Most entries one batch holds (a flush after an outage writes several).
 const MOST: usize = 1024;
@@ -48,9 +48,9 @@ fn encode(entries: &[&RequestEntry]) -> String {
         int(&mut out, ',', Some(i64::from(e.stream)));
         int(&mut out, ',', e.first_token_us);
         int(&mut out, ',', Some(e.total_us));
-        int(&mut out, ',', count(e.prompt_tokens));
-        int(&mut out, ',', count(e.completion_tokens));
-        int(&mut out, ',', count(e.cached_tokens));
+        int(&mut out, ',', count_column(e.prompt_tokens));
+        int(&mut out, ',', count_column(e.completion_tokens));
+        int(&mut out, ',', count_column(e.cached_tokens));
         int(
             &mut out,
             ',',
@@ -122,10 +122,6 @@ fn plain(text: &[u8]) -> bool {
         .remainder()
         .iter()
         .all(|&b| b >= 0x20 && b != b'"' && b != b'\\')
-}
-
-fn count(value: Option<u64>) -> Option<i64> {
-    value.map(|n| i64::try_from(n).unwrap_or(i64::MAX))
 }
 
 /// Appends `entries` as one batch per workspace (of at most [`MOST`] entries each), and the ids
