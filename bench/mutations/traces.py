@@ -9,7 +9,7 @@ M = [
  ('a traceparent is joined', 'server-mock/src/telemetry/traces.rs', 'let parent = context::extract(headers);', 'let parent: Option<context::Ids> = None;', '--test traces'),
  ("the span carries the answer's status", 'server-mock/src/telemetry/traces/span.rs', 'attributes.int("http.response.status_code", i64::from(status));', 'attributes.int("http.response.status_code", i64::from(status + 1));', '--test traces'),
  ("the span is named by the route's template", T, 'format!("{method} {template}")', 'format!("{method}")', "--test traces"),
- ("spans of a failed export are counted", "server-mock/src/telemetry/traces/export.rs", "self.shared.dropped.increment(spans.len() as u64);\n                let retry_at", "let retry_at", "--test traces collector_down"),
+ ("spans of a failed export are counted", "server-mock/src/telemetry/traces/export.rs", "self.shared.dropped.increment(count as u64);\n                let retry_at", "let retry_at", "--test traces collector_down"),
  ("an attempt's span is under the request's", 'server-mock/src/telemetry/traces/span.rs', 'let under = Some((parent.ids.span, false));', 'let under = None;', '--test traces'),
  ("an attempt's usage on its span", 'server-mock/src/chat/spans.rs', 'attributes.int("gen_ai.usage.input_tokens", count(tokens.prompt));', 'attributes.int("gen_ai.usage.input_tokens", count(tokens.completion));', '--test traces'),
  ("a failed attempt's error type", "server-mock/src/chat/health/attempt.rs", "(Some(span), Some((outcome, why))) => span.failed(outcome.label(), why),", "(Some(span), Some(_)) => span.end(),", "--test traces"),
@@ -28,10 +28,12 @@ M += [
  ('top_p is recorded', 'server-mock/src/chat/spans.rs', 'attributes.float("gen_ai.request.top_p", top_p);', 'attributes.float("gen_ai.request.top", top_p);', '--test traces'),
 ]
 M += [
- ("spans refused at a full queue are counted", "server-mock/src/telemetry/traces/export.rs", "if pending.spans.len() >= shared.queue || pending.stop {", "if pending.stop {", "--test traces hangs"),
- ("spans waiting when the server stops are sent", "server-mock/src/telemetry/traces/export.rs", "for batch in spans.chunks(shared.batch) {", "for batch in spans.chunks(shared.batch).filter(|_| !stop) {", "--test traces spans_still_waiting"),
+ ("spans refused at a full queue are counted", "server-mock/src/telemetry/traces/export.rs", "if pending.ends.len() >= shared.queue || pending.stop {", "if pending.stop {", "--test traces hangs"),
+ ("spans waiting when the server stops are sent", "server-mock/src/telemetry/traces/export.rs", "self.export_all(spans, &ends);", "if !stop {\n                    self.export_all(spans, &ends);\n                }", "--test traces spans_still_waiting"),
  ("a span's parent is encoded", 'server-mock/src/telemetry/traces/otlp.rs', 'field[2..].copy_from_slice(parent);\n            self.0.extend_from_slice(&field);', 'field[2..].copy_from_slice(parent);\n            let _ = field;', '--test traces'),
- ("a long message's length is widened", 'server-mock/src/telemetry/traces/otlp.rs', 'self.0.copy_within(at + 1..end, at + width);', 'let _ = end;', '--lib otlp'),
+ ("a span's length is the bytes written", O, 'let flags = 6;', 'let flags = 5;', '--lib otlp'),
+ ("a status message's length is the bytes written", O, 'string_len(description) + 2', 'string_len(description) + 1', '--lib otlp'),
+ ("more spans than a batch leave a batch at a time", "server-mock/src/telemetry/traces/export.rs", "if ends.len() <= batch {", "if !ends.is_empty() {", "--lib export"),
 ]
 M += [
  ("content only when asked", "server-mock/src/chat/tries.rs", "let content = traced.content();", "let content = true;", "--test trace_content"),
