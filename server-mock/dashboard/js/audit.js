@@ -2,7 +2,7 @@
 
 import { api } from './api.js';
 import {
-  el, emptyState, formError, loading, pager, replace, sectionError, sectionHeader, table, td, timeCell,
+  el, emptyState, formError, listError, loading, pager, replace, sectionHeader, table, td, timeCell,
 } from './ui.js';
 
 const PER_PAGE = 50;
@@ -158,13 +158,7 @@ export function render(root, ctx, params) {
       root.dataset.loaded = 'true';
     } catch (err) {
       if (seq !== state.seq || !root.isConnected) return;
-      if (err.status === 400 || err.status === 422) {
-        // A filter the server refused: say so next to the filters.
-        error.set(`The server refused these filters: ${err.message}`);
-        replace(listSlot);
-      } else {
-        replace(listSlot, sectionError('Could not load the audit log', err, load));
-      }
+      listError(listSlot, error, 'Could not load the audit log', err, load);
       root.dataset.loaded = 'error';
     }
   }

@@ -10,7 +10,7 @@ import { count, credits, millis } from './format.js';
 import { bodiesSetting } from './request-bodies.js';
 import { content, detailBody, statusCell, who } from './request-detail.js';
 import {
-  el, emptyState, formError, loading, pager, replace, restoreFocus, sectionError, sectionHeader, table, td,
+  el, emptyState, formError, listError, loading, pager, replace, restoreFocus, sectionError, sectionHeader, table, td,
   timeCell,
 } from './ui.js';
 
@@ -247,13 +247,7 @@ export function render(root, ctx, params) {
       root.dataset.loaded = 'true';
     } catch (err) {
       if (seq !== state.seq || !root.isConnected) return;
-      if (err.status === 400 || err.status === 422) {
-        // A filter the server refused: say so next to the filters.
-        error.set(`The server refused these filters: ${err.message}`);
-        replace(listSlot);
-      } else {
-        replace(listSlot, sectionError('Could not load the requests', err, load));
-      }
+      listError(listSlot, error, 'Could not load the requests', err, load);
       root.dataset.loaded = 'error';
     }
   }

@@ -320,6 +320,20 @@ export function sectionError(what, err, retry) {
     retry && !denied ? el('button', { type: 'button', class: 'btn btn-small', onClick: retry }, 'Try again') : null);
 }
 
+/**
+ * What a filtered list shows when it could not be read: a filter the server refused (400, 422)
+ * said next to the filters (`error`, a formError) with the list emptied, else a section error
+ * in the list's place, with a retry.
+ */
+export function listError(slot, error, what, err, retry) {
+  if (err.status === 400 || err.status === 422) {
+    error.set(`The server refused these filters: ${err.message}`);
+    replace(slot);
+  } else {
+    replace(slot, sectionError(what, err, retry));
+  }
+}
+
 function singular(noun) {
   if (noun === 'entries') return 'entry';
   return noun.replace(/s$/, '');

@@ -1,8 +1,8 @@
 //! The Requests section: real gateway requests (a whole answer, a stream, one refused) to a
 //! local upstream that takes its time over the first token are listed newest first, filtered by
-//! status class in the address, and opened: the detail's waterfall splits a stream's duration
-//! at its first token in proportion to what the API says; a whole answer is one bar. A key
-//! without `requests:read` is told so.
+//! status class in the address (a class the server refuses is said next to the filters), and
+//! opened: the detail's waterfall splits a stream's duration at its first token in proportion
+//! to what the API says; a whole answer is one bar. A key without `requests:read` is told so.
 
 use std::time::Duration;
 
@@ -167,6 +167,30 @@ async fn the_requests_page_lists_filters_and_shows_a_stream_s_waterfall() {
         .await,
         json!("4xx")
     );
+    click(&client, "#requests-reset").await;
+    loaded(&client, "requests").await;
+    assert_eq!(rows(&client).await.as_array().unwrap().len(), 3);
+
+    // A filter the server refuses, from the address: said next to the filters, the list empty;
+    // clearing the filters lists everything again.
+    eval(
+        &client,
+        "location.hash = '#/requests?status=9xx'; return null",
+    )
+    .await;
+    client.refresh().await.unwrap();
+    until(
+        &client,
+        "the refused filter said",
+        "document.querySelector('#section-requests[data-loaded=\"error\"] #form-error:not([hidden])')",
+    )
+    .await;
+    let said = text(&client, "#section-requests #form-error").await;
+    assert!(
+        said.contains("The server refused these filters") && said.contains("status must be"),
+        "{said}"
+    );
+    assert_eq!(rows(&client).await, json!([]));
     click(&client, "#requests-reset").await;
     loaded(&client, "requests").await;
     assert_eq!(rows(&client).await.as_array().unwrap().len(), 3);

@@ -222,8 +222,8 @@ struct Sender {
     runtime: tokio::runtime::Handle,
     shared: Arc<Shared>,
     /// While the collector fails: when the next batch is tried. The batches before it are
-    /// dropped (counted) without being encoded, so a collector that is down costs requests the
-    /// least; the failure is logged once, and again when a batch is taken.
+    /// dropped (counted) without being posted; the failure is logged once, and again when a
+    /// batch is taken.
     retry_at: Option<Instant>,
 }
 
