@@ -1,0 +1,89 @@
+//! The batcher's own tests: batches taken past their size, the exporter's headers.
+
+use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+use prost::Message;
+
+use super::super::attributes::Attributes;
+use super::super::span::Kind;
+use super::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn spans_taken_past_a_batch_leave_a_batch_at_a_time_in_order_none_lost() {
+    // A collector saying, for each request, the names of its spans.
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let app = axum::Router::new().route(
+        "/v1/traces",
+        axum::routing::post(move |body: axum::body::Bytes| {
+            let request = ExportTraceServiceRequest::decode(body).unwrap();
+            let names: Vec<String> = request.resource_spans[0].scope_spans[0]
+                .spans
+                .iter()
+                .map(|span| span.name.clone())
+                .collect();
+            tx.send(names).unwrap();
+            async {}
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/v1/traces", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+
+    let resource = Attributes::resource().bytes().to_vec();
+    let room = otlp::room(resource.len());
+    let shared = Arc::new(Shared {
+        pending: Mutex::new(Pending::new(room, 0, 0)),
+        wake: Condvar::new(),
+        exported: Condvar::new(),
+        queue: 100,
+        batch: 2,
+        delay: DELAY,
+        dropped: metrics::Counter::noop(),
+        resource,
+        room,
+    });
+    let mut sender = Sender {
+        client: reqwest::Client::new(),
+        url: reqwest::Url::parse(&url).unwrap(),
+        runtime: tokio::runtime::Handle::current(),
+        shared: shared.clone(),
+        retry_at: None,
+    };
+    // Five spans taken at once (the exporting thread was late): batches of 2, 2 and 1.
+    let ids = Ids {
+        trace: [1; 16],
+        span: [2; 8],
+        sampled: true,
+        state: None,
+    };
+    let mut pending = Pending::new(room, 0, 0);
+    for name in ["a", "b", "c", "d", "e"] {
+        let record = Record {
+            parent: None,
+            name: name.into(),
+            kind: Kind::Internal,
+            start: 1,
+            end: 2,
+            attributes: Attributes::with_capacity(0),
+            events: Vec::new(),
+            error: None,
+        };
+        otlp::span(&ids, &record, &mut pending.spans);
+        pending.ends.push(pending.spans.len());
+    }
+    tokio::task::spawn_blocking(move || sender.export_all(pending.spans, &pending.ends))
+        .await
+        .unwrap();
+    let mut batches = Vec::new();
+    while let Ok(names) = rx.try_recv() {
+        batches.push(names.join(""));
+    }
+    assert_eq!(batches, ["ab", "cd", "e"]);
+}
+
+#[test]
+fn headers_are_pairs_with_percent_decoded_values() {
+    let headers = parse_headers("api-key=a%20b , x-team=core,broken,=nokey");
+    assert_eq!(headers.len(), 2);
+    assert_eq!(headers["api-key"], "a b");
+    assert_eq!(headers["x-team"], "core");
+}
