@@ -39,12 +39,14 @@ M += [
  ("a stream's kept text is its response body", "server-mock/src/chat/stream/kept.rs", "logged.response_body(&messages);", "let _ = (logged, &messages);", R + " a_streamed_answers_text"),
 ]
 M += [
- ("a batch keeps each field in the view's position", B, "string(&mut out, ',', e.model.as_deref());\n        string(&mut out, ',', e.routed_model.as_deref());", "string(&mut out, ',', e.routed_model.as_deref());\n        string(&mut out, ',', e.model.as_deref());", U),
+ ("a batch keeps each field in the view's position", B, "fields.text(e.model.as_deref());\n    fields.text(e.routed_model.as_deref());", "fields.text(e.routed_model.as_deref());\n    fields.text(e.model.as_deref());", U),
  ("a batch spans at most a minute", B, "if high - low >= SPAN {", "if high - low >= i64::MAX {", U),
  ("a straddling batch keeps its newer entries", B, "data = (SELECT json_group_array(json(j.value)) FROM json_each(data) j\n                                 WHERE j.value ->> 1 >= ?1),", "data = data,", U),
  ("retention deletes the chosen ids it passes", B, '"DELETE FROM request_log_chosen WHERE rowid IN ({CHOSEN_EXPIRED})"', '"DELETE FROM request_log_chosen WHERE false AND rowid IN ({CHOSEN_EXPIRED})"', U),
 ]
 M += [
- ("a batch's string that needs escaping is escaped", B, "match plain(text.as_bytes()) {", "match true {", "--lib request_batches"),
+ ("a batch's string that needs escaping is escaped", B, "if plain(text.as_bytes()) {", "if true {", "--lib request_batches"),
+ ("an unset field before a set one is written as null", B, "None => self.nulls += 1,\n        }\n    }\n\n    fn int", "None => {}\n        }\n    }\n\n    fn int", "--lib request_batches"),
+ ("a text's last bytes are looked at", B, "text.chunks_exact(8).all(clean) && clean(&text[text.len() - 8..])", "text.chunks_exact(8).all(clean)", "--lib request_batches"),
  ('a batch\'s string with a quote needs escaping', B, "| equal(w, b'\"') |", "|", "--lib request_batches"),
 ]

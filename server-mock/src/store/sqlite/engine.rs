@@ -18,6 +18,10 @@ use crate::store::{StoreError, StoreResult};
 const MAX_GROUP: usize = 512;
 /// Most idle read connections kept.
 const MAX_IDLE_READERS: usize = 16;
+/// Read connections opened, their schema loaded, when the engine starts (more are opened as
+/// concurrent reads need them): the first reads do not wait for one, and what a run of requests
+/// costs does not depend on when in the run its connections were opened.
+const READERS_AT_START: usize = 4;
 /// Prepared statements kept per connection.
 const STATEMENT_CACHE: usize = 256;
 
@@ -46,6 +50,13 @@ pub fn open(path: &Path) -> rusqlite::Result<Connection> {
     Ok(conn)
 }
 
+/// A read connection with the schema loaded (its first statement would otherwise parse it).
+fn open_reader(path: &Path) -> rusqlite::Result<Connection> {
+    let conn = open(path)?;
+    conn.query_row("SELECT count(*) FROM sqlite_schema", [], |_| Ok(()))?;
+    Ok(conn)
+}
+
 /// The writer thread and the read pool of one database file.
 pub struct Engine {
     path: PathBuf,
@@ -63,11 +74,15 @@ impl Engine {
             .name("sqlite-writer".into())
             .spawn(move || write_loop(conn, rx, &cache))
             .ok();
+        // One that fails to open now is opened by the read that needs it (and fails it there).
+        let readers = (0..READERS_AT_START)
+            .filter_map(|_| open_reader(&path).ok())
+            .collect();
         Engine {
             path,
             writer: Mutex::new(thread.as_ref().map(|_| tx)),
             writer_thread: Mutex::new(thread),
-            readers: Default::default(),
+            readers: Arc::new(Mutex::new(readers)),
         }
     }
 

@@ -6,7 +6,8 @@
 //! is still found without reading every batch. Retention deletes whole batches, and cuts the
 //! older entries out of a batch that straddles the cutoff.
 
-use rusqlite::{Connection, params};
+use rusqlite::types::{ToSqlOutput, ValueRef};
+use rusqlite::{Connection, ToSql, params};
 
 use super::rows::micros;
 use crate::store::{RequestEntry, StoreResult, count_column};
@@ -24,104 +25,154 @@ const ENTRY_BYTES: usize = 192;
 
 /// Writes `entries` as a batch: a JSON array of arrays, each entry's fields in the positions
 /// the `request_log` view reads (never reorder, only append). Fields after the last that is
-/// set are left out: the view reads a missing position as NULL. Written by hand rather than
-/// through serde, whose generic framing cost about 2,000 instructions an entry; a string that
-/// needs escaping is still escaped by `serde_json`.
-fn encode(entries: &[&RequestEntry]) -> String {
-    let mut out = String::with_capacity(2 + entries.len() * ENTRY_BYTES);
-    out.push('[');
+/// set are left out: the view reads a missing position as NULL. Written by hand into bytes
+/// rather than through serde, whose generic framing cost about 2,000 instructions an entry; a
+/// string that needs escaping is still escaped by `serde_json`. The bytes are UTF-8: JSON's
+/// framing around `&str`s.
+fn encode(entries: &[&RequestEntry]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(2 + entries.len() * ENTRY_BYTES);
+    out.push(b'[');
     for (i, e) in entries.iter().enumerate() {
         if i > 0 {
-            out.push(',');
+            out.push(b',');
         }
-        let start = out.len();
-        string(&mut out, '[', Some(&e.id));
-        int(&mut out, ',', Some(micros(e.created_at)));
-        string(&mut out, ',', e.credential_id.as_deref());
-        string(&mut out, ',', Some(&e.endpoint));
-        string(&mut out, ',', e.model.as_deref());
-        string(&mut out, ',', e.routed_model.as_deref());
-        string(&mut out, ',', e.deployment.as_deref());
-        string(&mut out, ',', e.route_reason.as_deref());
-        int(&mut out, ',', Some(i64::from(e.status)));
-        string(&mut out, ',', e.error.as_deref());
-        int(&mut out, ',', Some(i64::from(e.stream)));
-        int(&mut out, ',', e.first_token_us);
-        int(&mut out, ',', Some(e.total_us));
-        int(&mut out, ',', count_column(e.prompt_tokens));
-        int(&mut out, ',', count_column(e.completion_tokens));
-        int(&mut out, ',', count_column(e.cached_tokens));
-        int(
-            &mut out,
-            ',',
-            e.credits.map(crate::credits::Credits::to_column),
-        );
-        string(&mut out, ',', e.x402_settled.as_deref());
-        string(&mut out, ',', e.session_id.as_deref());
-        string(&mut out, ',', e.request_body.as_deref());
-        string(&mut out, ',', e.response_body.as_deref());
-        while out.len() > start && out.ends_with(",null") {
-            out.truncate(out.len() - ",null".len());
-        }
-        out.push(']');
+        entry(&mut out, e);
     }
-    out.push(']');
+    out.push(b']');
     out
 }
 
-/// `before` (the array's opening or a comma), then `text` as a JSON string: as it is between
-/// quotes when nothing in it needs escaping (ids, model names, codes: nearly always), else
-/// escaped by `serde_json`.
-fn string(out: &mut String, before: char, text: Option<&str>) {
-    out.push(before);
-    let Some(text) = text else {
-        out.push_str("null");
-        return;
+/// Most bytes a field takes besides its text: a comma, and quotes or a number (20 digits and
+/// a sign).
+const FIELD_BYTES: usize = 22;
+
+/// Fields in an entry.
+const FIELDS: usize = 21;
+
+/// `e` as a JSON array of its fields, up to the last that is set, its room made at once.
+fn entry(out: &mut Vec<u8>, e: &RequestEntry) {
+    let len = |text: &Option<String>| text.as_ref().map_or(0, String::len);
+    let texts = e.id.len()
+        + e.endpoint.len()
+        + len(&e.credential_id)
+        + len(&e.model)
+        + len(&e.routed_model)
+        + len(&e.deployment)
+        + len(&e.route_reason)
+        + len(&e.error)
+        + len(&e.x402_settled)
+        + len(&e.session_id)
+        + len(&e.request_body)
+        + len(&e.response_body);
+    out.reserve(2 + texts + FIELDS * FIELD_BYTES);
+    out.push(b'[');
+    string(out, &e.id);
+    let mut fields = Fields {
+        out: &mut *out,
+        nulls: 0,
     };
-    match plain(text.as_bytes()) {
-        true => {
-            out.push('"');
-            out.push_str(text);
-            out.push('"');
+    fields.int(Some(micros(e.created_at)));
+    fields.text(e.credential_id.as_deref());
+    fields.text(Some(&e.endpoint));
+    fields.text(e.model.as_deref());
+    fields.text(e.routed_model.as_deref());
+    fields.text(e.deployment.as_deref());
+    fields.text(e.route_reason.as_deref());
+    fields.int(Some(i64::from(e.status)));
+    fields.text(e.error.as_deref());
+    fields.int(Some(i64::from(e.stream)));
+    fields.int(e.first_token_us);
+    fields.int(Some(e.total_us));
+    fields.int(count_column(e.prompt_tokens));
+    fields.int(count_column(e.completion_tokens));
+    fields.int(count_column(e.cached_tokens));
+    fields.int(e.credits.map(crate::credits::Credits::to_column));
+    fields.text(e.x402_settled.as_deref());
+    fields.text(e.session_id.as_deref());
+    fields.text(e.request_body.as_deref());
+    fields.text(e.response_body.as_deref());
+    out.push(b']');
+}
+
+/// An entry's fields after its first, each after a comma; an unset one (null) is held back
+/// until a set one follows, so the trailing ones are never written.
+struct Fields<'a> {
+    out: &'a mut Vec<u8>,
+    nulls: usize,
+}
+
+impl Fields<'_> {
+    fn next(&mut self) {
+        for _ in 0..std::mem::take(&mut self.nulls) {
+            self.out.extend_from_slice(b",null");
         }
-        false => match serde_json::to_string(text) {
-            Ok(escaped) => out.push_str(&escaped),
-            // A &str always serializes; should it not, the field reads as NULL.
-            Err(_) => out.push_str("null"),
-        },
+        self.out.push(b',');
+    }
+
+    fn text(&mut self, text: Option<&str>) {
+        match text {
+            Some(text) => {
+                self.next();
+                string(self.out, text);
+            }
+            None => self.nulls += 1,
+        }
+    }
+
+    fn int(&mut self, n: Option<i64>) {
+        match n {
+            Some(n) => {
+                self.next();
+                self.out
+                    .extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
+            }
+            None => self.nulls += 1,
+        }
     }
 }
 
-/// `before` (a comma), then `n` as a JSON number.
-fn int(out: &mut String, before: char, n: Option<i64>) {
-    out.push(before);
-    match n {
-        Some(n) => out.push_str(itoa::Buffer::new().format(n)),
-        None => out.push_str("null"),
+/// `text` as a JSON string: as it is between quotes when nothing in it needs escaping (ids,
+/// model names, codes: nearly always), else escaped by `serde_json`.
+fn string(out: &mut Vec<u8>, text: &str) {
+    if plain(text.as_bytes()) {
+        out.push(b'"');
+        out.extend_from_slice(text.as_bytes());
+        out.push(b'"');
+    } else if serde_json::to_writer(&mut *out, text).is_err() {
+        // A &str always serializes into memory; should it not, the field reads as NULL.
+        out.extend_from_slice(b"null");
     }
 }
 
 /// Whether no byte of `text` needs escaping in a JSON string (a control character, `"` or
-/// `\\`), looked at eight bytes at a time: a byte below `n` shows in `(w - n·ONES) & !w & HIGH`,
-/// a byte equal to `c` as a zero byte of `w ^ c·ONES` (exact as to whether any byte does).
+/// `\\`), looked at eight bytes at a time (the last eight overlapping the ones before, so no
+/// byte is looked at alone unless the text is shorter): a byte below `n` shows in
+/// `(w - n·ONES) & !w & HIGH`, a byte equal to `c` as a zero byte of `w ^ c·ONES` (exact as to
+/// whether any byte does).
 fn plain(text: &[u8]) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let below = |w: u64, n: u8| w.wrapping_sub(ONES * u64::from(n)) & !w & HIGH;
     let equal = |w: u64, c: u8| below(w ^ (ONES * u64::from(c)), 1);
-    let mut chunks = text.chunks_exact(8);
-    for chunk in &mut chunks {
+    let clean = |chunk: &[u8]| {
         let mut bytes = [0; 8];
         bytes.copy_from_slice(chunk);
         let w = u64::from_le_bytes(bytes);
-        if below(w, 0x20) | equal(w, b'"') | equal(w, b'\\') != 0 {
-            return false;
-        }
+        below(w, 0x20) | equal(w, b'"') | equal(w, b'\\') == 0
+    };
+    if text.len() < 8 {
+        return text.iter().all(|&b| b >= 0x20 && b != b'"' && b != b'\\');
     }
-    chunks
-        .remainder()
-        .iter()
-        .all(|&b| b >= 0x20 && b != b'"' && b != b'\\')
+    text.chunks_exact(8).all(clean) && clean(&text[text.len() - 8..])
+}
+
+/// A batch's JSON bound as text without checking it again ([`encode`] writes UTF-8).
+struct Json<'a>(&'a [u8]);
+
+impl ToSql for Json<'_> {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::Borrowed(ValueRef::Text(self.0)))
+    }
 }
 
 /// Appends `entries` as one batch per workspace (of at most [`MOST`] entries each), and the ids
@@ -158,7 +209,8 @@ pub(super) fn insert(conn: &Connection, entries: &[RequestEntry]) -> StoreResult
             }
             let (chunk, after) = rest.split_at(len);
             rest = after;
-            batch.execute(params![workspace, first, last, len as i64, encode(chunk)])?;
+            let data = encode(chunk);
+            batch.execute(params![workspace, first, last, len as i64, Json(&data)])?;
         }
     }
     let mut by_id = None;
@@ -265,7 +317,7 @@ mod tests {
             stream: true,
             ..RequestEntry::default()
         };
-        let batch: Value = serde_json::from_str(&encode(&[&whole, &bare])).unwrap();
+        let batch: Value = serde_json::from_slice(&encode(&[&whole, &bare])).unwrap();
         assert_eq!(
             batch,
             json!([
