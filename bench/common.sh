@@ -1,4 +1,5 @@
-# Shared by bench/gateway.sh, bench/deployments.sh and bench/peers.sh (sourced).
+# Shared by bench/gateway.sh, bench/gateway_cost.sh, bench/gateway_instructions.sh,
+# bench/deployments.sh and bench/peers.sh (sourced).
 
 # Sets $oha to an oha binary, installing it from crates.io first when there is none.
 find_oha() {
@@ -8,6 +9,18 @@ find_oha() {
     cargo install oha --locked --root "$HOME/.local/oha" >&2
     oha="$HOME/.local/oha/bin/oha"
   fi
+}
+
+# start_upstream: a work directory ($work) removed on exit with every process in $pids stopped,
+# and the mock upstream (built already) started on loopback: $upstream its address,
+# $upstream_pid its process.
+start_upstream() {
+  work=$(mktemp -d)
+  pids=()
+  trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"' EXIT
+  ./target/release/examples/mock_upstream 127.0.0.1:0 >"$work/upstream.log" 2>&1 & pids+=($!)
+  upstream_pid=$!
+  upstream=$(wait_addr "$work/upstream.log")
 }
 
 # mock_catalogue UPSTREAM_ADDR: a catalogue entry (TOML, on stdout) for model `mock`, an

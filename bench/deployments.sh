@@ -22,13 +22,7 @@ find_oha
 idle_poll
 
 cargo build --release --quiet -p tokctl-server --bin tokctl-server --example mock_upstream
-work=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
-
-./target/release/examples/mock_upstream 127.0.0.1:0 >"$work/upstream.log" 2>&1 & pids+=($!)
-upstream=$(wait_addr "$work/upstream.log")
+start_upstream
 {
   mock_catalogue "$upstream"
   for n in 1 4; do

@@ -38,14 +38,7 @@ idle_poll
 
 cargo build --release --quiet -p tokctl-server --bin tokctl-server --example mock_upstream \
   --example bare_proxy --example byte_relay
-work=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
-
-
-./target/release/examples/mock_upstream 127.0.0.1:0 >"$work/upstream.log" 2>&1 & pids+=($!)
-upstream=$(wait_addr "$work/upstream.log")
+start_upstream
 ./target/release/examples/bare_proxy 127.0.0.1:0 "$upstream" >"$work/proxy.log" 2>&1 & pids+=($!)
 proxy=$(wait_addr "$work/proxy.log")
 ./target/release/examples/byte_relay 127.0.0.1:0 "$upstream" >"$work/relay.log" 2>&1 & pids+=($!)

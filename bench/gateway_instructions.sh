@@ -24,14 +24,7 @@ command -v valgrind >/dev/null || { echo "valgrind is required (Debian package v
 source bench/common.sh
 find_oha
 cargo build --release --quiet -p tokctl-server --bin tokctl-server --example mock_upstream
-work=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
-
-
-./target/release/examples/mock_upstream 127.0.0.1:0 >"$work/upstream.log" 2>&1 & pids+=($!)
-upstream=$(wait_addr "$work/upstream.log")
+start_upstream
 mock_catalogue "$upstream" >"$work/models.toml"
 
 # count BIN METRICS(off|on) KIND(whole|streamed) N -> instructions of the server process

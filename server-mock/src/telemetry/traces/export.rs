@@ -1,9 +1,9 @@
 //! How spans leave. A span that ends is encoded ([`super::otlp`]) by the thread that ends it,
 //! into a buffer of that thread's own, and copied onto the end of a bounded batch (one lock,
 //! held for the copy; the exporting thread is woken only when a batch is full): its record never
-//! moves, and is freed on the thread that made it. A thread of its own takes the
-//! whole batch when it is full, or every scheduled delay (`OTEL_BSP_SCHEDULE_DELAY`), wraps it
-//! and posts it on the server's runtime. Every span dropped is counted
+//! moves, and is freed on the thread that made it. A thread of its own takes a
+//! batch when one is full, or what there is every scheduled delay (`OTEL_BSP_SCHEDULE_DELAY`),
+//! wraps it and posts it on the server's runtime. Every span dropped is counted
 //! ([`TRACE_SPANS_DROPPED`](crate::telemetry::registry::TRACE_SPANS_DROPPED)): those refused
 //! because the list is full, and those of a batch the collector did not take.
 //!
@@ -165,6 +165,27 @@ struct Pending {
 }
 
 impl Pending {
+    /// Takes the first batch (at most `batch` spans, after `room` bytes), and how many spans it
+    /// holds; none when nothing is pending. The spans past it (they came while the exporting
+    /// thread woke) are copied into the buffer that follows, a few hundred bytes; taken whole,
+    /// a batch and a few would be copied and posted as two.
+    fn take(&mut self, batch: usize, room: usize) -> Option<(Vec<u8>, usize)> {
+        let count = self.ends.len().min(batch);
+        let end = *self.ends.get(count.checked_sub(1)?)?;
+        // The next spans go into a buffer with as much room as this one had (spans keep coming
+        // while this thread wakes: a buffer made for one batch would be grown, all its spans
+        // copied, on a request's path).
+        let (bytes, spans) = (self.spans.capacity(), self.ends.capacity());
+        let mut next = Pending::new(room, bytes.saturating_sub(room), spans);
+        next.spans.extend_from_slice(&self.spans[end..]);
+        let moved = end - room;
+        next.ends
+            .extend(self.ends[count..].iter().map(|at| at - moved));
+        self.spans.truncate(end);
+        self.ends = next.ends;
+        Some((std::mem::replace(&mut self.spans, next.spans), count))
+    }
+
     /// Nothing pending: room for the messages around, and for `bytes` of `spans` spans.
     fn new(room: usize, bytes: usize, spans: usize) -> Self {
         let mut buffer = Vec::with_capacity(room + bytes);
@@ -245,54 +266,23 @@ impl Sender {
     fn run(mut self) {
         let shared = self.shared.clone();
         loop {
-            let (taken, stop) = {
+            let (taken, stop, drained) = {
                 let idle = |p: &mut Pending| p.ends.len() < shared.batch && !p.stop;
                 let (mut pending, _) = shared
                     .wake
                     .wait_timeout_while(shared.lock(), shared.delay, idle)
                     .unwrap_or_else(PoisonError::into_inner);
-                // The next spans go into a buffer with as much room as this one had (spans keep
-                // coming while this thread wakes: a buffer made for one batch would be grown,
-                // all its spans copied, on a request's path); an empty one is left where it is.
-                let taken = match pending.ends.is_empty() {
-                    true => None,
-                    false => {
-                        let (bytes, spans) = (pending.spans.capacity(), pending.ends.capacity());
-                        let fresh = Pending::new(shared.room, bytes - shared.room, spans);
-                        let spans = std::mem::replace(&mut pending.spans, fresh.spans);
-                        let ends = std::mem::replace(&mut pending.ends, fresh.ends);
-                        Some((spans, ends))
-                    }
-                };
-                (taken, pending.stop)
+                let taken = pending.take(shared.batch, shared.room);
+                (taken, pending.stop, pending.ends.is_empty())
             };
-            if let Some((spans, ends)) = taken {
-                self.export_all(spans, &ends);
+            if let Some((spans, count)) = taken {
+                self.export(spans, count);
             }
-            if stop {
+            if stop && drained {
                 shared.lock().stopped = true;
                 shared.exported.notify_all();
                 return;
             }
-        }
-    }
-
-    /// Exports the spans taken (ending at `ends` in `spans`): in the buffer they were written
-    /// into when they are one batch or less, as they nearly always are; else (this thread was
-    /// late) a batch at a time, each copied into a buffer of its own.
-    fn export_all(&mut self, spans: Vec<u8>, ends: &[usize]) {
-        let (batch, room) = (self.shared.batch, self.shared.room);
-        if ends.len() <= batch {
-            return self.export(spans, ends.len());
-        }
-        let mut from = room;
-        for chunk in ends.chunks(batch) {
-            let end = chunk.last().copied().unwrap_or(from);
-            let mut body = Vec::with_capacity(room + end - from);
-            body.resize(room, 0);
-            body.extend_from_slice(&spans[from..end]);
-            self.export(body, chunk.len());
-            from = end;
         }
     }
 
