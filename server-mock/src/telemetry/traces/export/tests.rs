@@ -7,19 +7,15 @@ use super::super::attributes::Attributes;
 use super::super::span::Kind;
 use super::*;
 
-#[test]
-fn spans_taken_past_a_batch_leave_a_batch_at_a_time_in_order_none_lost() {
-    let resource = Attributes::resource().bytes().to_vec();
-    let room = otlp::room(resource.len());
-    // Five spans ended before the exporting thread took them (it was late): batches of 2.
+/// Queues onto `pending` a span of one trace for each of `names`, as the request threads do.
+fn end_spans<const N: usize>(pending: &mut Pending, names: [&str; N]) {
     let ids = Ids {
         trace: [1; 16],
         span: [2; 8],
         sampled: true,
         state: None,
     };
-    let mut pending = Pending::new(room, 0, 0);
-    for name in ["a", "b", "c", "d", "e"] {
+    for name in names {
         let record = Record {
             parent: None,
             name: name.into(),
@@ -33,6 +29,15 @@ fn spans_taken_past_a_batch_leave_a_batch_at_a_time_in_order_none_lost() {
         otlp::span(&ids, &record, &mut pending.spans);
         pending.ends.push(pending.spans.len());
     }
+}
+
+#[test]
+fn spans_taken_past_a_batch_leave_a_batch_at_a_time_in_order_none_lost() {
+    let resource = Attributes::resource().bytes().to_vec();
+    let room = otlp::room(resource.len());
+    // Five spans ended before the exporting thread took them (it was late): batches of 2.
+    let mut pending = Pending::new(room, 0, 0);
+    end_spans(&mut pending, ["a", "b", "c", "d", "e"]);
     let mut batches = Vec::new();
     while let Some((mut body, count)) = pending.take(2, room) {
         // What the collector would be sent, decoded by the generated types.
@@ -94,29 +99,9 @@ async fn spans_waiting_when_the_batcher_stops_all_leave_a_batch_at_a_time() {
         retry_at: None,
     };
     // Five spans waiting as the batcher is asked to stop: batches of 2, 2 and 1.
-    let ids = Ids {
-        trace: [1; 16],
-        span: [2; 8],
-        sampled: true,
-        state: None,
-    };
     {
         let mut pending = shared.lock();
-        for name in ["a", "b", "c", "d", "e"] {
-            let record = Record {
-                parent: None,
-                name: name.into(),
-                kind: Kind::Internal,
-                start: 1,
-                end: 2,
-                attributes: Attributes::with_capacity(0),
-                events: Vec::new(),
-                error: None,
-            };
-            otlp::span(&ids, &record, &mut pending.spans);
-            let end = pending.spans.len();
-            pending.ends.push(end);
-        }
+        end_spans(&mut pending, ["a", "b", "c", "d", "e"]);
         pending.stop = true;
     }
     tokio::task::spawn_blocking(move || sender.run())
