@@ -46,7 +46,7 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
             [CompletionResult]::new('settings', 'settings', [CompletionResultType]::ParameterValue, 'Show or change the workspace''s settings: whether the request log keeps bodies')
             [CompletionResult]::new('webhooks', 'webhooks', [CompletionResultType]::ParameterValue, 'Configure webhook endpoints, receive events locally, verify signatures')
             [CompletionResult]::new('x402', 'x402', [CompletionResultType]::ParameterValue, 'Show, set or remove the workspace''s x402 terms: what agents naming an agent_wallet pay')
-            [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Find leaked tokctl secrets in files, stdin or git history, and optionally revoke them')
+            [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Find leaked secrets (tokctl''s and providers'' keys) in files, stdin or git history, and optionally revoke tokctl''s')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -914,7 +914,7 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
             [CompletionResult]::new('--base-url', '--base-url', [CompletionResultType]::ParameterName, 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]')
             [CompletionResult]::new('--git-history', '--git-history', [CompletionResultType]::ParameterName, 'Scan the added lines of every commit of the repository at each path (`git log -p --all`) instead of the files as they are now')
             [CompletionResult]::new('--no-ignore', '--no-ignore', [CompletionResultType]::ParameterName, 'Also scan files that .gitignore and .ignore exclude')
-            [CompletionResult]::new('--revoke', '--revoke', [CompletionResultType]::ParameterName, 'Send every secret found to the revocation endpoint, which needs no API key (asks first on a terminal; --yes otherwise)')
+            [CompletionResult]::new('--revoke', '--revoke', [CompletionResultType]::ParameterName, 'Send every tokctl secret found to the revocation endpoint, which needs no API key (asks first on a terminal; --yes otherwise). Providers'' keys are reported, not sent')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Revoke without asking')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Revoke without asking')
             [CompletionResult]::new('--include-own-key', '--include-own-key', [CompletionResultType]::ParameterName, 'Also revoke the API key this CLI is configured with when it is among the secrets found (left out otherwise, or asked about on a terminal)')
@@ -953,7 +953,7 @@ Register-ArgumentCompleter -Native -CommandName 'tokctl' -ScriptBlock {
             [CompletionResult]::new('settings', 'settings', [CompletionResultType]::ParameterValue, 'Show or change the workspace''s settings: whether the request log keeps bodies')
             [CompletionResult]::new('webhooks', 'webhooks', [CompletionResultType]::ParameterValue, 'Configure webhook endpoints, receive events locally, verify signatures')
             [CompletionResult]::new('x402', 'x402', [CompletionResultType]::ParameterValue, 'Show, set or remove the workspace''s x402 terms: what agents naming an agent_wallet pay')
-            [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Find leaked tokctl secrets in files, stdin or git history, and optionally revoke them')
+            [CompletionResult]::new('scan', 'scan', [CompletionResultType]::ParameterValue, 'Find leaked secrets (tokctl''s and providers'' keys) in files, stdin or git history, and optionally revoke tokctl''s')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break

@@ -43,7 +43,7 @@ set edit:completion:arg-completer[tokctl] = {|@words|
             cand settings 'Show or change the workspace''s settings: whether the request log keeps bodies'
             cand webhooks 'Configure webhook endpoints, receive events locally, verify signatures'
             cand x402 'Show, set or remove the workspace''s x402 terms: what agents naming an agent_wallet pay'
-            cand scan 'Find leaked tokctl secrets in files, stdin or git history, and optionally revoke them'
+            cand scan 'Find leaked secrets (tokctl''s and providers'' keys) in files, stdin or git history, and optionally revoke tokctl''s'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -821,7 +821,7 @@ set edit:completion:arg-completer[tokctl] = {|@words|
             cand --base-url 'Token API base URL, e.g. http://127.0.0.1:8080/v1 (`/v1` is added when no version ends it) [env: TOKCTL_BASE_URL]'
             cand --git-history 'Scan the added lines of every commit of the repository at each path (`git log -p --all`) instead of the files as they are now'
             cand --no-ignore 'Also scan files that .gitignore and .ignore exclude'
-            cand --revoke 'Send every secret found to the revocation endpoint, which needs no API key (asks first on a terminal; --yes otherwise)'
+            cand --revoke 'Send every tokctl secret found to the revocation endpoint, which needs no API key (asks first on a terminal; --yes otherwise). Providers'' keys are reported, not sent'
             cand -y 'Revoke without asking'
             cand --yes 'Revoke without asking'
             cand --include-own-key 'Also revoke the API key this CLI is configured with when it is among the secrets found (left out otherwise, or asked about on a terminal)'
@@ -858,7 +858,7 @@ set edit:completion:arg-completer[tokctl] = {|@words|
             cand settings 'Show or change the workspace''s settings: whether the request log keeps bodies'
             cand webhooks 'Configure webhook endpoints, receive events locally, verify signatures'
             cand x402 'Show, set or remove the workspace''s x402 terms: what agents naming an agent_wallet pay'
-            cand scan 'Find leaked tokctl secrets in files, stdin or git history, and optionally revoke them'
+            cand scan 'Find leaked secrets (tokctl''s and providers'' keys) in files, stdin or git history, and optionally revoke tokctl''s'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }

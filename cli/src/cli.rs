@@ -113,7 +113,8 @@ pub enum Command {
     /// Show, set or remove the workspace's x402 terms: what agents naming an agent_wallet pay.
     #[command(subcommand)]
     X402(X402Command),
-    /// Find leaked tokctl secrets in files, stdin or git history, and optionally revoke them.
+    /// Find leaked secrets (tokctl's and providers' keys) in files, stdin or git history, and
+    /// optionally revoke tokctl's.
     Scan(ScanArgs),
     /// Print a shell completion script.
     Completions {
@@ -183,8 +184,8 @@ pub struct ScanArgs {
     /// Also scan files that .gitignore and .ignore exclude.
     #[arg(long)]
     pub no_ignore: bool,
-    /// Send every secret found to the revocation endpoint, which needs no API key (asks first
-    /// on a terminal; --yes otherwise).
+    /// Send every tokctl secret found to the revocation endpoint, which needs no API key (asks
+    /// first on a terminal; --yes otherwise). Providers' keys are reported, not sent.
     #[arg(long)]
     pub revoke: bool,
     /// Revoke without asking.

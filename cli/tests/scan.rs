@@ -1,6 +1,6 @@
-//! `tokctl scan`: what it finds in files, stdin and git history, what it prints (never a whole
-//! secret), its exit codes, SARIF that validates against the 2.1.0 schema, and `--revoke`
-//! against the real server.
+//! `tokctl scan`: what it finds in files, stdin and git history (tokctl's secrets and the
+//! providers' keys), what it prints (never a whole secret), its exit codes, SARIF that validates
+//! against the 2.1.0 schema, and `--revoke` against the real server.
 
 mod common;
 
@@ -11,6 +11,11 @@ use assert_cmd::Command;
 use common::{Env, stderr, stdout};
 use serde_json::Value;
 use tokctl_sdk::secrets::{self, Kind};
+
+/// Made-up provider keys: an OpenAI project key, an AWS access key id, an Anthropic key.
+const OPENAI: &str = "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z";
+const AWS: &str = "AKIAIOSFODNN7EXAMPLE";
+const ANTHROPIC: &str = "sk-ant-api03-Zy9xWv8uTs7rQp6oNm5lKj4iHg3fEd2c";
 
 /// A well-formed secret (not issued by any server) for scans that need no server.
 fn secret(kind: Kind, n: usize) -> String {
@@ -78,7 +83,15 @@ fn finds_secrets_in_a_tree_honouring_gitignore_and_skipping_binaries() {
     write(
         dir.path(),
         "notes.txt",
-        &format!("{near_miss}\n{}\n", &token[..39]),
+        &format!(
+            "{near_miss}\n{}\nsk-short AKIA1234 task-0123456789abcdefghijklmn\n",
+            &token[..39]
+        ),
+    );
+    write(
+        dir.path(),
+        "deploy/prod.env",
+        &format!("OPENAI_API_KEY={OPENAI}\n  aws_access_key_id = \"{AWS}\"\n"),
     );
     write(dir.path(), ".gitignore", "ignored/\n");
     write(dir.path(), "ignored/leak.txt", &token);
@@ -111,22 +124,30 @@ fn finds_secrets_in_a_tree_honouring_gitignore_and_skipping_binaries() {
         seen,
         [
             (".env", 3, 16, "api_key", masked_key.as_str()),
+            (
+                "deploy/prod.env",
+                1,
+                16,
+                "openai_api_key",
+                "sk-proj-...Xy4z"
+            ),
+            ("deploy/prod.env", 2, 24, "aws_access_key_id", "AKIA...MPLE"),
             ("src/config.rs", 2, 10, "token", masked_token.as_str()),
         ]
     );
     assert!(
-        stderr(&output).contains("found 2 secrets in 2 files"),
+        stderr(&output).contains("found 4 secrets in 3 files"),
         "{}",
         stderr(&output)
     );
-    assert_no_secret_shown(&output, &[&token, &key]);
+    assert_no_secret_shown(&output, &[&token, &key, OPENAI, AWS]);
 
     // --no-ignore also reads what .gitignore leaves out; binaries stay skipped.
     let output = scan(dir.path(), &["--no-ignore", "-q"]);
     assert_eq!(output.status.code(), Some(3));
     assert_eq!(
         stdout(&output),
-        ".env:3\nignored/leak.txt:1\nsrc/config.rs:2\n"
+        ".env:3\ndeploy/prod.env:1\ndeploy/prod.env:2\nignored/leak.txt:1\nsrc/config.rs:2\n"
     );
 }
 
@@ -225,9 +246,14 @@ fn sarif_output_validates_against_the_2_1_0_schema() {
         &format!("token: {token}\n"),
     );
     write(dir.path(), "naïve.txt", &format!("é {key}\n"));
+    write(
+        dir.path(),
+        "z.py",
+        &format!("client = Anthropic(api_key=\"{ANTHROPIC}\")\n"),
+    );
     let output = scan(dir.path(), &["-o", "sarif"]);
     assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
-    assert_no_secret_shown(&output, &[&token, &key]);
+    assert_no_secret_shown(&output, &[&token, &key, ANTHROPIC]);
     let log: Value = serde_json::from_slice(&output.stdout).unwrap();
 
     // The copy is verbatim from the OASIS schema, whose `language` pattern has a stray `]`
@@ -250,7 +276,14 @@ fn sarif_output_validates_against_the_2_1_0_schema() {
 
     let results = log["runs"][0]["results"].as_array().unwrap();
     let location = |r: &Value| r["locations"][0]["physicalLocation"].clone();
-    assert_eq!(results.len(), 2);
+    assert_eq!(results.len(), 3);
+    let rules = log["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap();
+    for result in results {
+        let index = result["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(rules[index]["id"], result["ruleId"], "{result}");
+    }
     assert_eq!(results[0]["ruleId"], "tokctl/leaked-token");
     assert_eq!(
         location(&results[0])["artifactLocation"]["uri"],
@@ -263,6 +296,16 @@ fn sarif_output_validates_against_the_2_1_0_schema() {
         "na%C3%AFve.txt"
     );
     assert_eq!(location(&results[1])["region"]["startColumn"], 3);
+    assert_eq!(results[2]["ruleId"], "tokctl/leaked-anthropic-api-key");
+    let region = &location(&results[2])["region"];
+    assert_eq!(
+        (&region["startColumn"], &region["endColumn"]),
+        (&29.into(), &(29 + ANTHROPIC.len()).into())
+    );
+    assert_eq!(
+        results[2]["message"]["text"],
+        "Anthropic API key sk-ant-...Ed2c leaked here"
+    );
 
     // The validator does catch a broken log.
     let mut broken = log.clone();
@@ -290,7 +333,7 @@ fn revoke_reports_what_it_found_and_the_server_refuses_it_from_then_on() {
     write(
         dir.path(),
         "build.log",
-        &format!("step 1\nAuthorization: Bearer {token}\n{token}\n"),
+        &format!("step 1\nAuthorization: Bearer {token}\n{token}\nx-api-key: {ANTHROPIC}\n"),
     );
     let as_leaked = |env: &Env| {
         env.bare()
@@ -324,7 +367,21 @@ fn revoke_reports_what_it_found_and_the_server_refuses_it_from_then_on() {
         "{}",
         stderr(&output)
     );
-    assert_no_secret_shown(&output, &[&token]);
+    // The Anthropic key is not tokctl's to revoke: it is said where it is.
+    assert!(
+        stderr(&output).contains(
+            "left out 1 key of other providers, which only they can revoke: \
+             Anthropic API key: https://console.anthropic.com/settings/keys"
+        ),
+        "{}",
+        stderr(&output)
+    );
+    assert!(
+        stderr(&output).contains("found 3 secrets in 1 file"),
+        "{}",
+        stderr(&output)
+    );
+    assert_no_secret_shown(&output, &[&token, ANTHROPIC]);
 
     let refused = as_leaked(&env);
     assert_eq!(refused.status.code(), Some(4), "{}", stderr(&refused));

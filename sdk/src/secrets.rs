@@ -1,4 +1,6 @@
-//! Recognising tokctl secrets offline: check one string, or find every secret in a text.
+//! Recognising tokctl secrets offline: check one string, or find every secret in a text; and
+//! the common providers' key shapes ([`providers`]), found beside them by [`find_leaks`] and
+//! taken out of a text by [`redact`].
 //!
 //! Every secret the service issues is `tkt_` (token) or `tka_` (API key), 30 random base62
 //! characters and a 6-character checksum, 40 characters in all, so a scanner can tell a real
@@ -18,5 +20,6 @@
 
 #[doc(inline)]
 pub use tokctl_secrets::{
-    BASE62, Finds, Found, Kind, RANDOM_LEN, SECRET_LEN, check, check_bytes, find, mask, seal,
+    BASE62, Credential, Finds, Found, Kind, Leak, RANDOM_LEN, REDACTED, SECRET_LEN, check,
+    check_bytes, find, find_leaks, find_leaks_at, mask, providers, redact, seal,
 };

@@ -1,5 +1,6 @@
 //! The tokctl secret format, shared by the server that makes secrets and the tools that look
-//! for leaked ones.
+//! for leaked ones; and the common providers' key shapes ([`providers`]), which a scan finds
+//! beside tokctl's ([`find_leaks`]) and the server takes out of the text it keeps ([`redact`]).
 //!
 //! A secret is 40 ASCII characters: a prefix naming its kind (`tkt_` for a token, `tka_` for an
 //! API key), 30 random base62 characters (178 bits) and a 6-character base62 checksum. The
@@ -208,6 +209,13 @@ fn checksum(parts: &[&[u8]]) -> [u8; CHECKSUM_LEN] {
     }
     out
 }
+
+mod leaks;
+pub mod providers;
+mod redact;
+
+pub use leaks::{Credential, Leak, find_leaks, find_leaks_at};
+pub use redact::{REDACTED, redact};
 
 #[cfg(test)]
 mod tests;

@@ -21,7 +21,6 @@ pub mod openapi;
 pub mod outbound;
 pub mod probes;
 pub mod rate_limit;
-pub mod redact;
 pub mod request_log;
 pub mod requests;
 pub mod scopes;

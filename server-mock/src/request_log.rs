@@ -362,7 +362,7 @@ impl Logged {
 /// What is kept of a body: redacted, then cut at `cap` bytes (on a character boundary), the cut
 /// said at the end.
 fn kept(text: &str, cap: usize) -> String {
-    let redacted = crate::redact::redact(text);
+    let redacted = tokctl_secrets::redact(text);
     if redacted.len() <= cap {
         return redacted.into_owned();
     }

@@ -79,7 +79,7 @@ fn text_of(content: &serde_json::Value) -> String {
 
 /// One text part as the GenAI conventions write it, redacted.
 fn part(text: &str) -> serde_json::Value {
-    serde_json::json!({"type": "text", "content": crate::redact::redact(text)})
+    serde_json::json!({"type": "text", "content": tokctl_secrets::redact(text)})
 }
 
 /// `gen_ai.system_instructions` and `gen_ai.input.messages` (JSON text, as the GenAI

@@ -8,13 +8,17 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use ignore::{WalkBuilder, WalkState};
-use tokctl_sdk::secrets::{self, Kind, SECRET_LEN};
+use tokctl_sdk::secrets::{self, Credential};
 
 use super::{Covered, Finding};
 use crate::error::CliError;
 
 /// Bytes read at a time.
 const CHUNK: usize = 1 << 20;
+/// A credential starting in a chunk's last CARRY bytes may be cut off, so it is left to the
+/// next chunk, which starts with those bytes: longer than any credential known (a tokctl secret
+/// is 40 characters, the longest provider keys about 200).
+const CARRY: usize = 256;
 /// A file with a NUL byte in its first 8 KiB is binary, as git and ripgrep decide.
 const BINARY_PROBE: usize = 8 << 10;
 
@@ -120,7 +124,7 @@ fn display(path: &Path) -> String {
 pub struct Hit<'a> {
     pub line: u64,
     pub column: u64,
-    pub kind: Kind,
+    pub kind: Credential,
     pub secret: &'a str,
 }
 
@@ -130,8 +134,8 @@ impl Hit<'_> {
     }
 }
 
-/// Scans one stream, calling `on_hit` for each secret; `None` when it looks binary, else the
-/// number of bytes read. Lines are counted only as far as a secret or a chunk's end needs.
+/// Scans one stream, calling `on_hit` for each credential; `None` when it looks binary, else
+/// the number of bytes read. Lines are counted only as far as a hit or a chunk's end needs.
 pub fn scan_stream(
     mut reader: impl Read,
     buf: &mut Vec<u8>,
@@ -139,6 +143,7 @@ pub fn scan_stream(
 ) -> io::Result<Option<u64>> {
     buf.resize(CHUNK, 0);
     let mut kept = 0; // bytes carried over from the last chunk, at the start of `buf`
+    let mut from = 0; // where this chunk's search starts: what is before it was searched
     let mut line = 1; // line number at `buf[0]`
     let mut column_base = 0; // characters of that line before `buf[0]`
     let mut total = 0u64;
@@ -149,16 +154,16 @@ pub fn scan_stream(
         }
         total += (end - kept) as u64;
         let data = &buf[..end];
-        // A secret starting in the last 39 bytes may be cut off: it is read in the next chunk.
-        let limit = if eof { end } else { end - (SECRET_LEN - 1) };
+        let limit = if eof { end } else { end - CARRY };
         let mut counted = 0;
-        for found in secrets::find(data) {
-            if found.offset >= limit {
+        let mut searched = limit; // where the next chunk's search starts, in this one
+        for leak in secrets::find_leaks_at(data, from) {
+            if leak.offset >= limit {
                 break;
             }
-            line += newlines(&data[counted..found.offset]);
-            counted = found.offset;
-            let before = &data[..found.offset];
+            line += newlines(&data[counted..leak.offset]);
+            counted = leak.offset;
+            let before = &data[..leak.offset];
             let column = match memchr::memrchr(b'\n', before) {
                 Some(at) => chars(&before[at + 1..]),
                 None => column_base + chars(before),
@@ -166,20 +171,24 @@ pub fn scan_stream(
             on_hit(Hit {
                 line,
                 column: column + 1,
-                kind: found.kind,
-                secret: found.secret,
+                kind: leak.credential,
+                secret: leak.secret,
             });
+            searched = searched.max(leak.offset + leak.secret.len());
         }
         if eof {
             return Ok(Some(total));
         }
-        line += newlines(&data[counted..limit]);
-        column_base = match memchr::memrchr(b'\n', &data[..limit]) {
-            Some(at) => chars(&data[at + 1..limit]),
-            None => column_base + chars(&data[..limit]),
+        // The next chunk starts a byte before `limit`, which its search reads as context only.
+        let keep = limit - 1;
+        line += newlines(&data[counted..keep]);
+        column_base = match memchr::memrchr(b'\n', &data[..keep]) {
+            Some(at) => chars(&data[at + 1..keep]),
+            None => column_base + chars(&data[..keep]),
         };
-        buf.copy_within(limit..end, 0);
-        kept = end - limit;
+        buf.copy_within(keep..end, 0);
+        kept = end - keep;
+        from = searched.min(end) - keep;
     }
 }
 
@@ -211,6 +220,8 @@ pub(super) fn chars(bytes: &[u8]) -> u64 {
 mod tests {
     use super::*;
 
+    use tokctl_sdk::secrets::Kind;
+
     fn secret(n: usize) -> String {
         let random: String = (0..30)
             .map(|i| char::from(secrets::BASE62[(i * 7 + n) % 62]))
@@ -228,29 +239,59 @@ mod tests {
         out
     }
 
+    /// Line, column and text of every credential in `text` read whole, counted plainly.
+    fn whole(text: &[u8]) -> Vec<(u64, u64, String)> {
+        secrets::find_leaks(text)
+            .map(|leak| {
+                let before = &text[..leak.offset];
+                let line_start = memchr::memrchr(b'\n', before).map_or(0, |at| at + 1);
+                let line = 1 + before.iter().filter(|&&b| b == b'\n').count() as u64;
+                let column = 1 + std::str::from_utf8(&before[line_start..])
+                    .unwrap()
+                    .chars()
+                    .count();
+                (line, column as u64, leak.secret.to_string())
+            })
+            .collect()
+    }
+
     #[test]
-    fn lines_and_columns_across_chunk_boundaries() {
-        // Secrets placed to straddle each chunk boundary, on long lines, after multibyte text.
-        let mut text = Vec::new();
-        let mut expected = Vec::new();
-        let mut line = 1;
-        for n in 0..6 {
-            let boundary = CHUNK * (n + 1) - (SECRET_LEN - 1) + n * 7;
-            while text.len() + 5 < boundary {
-                text.extend_from_slice(if text.len() % 3000 == 0 { b"\n" } else { b"a" });
+    fn chunks_find_what_the_whole_text_holds_where_it_is() {
+        // Credentials of every length placed across each chunk's end (where one is cut off) and
+        // at its limit (where the carried bytes start), on long lines after multibyte text; at
+        // the limit, three providers' keys glued to a letter just where the next chunk starts,
+        // which the whole text does not count as keys.
+        let long_key = format!("sk-proj-{}", "Ab3dEf6hIj9kLm2nOp5q".repeat(8));
+        let shape = |n: usize| -> String {
+            match n % 4 {
+                0 => secret(n),
+                1 => "AKIAIOSFODNN7EXAMPLE".to_string(),
+                2 => long_key.clone(),
+                _ => "ghp_0123456789abcdefghijABCDEFGHIJ012345".to_string(),
             }
-            line = 1 + newlines(&text);
-            let column = match memchr::memrchr(b'\n', &text) {
-                Some(at) => chars(&text[at + 1..]),
-                None => chars(&text),
-            };
-            text.extend_from_slice("é".as_bytes());
-            let s = secret(n);
-            expected.push((line, column + 2, s.clone()));
-            text.extend_from_slice(s.as_bytes());
+        };
+        // Where each chunk's credential starts, from its end.
+        for back in [300, 150, CARRY + 1, CARRY, CARRY - 1, 20] {
+            let mut text = Vec::new();
+            let mut glued = 0;
+            for k in 0..4 {
+                let at = k * (CHUNK - CARRY - 1) + CHUNK - back;
+                while text.len() + 3 < at {
+                    text.extend_from_slice(if text.len() % 5000 == 0 { b"\n" } else { b"a" });
+                }
+                text.extend_from_slice("é".as_bytes());
+                // Not the last (a tokctl secret, which needs no word boundary).
+                let glue = back == CARRY && k < 3;
+                text.push(if glue { b'x' } else { b' ' });
+                glued += usize::from(glue);
+                text.extend_from_slice(shape(k + back + 1).as_bytes());
+                text.push(b' ');
+            }
+            let expected = whole(&text);
+            assert_eq!(expected.len(), 4 - glued, "{back}");
+            assert!(expected.iter().any(|(line, ..)| *line > 1));
+            assert_eq!(hits(&text), expected, "{back}");
         }
-        assert!(line > 1);
-        assert_eq!(hits(&text), expected);
     }
 
     #[test]

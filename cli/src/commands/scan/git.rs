@@ -85,14 +85,14 @@ fn parse(mut input: impl BufRead, findings: &mut Vec<Finding>) -> std::io::Resul
             match text.first() {
                 Some(b'+') => {
                     if let Some(path) = &path {
-                        for found in secrets::find(&text[1..]) {
-                            let column = super::files::chars(&text[1..found.offset + 1]) + 1;
+                        for leak in secrets::find_leaks(&text[1..]) {
+                            let column = super::files::chars(&text[1..leak.offset + 1]) + 1;
                             let mut finding = Finding::new(
                                 path.clone(),
                                 hunk.line,
                                 column,
-                                found.kind,
-                                found.secret,
+                                leak.credential,
+                                leak.secret,
                             );
                             finding.commit = Some(commit.clone());
                             findings.push(finding);
@@ -156,7 +156,7 @@ mod tests {
         let secret = secrets::seal(Kind::ApiKey, "0123456789abcdefghijABCDEFGHIJ");
         let log = format!(
             "commit aaaa\n\ndiff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -3,2 +3,3 @@ fn\n-old\n-old\n\
-             +++ {secret}\n+b\n+c{secret}\n\\ No newline at end of file\n\
+             +++ {secret}\n+b AKIAIOSFODNN7EXAMPLE\n+c{secret}\n\\ No newline at end of file\n\
              commit bbbb\n\ndiff --git a/x b/x\n--- a/x\n+++ /dev/null\n@@ -1 +0,0 @@\n-{secret}\n"
         );
         let mut findings = Vec::new();
@@ -166,6 +166,14 @@ mod tests {
             .iter()
             .map(|f| (f.path.as_str(), f.line, f.column, f.commit.as_deref()))
             .collect();
-        assert_eq!(seen, [("x", 3, 4, Some("aaaa")), ("x", 5, 2, Some("aaaa"))]);
+        assert_eq!(
+            seen,
+            [
+                ("x", 3, 4, Some("aaaa")),
+                ("x", 4, 3, Some("aaaa")),
+                ("x", 5, 2, Some("aaaa"))
+            ]
+        );
+        assert_eq!(findings[1].kind.id(), "aws_access_key_id");
     }
 }

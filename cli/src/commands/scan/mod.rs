@@ -1,6 +1,6 @@
-//! `tokctl scan`: finds tokctl secrets in files, stdin or git history, prints where they are
-//! (never the secrets themselves), and with `--revoke` reports them to the server.
-
+//! `tokctl scan`: finds leaked credentials in files, stdin or git history (tokctl's own secrets,
+//! told by their checksum, and the common providers' keys, told by their shape), prints where
+//! they are (never the secrets themselves), and with `--revoke` reports tokctl's to the server.
 mod files;
 mod git;
 mod sarif;
@@ -12,7 +12,7 @@ use std::time::Instant;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use tokctl_sdk::Secret;
-use tokctl_sdk::secrets::{self, Kind};
+use tokctl_sdk::secrets::{self, Credential, Kind};
 
 use super::{Ctx, confirm, interactive};
 use crate::cli::{OutputFormat, ScanArgs};
@@ -28,10 +28,10 @@ pub struct Finding {
     pub line: u64,
     /// 1-based column, in characters.
     pub column: u64,
-    /// `token` or `api_key`.
+    /// `token` or `api_key` (tokctl's), or a provider's key: `openai_api_key`, ...
     #[serde(serialize_with = "kind_name")]
-    pub kind: Kind,
-    /// The secret masked to its prefix and last 4 characters.
+    pub kind: Credential,
+    /// The secret masked to its known start and last 4 characters.
     pub masked: String,
     /// The commit that added it, with `--git-history`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -44,22 +44,22 @@ pub struct Finding {
 }
 
 impl Finding {
-    pub fn new(path: String, line: u64, column: u64, kind: Kind, secret: &str) -> Finding {
+    pub fn new(path: String, line: u64, column: u64, kind: Credential, secret: &str) -> Finding {
         Finding {
             location: format!("{path}:{line}"),
             path,
             line,
             column,
             kind,
-            masked: secrets::mask(secret),
+            masked: kind.mask(secret),
             commit: None,
             secret: Secret::new(secret),
         }
     }
 }
 
-fn kind_name<S: serde::Serializer>(kind: &Kind, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.serialize_str(kind.as_str())
+fn kind_name<S: serde::Serializer>(kind: &Credential, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(kind.id())
 }
 
 impl Row for Finding {
@@ -168,12 +168,16 @@ fn scan_history(paths: &[PathBuf]) -> Result<(Vec<Finding>, Covered), CliError> 
     Ok((findings, covered))
 }
 
-/// Sends each distinct secret once; the server answers how many it received, never which
-/// were live. The key this CLI is configured with is left out unless `--include-own-key` says
-/// otherwise (or, on a terminal without `--yes`, the user does): revoking it would cut off
+/// Sends each distinct tokctl secret once; the server answers how many it received, never
+/// which were live. Providers' keys are not tokctl's to revoke: the summary says where each
+/// kind is revoked. The key this CLI is configured with is left out unless `--include-own-key`
+/// says otherwise (or, on a terminal without `--yes`, the user does): revoking it would cut off
 /// every later command, the revocation's own follow-up included.
 async fn revoke(ctx: &Ctx, findings: &[Finding], args: &ScanArgs) -> Result<(), CliError> {
-    let mut distinct: BTreeSet<&str> = findings.iter().map(|f| f.secret.expose()).collect();
+    let (own_kind, providers): (Vec<&Finding>, Vec<&Finding>) = findings
+        .iter()
+        .partition(|f| matches!(f.kind, Credential::Tokctl(_)));
+    let mut distinct: BTreeSet<&str> = own_kind.iter().map(|f| f.secret.expose()).collect();
     let base_url = ctx.settings.base_url()?;
     let own = ctx
         .settings
@@ -210,7 +214,34 @@ async fn revoke(ctx: &Ctx, findings: &[Finding], args: &ScanArgs) -> Result<(), 
     if let Some((key, source)) = left_out {
         eprintln!("{}", own_key_left_out(key, source));
     }
+    if !providers.is_empty() {
+        eprintln!("{}", providers_left_out(&providers));
+    }
     Ok(())
+}
+
+/// What the summary says of providers' keys found: that tokctl cannot revoke them, and where
+/// each kind is revoked.
+fn providers_left_out(findings: &[&Finding]) -> String {
+    let mut kinds: Vec<&secrets::providers::Provider> = Vec::new();
+    let mut distinct = BTreeSet::new();
+    for finding in findings {
+        distinct.insert(finding.secret.expose());
+        if let Credential::Provider(provider) = finding.kind
+            && !kinds.contains(&provider)
+        {
+            kinds.push(provider);
+        }
+    }
+    let wheres: Vec<String> = kinds
+        .iter()
+        .map(|p| format!("{}: {}", p.name, p.revoke_at))
+        .collect();
+    format!(
+        "left out {} of other providers, which only they can revoke: {}",
+        count(distinct.len(), "key"),
+        wheres.join("; ")
+    )
 }
 
 /// Yes or no on the terminal (default no).

@@ -1,10 +1,12 @@
 //! `--output sarif`: findings as a SARIF 2.1.0 log, the format GitHub code scanning and other
-//! tools import. One rule per kind of secret; locations are relative URIs for relative paths.
+//! tools import. One rule per kind of credential (tokctl's two, then each provider's); locations
+//! are relative URIs for relative paths.
 
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
-use tokctl_sdk::secrets::Kind;
+use tokctl_sdk::secrets::providers::PROVIDERS;
+use tokctl_sdk::secrets::{Credential, Kind};
 
 use super::Finding;
 
@@ -16,7 +18,15 @@ const PATH: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'~')
     .remove(b'/');
 
-const KINDS: [Kind; 2] = [Kind::Token, Kind::ApiKey];
+/// Every kind of credential a scan reports, in the order of the rules.
+fn kinds() -> impl Iterator<Item = Credential> {
+    [
+        Credential::Tokctl(Kind::Token),
+        Credential::Tokctl(Kind::ApiKey),
+    ]
+    .into_iter()
+    .chain(PROVIDERS.iter().map(Credential::Provider))
+}
 
 /// The SARIF log of `findings`.
 pub fn report(findings: &[Finding]) -> Value {
@@ -28,7 +38,7 @@ pub fn report(findings: &[Finding]) -> Value {
                 "driver": {
                     "name": "tokctl",
                     "semanticVersion": env!("CARGO_PKG_VERSION"),
-                    "rules": KINDS.map(rule),
+                    "rules": kinds().map(rule).collect::<Vec<_>>(),
                 }
             },
             "columnKind": "unicodeCodePoints",
@@ -37,40 +47,49 @@ pub fn report(findings: &[Finding]) -> Value {
     })
 }
 
-/// A kind's rule id, rule name, description and name in a result's message.
-fn describe(kind: Kind) -> (&'static str, &'static str, &'static str, &'static str) {
-    match kind {
-        Kind::Token => (
-            "tokctl/leaked-token",
-            "LeakedToken",
-            "A tokctl token secret (tkt_)",
-            "Token secret",
-        ),
-        Kind::ApiKey => (
-            "tokctl/leaked-api-key",
-            "LeakedApiKey",
-            "A tokctl workspace API key (tka_)",
-            "API key",
-        ),
-    }
+/// A kind's rule id: `tokctl/leaked-token`, `tokctl/leaked-openai-api-key`.
+fn rule_id(kind: Credential) -> String {
+    format!("tokctl/leaked-{}", kind.id().replace('_', "-"))
 }
 
-fn rule(kind: Kind) -> Value {
-    let (id, name, what, _) = describe(kind);
+fn rule(kind: Credential) -> Value {
+    let what = kind.name();
+    let name: String = format!("leaked_{}", kind.id())
+        .split('_')
+        .map(|word| word[..1].to_uppercase() + &word[1..])
+        .collect();
+    let (found, help, precision) = match kind {
+        Credential::Tokctl(_) => (
+            format!("A {what} with a valid checksum was found."),
+            "Revoke it at once (`tokctl scan --revoke`, which needs no API key), remove it from \
+             the code and its history, and give what used it a new credential."
+                .to_string(),
+            "very-high",
+        ),
+        Credential::Provider(provider) => (
+            format!(
+                "Something shaped like a {what} was found (it carries no checksum to confirm it)."
+            ),
+            format!(
+                "Revoke it where it was issued ({}), remove it from the code and its history, \
+                 and give what used it a new key. tokctl cannot revoke it.",
+                provider.revoke_at
+            ),
+            "high",
+        ),
+    };
     json!({
-        "id": id,
+        "id": rule_id(kind),
         "name": name,
-        "shortDescription": { "text": format!("{what} is in the code") },
+        "shortDescription": { "text": format!("A {what} is in the code") },
         "fullDescription": {
-            "text": format!("{what} with a valid checksum was found. Anyone who reads it can act with its scopes until it is revoked.")
+            "text": format!("{found} Anyone who reads it can use it until it is revoked.")
         },
-        "help": {
-            "text": "Revoke it at once (`tokctl scan --revoke`, which needs no API key), remove it from the code and its history, and give what used it a new credential.",
-        },
+        "help": { "text": help },
         "defaultConfiguration": { "level": "error" },
         "properties": {
             "tags": ["security", "secret"],
-            "precision": "very-high",
+            "precision": precision,
             "security-severity": "9.0",
         }
     })
@@ -78,13 +97,14 @@ fn rule(kind: Kind) -> Value {
 
 fn result(finding: &Finding) -> Value {
     let uri = uri(&finding.path);
-    let (rule_id, _, _, kind) = describe(finding.kind);
+    let kind = finding.kind;
+    let secret = finding.secret.expose();
     let mut result = json!({
-        "ruleId": rule_id,
-        "ruleIndex": KINDS.iter().position(|k| *k == finding.kind).unwrap_or(0),
+        "ruleId": rule_id(kind),
+        "ruleIndex": kinds().position(|k| k == kind).unwrap_or(0),
         "level": "error",
         "message": {
-            "text": format!("{kind} {} leaked here", finding.masked),
+            "text": format!("{} {} leaked here", kind.name(), finding.masked),
         },
         "locations": [{
             "physicalLocation": {
@@ -92,13 +112,13 @@ fn result(finding: &Finding) -> Value {
                 "region": {
                     "startLine": finding.line,
                     "startColumn": finding.column,
-                    "endColumn": finding.column + tokctl_sdk::secrets::SECRET_LEN as u64,
+                    "endColumn": finding.column + secret.chars().count() as u64,
                 }
             }
         }],
         // Stable across runs and line moves, so one leak stays one alert; not the secret's
         // digest that the server looks credentials up by.
-        "partialFingerprints": { "tokctlSecret/v1": fingerprint(finding.secret.expose()) },
+        "partialFingerprints": { "tokctlSecret/v1": fingerprint(secret) },
     });
     if let Some(commit) = &finding.commit {
         result["properties"] = json!({ "commit": commit });
