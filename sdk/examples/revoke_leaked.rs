@@ -4,13 +4,14 @@
 //!
 //! Talks to `TOKCTL_BASE_URL` (default http://127.0.0.1:8080/v1). Holding a leaked secret is all
 //! it takes to kill it; the service answers the same whatever was live, so the output says only
-//! how many secrets were found and reported.
+//! how many secrets were found and reported. Providers' keys found beside them (OpenAI, AWS,
+//! GitHub, ...) are listed with where to revoke them: only their provider can.
 
 use std::collections::BTreeSet;
 use std::io::Read;
 
 use tokctl_sdk::Client;
-use tokctl_sdk::secrets;
+use tokctl_sdk::secrets::{self, Credential};
 
 /// Errors are printed as one line with `Display` (never `Debug`, which is for programmers).
 #[tokio::main]
@@ -38,9 +39,21 @@ async fn run() -> Result<(), tokctl_sdk::Error> {
     };
 
     // Each secret once, however often it appears.
-    let found: BTreeSet<&str> = secrets::find(&text).map(|found| found.secret).collect();
-    for secret in &found {
-        eprintln!("found {}", secrets::mask(secret));
+    let mut found = BTreeSet::new();
+    for leak in secrets::find_leaks(&text) {
+        match leak.credential {
+            Credential::Tokctl(_) => {
+                if found.insert(leak.secret) {
+                    eprintln!("found {}", secrets::mask(leak.secret));
+                }
+            }
+            Credential::Provider(provider) => eprintln!(
+                "found {} {}: revoke it at {}",
+                provider.name,
+                provider.mask(leak.secret),
+                provider.revoke_at
+            ),
+        }
     }
     if found.is_empty() {
         eprintln!("no tokctl secret found");

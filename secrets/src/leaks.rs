@@ -93,8 +93,8 @@ pub fn find_leaks_at(haystack: &[u8], start: usize) -> impl Iterator<Item = Leak
     Merge(own.peekable(), keys.peekable())
 }
 
-/// Two streams ordered by offset, merged into one. No tokctl secret overlaps a provider key:
-/// none of the providers' shapes starts with `tk`.
+/// Two streams ordered by offset, merged into one by where each credential starts (none of the
+/// providers' shapes starts with `tk`, so the two never report the same place).
 struct Merge<A: Iterator, B: Iterator>(Peekable<A>, Peekable<B>);
 
 impl<'h, A, B> Iterator for Merge<A, B>
