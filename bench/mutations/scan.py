@@ -16,6 +16,6 @@ M = [
  ("a key starts after a word boundary", L + "providers.rs", '.map(|p| format!("(?-u:\\\\b)(?:{})", p.pattern))', '.map(|p| format!("(?:{})", p.pattern))', SEC),
  ("Anthropic's sk-ant- told from OpenAI's sk-", L + "providers.rs", 'id: "anthropic_api_key",', 'id: "openai_api_key",', SEC),
  ("the two streams merge in the text's order", L + "leaks.rs", "(Some(a), Some(b)) if b.offset < a.offset => self.1.next(),", "(Some(_), Some(_)) => self.0.next(),", SEC),
- ("providers' keys are not sent for revocation", "cli/src/commands/scan/mod.rs", ".partition(|f| matches!(f.kind, Credential::Tokctl(_)));", ".partition(|_| true);", E2E + " revoke_reports"),
+ ("providers' keys are not sent for revocation", "cli/src/commands/scan/mod.rs", ".partition(|f| matches!(f.kind, Credential::Tokctl(_)));", ".partition(|_| true);", "-p tokctl --test scan_revoke revoke_reports"),
  ("SARIF's rule index is the rule's", "cli/src/commands/scan/sarif.rs", '"ruleIndex": kinds().position(|k| k == kind).unwrap_or(0),', '"ruleIndex": 0,', E2E + " sarif_output"),
 ]

@@ -35,7 +35,14 @@ mod tests {
         let token = seal(Kind::Token, "0123456789abcdefghijABCDEFGHIJ");
         let key = seal(Kind::ApiKey, "0123456789abcdefghijABCDEFGHIJ");
         let mistyped = format!("{}x", &token[..39]);
-        let own = [token.as_str(), key.as_str(), mistyped.as_str()];
+        // tokctl's own (a mistyped one too), and a GitHub fine-grained token, as the server's
+        // redaction test planted before the list moved here.
+        let own = [
+            token.as_str(),
+            key.as_str(),
+            mistyped.as_str(),
+            "github_pat_11ABCDEFG0123456789_abcdefghijklmnop",
+        ];
         let providers = crate::providers::tests::SAMPLES.iter().map(|&(_, key)| key);
         for secret in own.into_iter().chain(providers) {
             let text = format!("my key is {secret}, please keep it");

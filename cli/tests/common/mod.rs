@@ -2,6 +2,8 @@
 //! commands pointed at it with a temporary config file and no terminal.
 #![allow(dead_code)]
 
+pub mod scan;
+
 use std::path::PathBuf;
 
 use assert_cmd::Command;

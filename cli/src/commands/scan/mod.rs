@@ -1,6 +1,7 @@
 //! `tokctl scan`: finds leaked credentials in files, stdin or git history (tokctl's own secrets,
 //! told by their checksum, and the common providers' keys, told by their shape), prints where
 //! they are (never the secrets themselves), and with `--revoke` reports tokctl's to the server.
+
 mod files;
 mod git;
 mod sarif;
