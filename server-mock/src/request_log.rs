@@ -1,28 +1,35 @@
 //! The request log's writer: each gateway request (`POST /v1/chat/completions`, `/v1/messages`,
-//! `/v1/responses`) becomes one [`RequestEntry`], filled in as the request goes (the edge opens
+//! `/v1/responses`) gets one entry ([`Logged`]), filled in as the request goes (the edge opens
 //! it, the caller's credential, the model that answered, tokens and credits, the status) and
-//! queued when the last hand on it lets go: when a whole answer is sent, or when a stream ends.
-//! Entries are written in batches like the ledger's, never on a request's path, and deleted
-//! past their retention by a background task in bounded batches. Bodies are kept (redacted,
-//! capped) only for a workspace whose settings say so ([`choices::Choices`]).
+//! written into its workspace's pending batch ([`RequestBatch`]) when the last hand on it lets
+//! go: when a whole answer is sent, or when a stream ends. Batches are stored like the ledger's
+//! records, never on a request's path, and entries deleted past their retention by a background
+//! task in bounded batches. Bodies are kept (redacted, capped) only for a workspace whose
+//! settings say so ([`choices::Choices`]).
 
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use chrono::Utc;
 
 pub mod choices;
+mod draft;
 
 use self::choices::Choices;
-use crate::store::{RequestEntry, Store, StoreResult};
+pub use self::draft::{Logged, Spent};
+use crate::store::{EntryRef, RequestBatch, Store, StoreResult, request_batch};
 use crate::telemetry::Backoff;
 
 /// How often pending entries are written.
 pub const FLUSH_EVERY: Duration = Duration::from_secs(1);
 /// Pending entries that trigger a write before the timer.
 const FLUSH_AT: usize = 1024;
-/// Most entries kept in memory while the store refuses them; past it the oldest are dropped.
+/// Most entries kept in memory while the store refuses them; past it the oldest batches are
+/// dropped.
 const MAX_PENDING: usize = 100_000;
+/// Entries a workspace's first batch has room for (it grows as they come; the next has room
+/// for as many as it held).
+const BATCH_ROOM: usize = 16;
 /// How long entries are kept unless configured (`--request-log-retention`).
 pub const DEFAULT_RETENTION: Duration = Duration::from_secs(30 * 24 * 3600);
 /// How often entries past their retention are looked for.
@@ -60,9 +67,9 @@ impl Default for LogConfig {
 /// The most bytes of a body kept unless configured (`--request-log-body-cap`).
 pub const DEFAULT_BODY_CAP: usize = 16 * 1024;
 
-/// Entries not yet written, and how long they are kept.
+/// Entries not yet stored, and how long they are kept.
 pub struct RequestLog {
-    pending: Mutex<Vec<RequestEntry>>,
+    pending: Mutex<Pending>,
     /// Held by a flush from taking its batch until it is written, so a flush that finds nothing
     /// queued still waits for one under way (a read after it sees every entry).
     writing: tokio::sync::Mutex<()>,
@@ -102,32 +109,41 @@ impl RequestLog {
         endpoint: &str,
         session: Option<&str>,
     ) -> Logged {
-        let created_at = made.unwrap_or_else(crate::store::now);
-        let entry = RequestEntry {
-            id: id.to_string(),
+        let created_at = made.unwrap_or_else(crate::store::now).timestamp_micros();
+        Logged::new(
+            self.clone(),
+            id,
             created_at,
-            endpoint: endpoint.to_string(),
-            session_id: session.map(str::to_string),
-            chosen: made.is_none(),
-            ..RequestEntry::default()
-        };
-        Logged(Arc::new(Draft {
-            log: self.clone(),
-            started: Instant::now(),
-            entry: Mutex::new(entry),
-            bodies: Mutex::default(),
-        }))
+            made.is_none(),
+            endpoint,
+            session,
+        )
     }
 
-    fn push(&self, entry: RequestEntry) {
+    /// Writes a finished entry into its workspace's newest pending batch (a new one when that
+    /// one is full or would span too long).
+    fn push(&self, workspace_id: &str, entry: &EntryRef<'_>) {
         let mut pending = self.lock();
-        pending.push(entry);
-        if pending.len() >= FLUSH_AT {
+        let newest = pending
+            .batches
+            .iter_mut()
+            .rev()
+            .find(|b| b.workspace_id() == workspace_id);
+        match newest.filter(|b| b.takes(entry.created_at)) {
+            Some(batch) => batch.push(entry),
+            None => {
+                let mut batch = RequestBatch::new(workspace_id, BATCH_ROOM);
+                batch.push(entry);
+                pending.batches.push(batch);
+            }
+        }
+        pending.entries += 1;
+        if pending.entries >= FLUSH_AT {
             self.full.notify_one();
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<RequestEntry>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Pending> {
         self.pending.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -136,24 +152,42 @@ impl RequestLog {
     /// database away.
     pub async fn flush(&self, store: &Arc<dyn Store>) -> bool {
         let _writing = self.writing.lock().await;
-        let batch = {
+        let batches = {
             let mut pending = self.lock();
-            if pending.is_empty() {
+            if pending.entries == 0 {
                 return false;
             }
-            // The next batch starts with room for a full one (no regrowing on the requests' path).
-            std::mem::replace(&mut *pending, Vec::with_capacity(FLUSH_AT))
+            let taken = std::mem::take(&mut *pending).batches;
+            // Each workspace that wrote starts its next batch with room for as many entries (no
+            // regrowing on the requests' path); one that did not gets none.
+            for batch in taken.iter().filter(|b| !b.is_empty()) {
+                let workspace = batch.workspace_id();
+                if !pending
+                    .batches
+                    .iter()
+                    .any(|b| b.workspace_id() == workspace)
+                {
+                    let wrote = taken
+                        .iter()
+                        .filter(|b| b.workspace_id() == workspace)
+                        .map(RequestBatch::len)
+                        .sum::<usize>();
+                    let room = wrote.clamp(BATCH_ROOM, request_batch::MOST);
+                    pending.batches.push(RequestBatch::new(workspace, room));
+                }
+            }
+            taken
         };
-        let batch = Arc::new(batch);
-        let Err(err) = store.record_requests(batch.clone()).await else {
+        let batches = Arc::new(batches);
+        let Err(err) = store.record_requests(batches.clone()).await else {
             return false;
         };
-        let batch = Arc::try_unwrap(batch).unwrap_or_else(|shared| (*shared).clone());
+        let batches = Arc::try_unwrap(batches).unwrap_or_else(|shared| (*shared).clone());
         let mut pending = self.lock();
-        let newer = std::mem::replace(&mut *pending, batch);
-        pending.extend(newer);
-        let dropped = pending.len().saturating_sub(MAX_PENDING);
-        pending.drain(..dropped);
+        let newer = std::mem::replace(&mut pending.batches, batches);
+        pending.batches.extend(newer);
+        let dropped = keep_newest(&mut pending.batches, MAX_PENDING);
+        pending.entries = pending.batches.iter().map(RequestBatch::len).sum();
         if dropped > 0 {
             tracing::error!(error = %err, dropped, "could not write the request log; dropped its oldest entries");
         } else {
@@ -209,185 +243,30 @@ impl RequestLog {
     }
 }
 
-/// A request's entry while it is served; every clone fills the same entry, and the last one
-/// dropped queues it (an entry without a workspace, a request no credential authenticated, is
-/// not kept: the audit log has denials).
-#[derive(Clone)]
-pub struct Logged(Arc<Draft>);
-
-struct Draft {
-    log: Arc<RequestLog>,
-    started: Instant,
-    entry: Mutex<RequestEntry>,
-    bodies: Mutex<Bodies>,
-}
-
-/// Whether a request's bodies are kept: unknown until its workspace is (a body read before
-/// then waits, unredacted, in memory only, and is dropped with the entry if never decided).
+/// Batches not yet stored, and how many entries they hold.
 #[derive(Default)]
-struct Bodies {
-    /// `Some(cap)`: kept up to `cap` bytes; `None`: not kept. Unset until the caller is known.
-    keep: Option<Option<usize>>,
-    /// The request's body, read before its workspace was known.
-    waiting: Option<String>,
+struct Pending {
+    batches: Vec<RequestBatch>,
+    entries: usize,
 }
 
-/// What an answer used and cost, for its entry.
-pub struct Spent {
-    pub prompt_tokens: u64,
-    pub completion_tokens: u64,
-    pub cached_tokens: u64,
-    pub credits: crate::credits::Credits,
-}
-
-impl Logged {
-    fn with(&self, f: impl FnOnce(&mut RequestEntry)) {
-        f(&mut self.0.entry.lock().unwrap_or_else(|e| e.into_inner()));
-    }
-
-    fn bodies(&self) -> std::sync::MutexGuard<'_, Bodies> {
-        self.0.bodies.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// The credential that authenticated it; its workspace's settings decide whether bodies
-    /// are kept.
-    pub fn caller(&self, workspace_id: &str, credential_id: &str) {
-        let log = &self.0.log;
-        let keep = log
-            .settings
-            .store_bodies(workspace_id)
-            .then_some(log.body_cap);
-        let waiting = {
-            let mut bodies = self.bodies();
-            bodies.keep = Some(keep);
-            bodies.waiting.take()
-        };
-        let body = waiting.zip(keep).map(|(text, cap)| kept(&text, cap));
-        self.with(|e| {
-            e.workspace_id = workspace_id.to_string();
-            e.credential_id = Some(credential_id.to_string());
-            if body.is_some() {
-                e.request_body = body;
-            }
-        });
-    }
-
-    /// The most bytes of a body kept, when its workspace keeps bodies.
-    fn cap(&self) -> Option<usize> {
-        self.bodies().keep.flatten()
-    }
-
-    /// The model it named, and whether it streams.
-    pub fn asked(&self, model: &str, stream: bool) {
-        self.with(|e| {
-            e.model = Some(model.to_string());
-            e.stream = stream;
-        });
-    }
-
-    /// The model (and deployment) that answered, why, and what it used and cost.
-    pub fn answered_by(&self, model: &str, deployment: Option<&str>, reason: &str, spent: Spent) {
-        self.with(|e| {
-            e.routed_model = Some(model.to_string());
-            e.deployment = deployment.map(str::to_string);
-            e.route_reason = Some(reason.to_string());
-            e.prompt_tokens = Some(spent.prompt_tokens);
-            e.completion_tokens = Some(spent.completion_tokens);
-            e.cached_tokens = Some(spent.cached_tokens);
-            e.credits = Some(spent.credits);
-        });
-    }
-
-    /// The request's body (kept redacted and capped, when its workspace keeps bodies).
-    pub fn request_body(&self, text: &str) {
-        let cap = {
-            let mut bodies = self.bodies();
-            match bodies.keep {
-                Some(keep) => keep,
-                None => {
-                    // Decided once the caller is known.
-                    bodies.waiting = Some(text.to_string());
-                    None
-                }
-            }
-        };
-        if let Some(cap) = cap {
-            let body = kept(text, cap);
-            self.with(|e| e.request_body = Some(body));
+/// Drops whole batches, oldest first, until at most `most` entries are left; returns how many
+/// entries it dropped.
+fn keep_newest(batches: &mut Vec<RequestBatch>, most: usize) -> usize {
+    let mut left: usize = batches.iter().map(RequestBatch::len).sum();
+    let mut dropped = 0;
+    let mut first_kept = 0;
+    for batch in batches.iter() {
+        if left <= most {
+            break;
         }
+        left -= batch.len();
+        dropped += batch.len();
+        first_kept += 1;
     }
-
-    /// Whether its workspace keeps bodies (so the answer's is worth making).
-    pub fn keeps_bodies(&self) -> bool {
-        self.cap().is_some()
-    }
-
-    /// The answer's body (kept redacted and capped, when its workspace keeps bodies).
-    pub fn response_body(&self, text: &str) {
-        if let Some(cap) = self.cap() {
-            let body = kept(text, cap);
-            self.with(|e| e.response_body = Some(body));
-        }
-    }
-
-    /// A stream's first token came now.
-    pub fn first_token(&self) {
-        let took = micros(self.0.started.elapsed());
-        self.with(|e| e.first_token_us = Some(took));
-    }
-
-    /// Atomic units an x402 payment settled for it.
-    pub fn paid(&self, amount: &str) {
-        self.with(|e| e.x402_settled = Some(amount.to_string()));
-    }
-
-    /// It failed with `code` (the first failure is kept: a stream cut after its status).
-    pub fn failed(&self, code: &str) {
-        self.with(|e| {
-            e.error.get_or_insert_with(|| code.to_string());
-        });
-    }
-
-    /// The status it was answered with (and the error code of a refusal).
-    pub fn status(&self, status: u16, error: Option<&str>) {
-        self.with(|e| {
-            e.status = status;
-            if let Some(code) = error {
-                e.error.get_or_insert_with(|| code.to_string());
-            }
-        });
-    }
+    batches.drain(..first_kept);
+    dropped
 }
 
-/// What is kept of a body: redacted, then cut at `cap` bytes (on a character boundary), the cut
-/// said at the end.
-fn kept(text: &str, cap: usize) -> String {
-    let redacted = tokctl_secrets::redact(text);
-    if redacted.len() <= cap {
-        return redacted.into_owned();
-    }
-    let mut end = cap;
-    while !redacted.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!(
-        "{}…[{} more bytes not kept]",
-        &redacted[..end],
-        redacted.len() - end
-    )
-}
-
-fn micros(took: Duration) -> i64 {
-    i64::try_from(took.as_micros()).unwrap_or(i64::MAX)
-}
-
-impl Drop for Draft {
-    fn drop(&mut self) {
-        let mut entry = std::mem::take(self.entry.get_mut().unwrap_or_else(|e| e.into_inner()));
-        if entry.workspace_id.is_empty() {
-            return;
-        }
-        entry.total_us = micros(self.started.elapsed());
-        self.log.push(entry);
-    }
-}
+#[cfg(test)]
+mod tests;

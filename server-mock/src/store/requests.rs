@@ -101,8 +101,11 @@ pub struct RequestFilter {
 /// The request log.
 #[async_trait]
 pub trait RequestLog: Send + Sync + 'static {
-    /// Appends entries (batched by the caller).
-    async fn record_requests(&self, entries: std::sync::Arc<Vec<RequestEntry>>) -> StoreResult<()>;
+    /// Appends the batches' entries.
+    async fn record_requests(
+        &self,
+        batches: std::sync::Arc<Vec<super::RequestBatch>>,
+    ) -> StoreResult<()>;
 
     /// One page of the workspace's requests, newest first, each with its credential's name.
     async fn list_requests(

@@ -12,8 +12,8 @@ use super::PostgresStore;
 use super::db::limits;
 use crate::credits::Credits;
 use crate::store::{
-    Page, PageRequest, RequestEntry, RequestFilter, RequestLog, StoreError, StoreResult,
-    count_column,
+    Page, PageRequest, RequestBatch, RequestEntry, RequestFilter, RequestLog, StoreError,
+    StoreResult, count_column,
 };
 
 /// The columns read, in [`entry`]'s order but the bodies: the credential's name from its token
@@ -189,7 +189,9 @@ async fn delete_before(
 
 #[async_trait]
 impl RequestLog for PostgresStore {
-    async fn record_requests(&self, entries: Arc<Vec<RequestEntry>>) -> StoreResult<()> {
+    async fn record_requests(&self, batches: Arc<Vec<RequestBatch>>) -> StoreResult<()> {
+        // A row each: the entries read back out of their batches.
+        let entries: Vec<RequestEntry> = batches.iter().flat_map(RequestBatch::entries).collect();
         with_client!(self, |c| insert(&c, &entries).await)
     }
 

@@ -371,7 +371,7 @@ WHERE (' ' || scopes || ' ') LIKE '% tokens:read %' AND (' ' || scopes || ' ') L
     // request costs an entry's encoding rather than a row and its index. `request_log` is now a
     // view of the batches' entries, read with the same SQL as the table it replaces; ids a
     // client chose are indexed beside them (`request_log_chosen`). The rows written before
-    // become batches of a minute each: no batch spans more (`request_batches::SPAN`), so the
+    // become batches of a minute each: no batch spans more (`store::request_batch::SPAN`), so the
     // batches holding a time are found by a bounded seek on their first entry's time.
     r#"
 CREATE TABLE request_log_batches (

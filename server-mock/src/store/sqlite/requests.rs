@@ -12,7 +12,8 @@ use super::rows::{from_micros, micros, page_bounds};
 use crate::credits::Credits;
 use crate::secrets::request_id_time;
 use crate::store::{
-    Page, PageRequest, RequestEntry, RequestFilter, RequestLog, StoreError, StoreResult,
+    Page, PageRequest, RequestBatch, RequestEntry, RequestFilter, RequestLog, StoreError,
+    StoreResult,
 };
 
 /// The columns read, in [`entry`]'s order but the bodies: the credential's name from its token
@@ -38,7 +39,7 @@ const KEPT: &str = "r.workspace_id = ?1 AND (?2 IS NULL OR r.credential_id = ?2)
     AND (?8 IS NULL OR r.session_id = ?8)";
 
 /// An entry whose id the server made, where its id says it arrived (`?3`): in the batches
-/// that may hold that time (none spans more than a minute, [`request_batches::SPAN`]), found
+/// that may hold that time (none spans more than a minute, [`SPAN`](crate::store::request_batch::SPAN)), found
 /// by a bounded seek on the index by their first entry's time. 60,000,000 us is that span in
 /// the SQL below.
 const MADE: &str = "r.workspace_id = ?1 AND r.batch_first <= ?3
@@ -173,10 +174,10 @@ fn one(conn: &Connection, sql: &str, params: &[&dyn ToSql]) -> StoreResult<Optio
 
 #[async_trait]
 impl RequestLog for SqliteStore {
-    async fn record_requests(&self, entries: Arc<Vec<RequestEntry>>) -> StoreResult<()> {
+    async fn record_requests(&self, batches: Arc<Vec<RequestBatch>>) -> StoreResult<()> {
         self.engine
             .write(Vec::new(), move |conn| {
-                request_batches::insert(conn, &entries)
+                request_batches::insert(conn, &batches)
             })
             .await
     }

@@ -65,7 +65,7 @@ fn a_flush_writes_one_row_and_every_field_reads_back() {
             logged(&crate::secrets::new_request_id(at), at, n)
         })
         .collect();
-    request_batches::insert(&conn, &entries).unwrap();
+    request_batches::insert(&conn, &RequestBatch::of(&entries)).unwrap();
     let batches: i64 = conn
         .query_row("SELECT COUNT(*) FROM request_log_batches", [], |r| r.get(0))
         .unwrap();
@@ -98,7 +98,7 @@ fn entries_minutes_apart_are_found_by_their_ids() {
             logged(&crate::secrets::new_request_id(at), at, 1)
         })
         .collect();
-    request_batches::insert(&conn, &entries).unwrap();
+    request_batches::insert(&conn, &RequestBatch::of(&entries)).unwrap();
     for e in &entries {
         assert_eq!(get(&conn, "w", &e.id).unwrap().id, e.id);
     }
@@ -120,7 +120,7 @@ fn retention_cuts_a_straddling_batch_at_the_cutoff() {
             )
         })
         .collect();
-    request_batches::insert(&conn, &entries).unwrap();
+    request_batches::insert(&conn, &RequestBatch::of(&entries)).unwrap();
     let cutoff = micros(at + chrono::Duration::seconds(4));
     assert_eq!(
         request_batches::delete_before(&conn, cutoff, 1000).unwrap(),
@@ -222,7 +222,7 @@ fn rows_logged_before_the_batches_read_back_the_same() {
     assert!(
         spans
             .iter()
-            .all(|(first, last)| last - first < request_batches::SPAN)
+            .all(|(first, last)| last - first < crate::store::request_batch::SPAN)
     );
     let page = PageRequest {
         page: 1,
