@@ -17,7 +17,7 @@ mod draft;
 
 use self::choices::Choices;
 pub use self::draft::{Logged, Spent};
-use crate::store::{EntryRef, RequestBatch, Store, StoreResult, request_batch};
+use crate::store::{EntryRef, RequestBatch, Store, StoreResult};
 use crate::telemetry::Backoff;
 
 /// How often pending entries are written.
@@ -158,21 +158,16 @@ impl RequestLog {
                 return false;
             }
             let taken = std::mem::take(&mut *pending).batches;
-            // Each workspace that wrote starts its next batch with room for as many entries (no
-            // regrowing on the requests' path); one that did not gets none.
-            for batch in taken.iter().filter(|b| !b.is_empty()) {
-                let workspace = batch.workspace_id();
+            // Each workspace that wrote starts its next batch with room for as many entries as
+            // its last held (no regrowing on the requests' path); one that did not gets none.
+            for last in taken.iter().rev().filter(|b| !b.is_empty()) {
+                let workspace = last.workspace_id();
                 if !pending
                     .batches
                     .iter()
                     .any(|b| b.workspace_id() == workspace)
                 {
-                    let wrote = taken
-                        .iter()
-                        .filter(|b| b.workspace_id() == workspace)
-                        .map(RequestBatch::len)
-                        .sum::<usize>();
-                    let room = wrote.clamp(BATCH_ROOM, request_batch::MOST);
+                    let room = last.len().max(BATCH_ROOM);
                     pending.batches.push(RequestBatch::new(workspace, room));
                 }
             }

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::store::sqlite::SqliteStore;
-use crate::store::{PageRequest, RequestEntry, RequestFilter, Workspace};
+use crate::store::{PageRequest, RequestEntry, RequestFilter, Workspace, request_batch};
 
 const T0: i64 = 1_700_000_000_000_000;
 

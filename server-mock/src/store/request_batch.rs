@@ -37,7 +37,7 @@ pub struct RequestBatch {
 
 /// An entry's fields, borrowed from wherever they are kept until it is written; times in
 /// microseconds since the epoch.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct EntryRef<'a> {
     pub id: &'a str,
     pub created_at: i64,
@@ -71,7 +71,7 @@ impl<'a> From<&'a RequestEntry> for EntryRef<'a> {
     fn from(e: &'a RequestEntry) -> Self {
         EntryRef {
             id: &e.id,
-            created_at: micros(e.created_at),
+            created_at: e.created_at.timestamp_micros(),
             credential_id: e.credential_id.as_deref(),
             endpoint: &e.endpoint,
             model: e.model.as_deref(),
@@ -95,11 +95,6 @@ impl<'a> From<&'a RequestEntry> for EntryRef<'a> {
             plain: false,
         }
     }
-}
-
-/// Microseconds since the epoch.
-pub fn micros(at: chrono::DateTime<chrono::Utc>) -> i64 {
-    at.timestamp_micros()
 }
 
 impl RequestBatch {
