@@ -35,10 +35,11 @@ const EXPORT_TIMEOUT: Duration = Duration::from_secs(5);
 /// Headers that name an agent's session (Claude Code's, and the gateway's own for any client),
 /// recorded as `gen_ai.conversation.id`.
 /// Names made once: a lookup by text parses the name again each time.
-const SESSION_HEADERS: [HeaderName; 2] = [
-    HeaderName::from_static("x-claude-code-session-id"),
-    HeaderName::from_static("x-tokctl-session-id"),
-];
+const SESSION_HEADERS: [HeaderName; 2] = [CLAUDE_CODE_SESSION, TOKCTL_SESSION];
+/// Claude Code's session header.
+const CLAUDE_CODE_SESSION: HeaderName = HeaderName::from_static("x-claude-code-session-id");
+/// The gateway's own session header, for any client.
+const TOKCTL_SESSION: HeaderName = HeaderName::from_static("x-tokctl-session-id");
 /// Longest session id recorded.
 const SESSION_MAX: usize = 128;
 
@@ -84,19 +85,41 @@ impl TraceConfig {
 /// The agent session a request names (Claude Code's header, or the gateway's own), when it is
 /// plain text of at most `SESSION_MAX` bytes.
 pub fn session_id(headers: &HeaderMap) -> Option<&str> {
-    // One pass over the few headers a request has (a lookup by name hashes the name, twice).
-    let mut found: [Option<&HeaderValue>; 2] = [None, None];
-    for (name, value) in headers {
-        if let Some(i) = SESSION_HEADERS.iter().position(|known| known == name) {
-            found[i].get_or_insert(value);
-        }
-    }
-    found
+    session_of(first_of(headers, &SESSION_HEADERS))
+}
+
+/// The session id among the values of [`SESSION_HEADERS`], the first that is plain text of at
+/// most `SESSION_MAX` bytes.
+fn session_of(values: [Option<&HeaderValue>; 2]) -> Option<&str> {
+    values
         .into_iter()
         .flatten()
         .find_map(|value| value.to_str().ok())
         .filter(|id| !id.is_empty() && id.len() <= SESSION_MAX)
 }
+
+/// The first value `headers` hold of each of `names`, found in one pass over the few headers a
+/// request has (a lookup by name hashes the name, each time).
+fn first_of<'a, const N: usize>(
+    headers: &'a HeaderMap,
+    names: &[HeaderName; N],
+) -> [Option<&'a HeaderValue>; N] {
+    let mut found = [None; N];
+    for (name, value) in headers {
+        if let Some(i) = names.iter().position(|known| known == name) {
+            found[i].get_or_insert(value);
+        }
+    }
+    found
+}
+
+/// What a server span reads of a request's headers: the sessions', then the trace context's.
+const READ: [HeaderName; 4] = [
+    CLAUDE_CODE_SESSION,
+    TOKCTL_SESSION,
+    context::TRACEPARENT,
+    context::TRACESTATE,
+];
 
 /// The server's tracer, or nothing when traces are off (then every call here is a branch on
 /// `None`).
@@ -159,7 +182,8 @@ impl Traces {
     /// caller's span when `headers` carry a `traceparent`.
     pub fn server(&self, method: &Method, path: &str, headers: &HeaderMap) -> Option<ServerSpan> {
         let inner = self.0.as_ref()?;
-        let parent = context::extract(headers);
+        let [one, other, parent, state] = first_of(headers, &READ);
+        let parent = context::extract(parent, state);
         let ids = context::server(parent.as_ref(), inner.ratio);
         let remote = parent.map(|parent| (parent.span, true));
         let open = span::Open::start(inner.clone(), ids, remote, span::Kind::Server, || {
@@ -175,7 +199,7 @@ impl Traces {
                 }
                 None => Arc::from(method.as_str()),
             };
-            if let Some(id) = session_id(headers) {
+            if let Some(id) = session_of([one, other]) {
                 attributes.str("gen_ai.conversation.id", id);
             }
             (name, attributes)
