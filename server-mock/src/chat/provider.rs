@@ -32,12 +32,9 @@ impl Outgoing {
     /// trace), replacing one of the same name.
     pub fn with_header(&mut self, header: (HeaderName, HeaderValue)) {
         if let Outgoing::Body(_, extra) | Outgoing::Relay(_, extra) = self {
-            if extra.headers.is_empty() {
-                // Room for this one alone (a list grown from nothing has room for four).
-                extra.headers = vec![header];
-                return;
-            }
             extra.headers.retain(|(name, _)| *name != header.0);
+            // Room for this one alone (a list grown from nothing has room for four).
+            extra.headers.reserve_exact(1);
             extra.headers.push(header);
         }
     }
