@@ -298,7 +298,6 @@ if [ -n "${BASELINE:-}" ] || [ "${AB:-}" = metrics ] || [ "${AB:-}" = observe ];
     done
     echo "$line"
   done
-  anthropic_beside
   exit 0
 fi
 # Low load: closed loop (each connection sends its next request when the last is answered) at 1

@@ -19,6 +19,7 @@ pub mod last_used;
 pub mod lock;
 pub mod openapi;
 pub mod outbound;
+pub mod per_thread;
 pub mod probes;
 pub mod rate_limit;
 pub mod request_log;

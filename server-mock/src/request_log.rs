@@ -2,7 +2,8 @@
 //! `/v1/responses`) gets one entry ([`Logged`]), filled in as the request goes (the edge opens
 //! it, the caller's credential, the model that answered, tokens and credits, the status) and
 //! written into its workspace's pending batch ([`RequestBatch`]) when the last hand on it lets
-//! go: when a whole answer is sent, or when a stream ends. Batches are stored like the ledger's
+//! go: when a whole answer is sent, or when a stream ends. Each thread fills batches of its own
+//! ([`PerThread`]: the request threads never write the same memory); a flush takes them all. Batches are stored like the ledger's
 //! records, never on a request's path, and entries deleted past their retention by a background
 //! task in bounded batches. Bodies are kept (redacted, capped) only for a workspace whose
 //! settings say so ([`choices::Choices`]).
@@ -17,12 +18,13 @@ mod draft;
 
 use self::choices::Choices;
 pub use self::draft::{Logged, Spent};
+use crate::per_thread::PerThread;
 use crate::store::{EntryRef, RequestBatch, Store, StoreResult};
 use crate::telemetry::Backoff;
 
 /// How often pending entries are written.
 pub const FLUSH_EVERY: Duration = Duration::from_secs(1);
-/// Pending entries that trigger a write before the timer.
+/// Entries pending on one thread that trigger a write before the timer.
 const FLUSH_AT: usize = 1024;
 /// Most entries kept in memory while the store refuses them; past it the oldest batches are
 /// dropped.
@@ -69,7 +71,10 @@ pub const DEFAULT_BODY_CAP: usize = 16 * 1024;
 
 /// Entries not yet stored, and how long they are kept.
 pub struct RequestLog {
-    pending: Mutex<Pending>,
+    /// Each thread's batches being filled.
+    threads: Arc<PerThread<Pending>>,
+    /// Batches a refused write kept, oldest first: written again ahead of newer ones.
+    kept: Mutex<Pending>,
     /// Held by a flush from taking its batch until it is written, so a flush that finds nothing
     /// queued still waits for one under way (a read after it sees every entry).
     writing: tokio::sync::Mutex<()>,
@@ -86,7 +91,8 @@ impl RequestLog {
     /// request's and the answer's bodies, redacted, each up to `config.body_cap` bytes.
     pub fn new(config: LogConfig) -> Self {
         RequestLog {
-            pending: Mutex::default(),
+            threads: Arc::new(PerThread::new(Pending::default)),
+            kept: Mutex::default(),
             writing: tokio::sync::Mutex::default(),
             full: tokio::sync::Notify::new(),
             retention: config.retention,
@@ -120,46 +126,46 @@ impl RequestLog {
         )
     }
 
-    /// Writes a finished entry into its workspace's newest pending batch (a new one when that
-    /// one is full or would span too long).
+    /// Writes a finished entry into its workspace's newest pending batch on this thread (a new
+    /// one when that one is full or would span too long).
     fn push(&self, workspace_id: &str, entry: &EntryRef<'_>) {
-        let mut pending = self.lock();
-        let newest = pending
-            .batches
-            .iter_mut()
-            .rev()
-            .find(|b| b.workspace_id() == workspace_id);
-        match newest.filter(|b| b.takes(entry.created_at)) {
-            Some(batch) => batch.push(entry),
-            None => {
-                let mut batch = RequestBatch::new(workspace_id, BATCH_ROOM);
-                batch.push(entry);
-                pending.batches.push(batch);
+        let full = self.threads.with_mine(|pending| {
+            let newest = pending
+                .batches
+                .iter_mut()
+                .rev()
+                .find(|b| b.workspace_id() == workspace_id);
+            match newest.filter(|b| b.takes(entry.created_at)) {
+                Some(batch) => batch.push(entry),
+                None => {
+                    let mut batch = RequestBatch::new(workspace_id, BATCH_ROOM);
+                    batch.push(entry);
+                    pending.batches.push(batch);
+                }
             }
-        }
-        pending.entries += 1;
-        if pending.entries >= FLUSH_AT {
+            pending.entries += 1;
+            pending.entries == FLUSH_AT
+        });
+        if full {
             self.full.notify_one();
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Pending> {
-        self.pending.lock().unwrap_or_else(|e| e.into_inner())
+    /// The batches a refused write kept.
+    fn kept(&self) -> std::sync::MutexGuard<'_, Pending> {
+        self.kept.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Writes every queued entry; when it returns, every entry queued before the call is
-    /// written (or, after a failed write, queued again). Returns whether the write found the
-    /// database away.
-    pub async fn flush(&self, store: &Arc<dyn Store>) -> bool {
-        let _writing = self.writing.lock().await;
-        let batches = {
-            let mut pending = self.lock();
+    /// Every batch waiting: those a refused write kept, then each thread's. Each thread that
+    /// wrote starts its next batch for a workspace with room for as many entries as its last
+    /// held (no regrowing on the requests' path); one that did not gets none.
+    fn take(&self) -> Vec<RequestBatch> {
+        let mut batches = std::mem::take(&mut *self.kept()).batches;
+        self.threads.each(|pending| {
             if pending.entries == 0 {
-                return false;
+                return;
             }
-            let taken = std::mem::take(&mut *pending).batches;
-            // Each workspace that wrote starts its next batch with room for as many entries as
-            // its last held (no regrowing on the requests' path); one that did not gets none.
+            let taken = std::mem::take(pending).batches;
             for last in taken.iter().rev().filter(|b| !b.is_empty()) {
                 let workspace = last.workspace_id();
                 if !pending
@@ -171,18 +177,30 @@ impl RequestLog {
                     pending.batches.push(RequestBatch::new(workspace, room));
                 }
             }
-            taken
-        };
+            batches.extend(taken.into_iter().filter(|b| !b.is_empty()));
+        });
+        batches
+    }
+
+    /// Writes every queued entry; when it returns, every entry queued before the call is
+    /// written (or, after a failed write, kept to be written again). Returns whether the write
+    /// found the database away.
+    pub async fn flush(&self, store: &Arc<dyn Store>) -> bool {
+        let _writing = self.writing.lock().await;
+        let batches = self.take();
+        if batches.is_empty() {
+            return false;
+        }
         let batches = Arc::new(batches);
         let Err(err) = store.record_requests(batches.clone()).await else {
             return false;
         };
-        let batches = Arc::try_unwrap(batches).unwrap_or_else(|shared| (*shared).clone());
-        let mut pending = self.lock();
-        let newer = std::mem::replace(&mut pending.batches, batches);
-        pending.batches.extend(newer);
-        let dropped = keep_newest(&mut pending.batches, MAX_PENDING);
-        pending.entries = pending.batches.iter().map(RequestBatch::len).sum();
+        let mut batches = Arc::try_unwrap(batches).unwrap_or_else(|shared| (*shared).clone());
+        let dropped = keep_newest(&mut batches, MAX_PENDING);
+        let mut kept = self.kept();
+        kept.entries = batches.iter().map(RequestBatch::len).sum();
+        kept.batches = batches;
+        drop(kept);
         if dropped > 0 {
             tracing::error!(error = %err, dropped, "could not write the request log; dropped its oldest entries");
         } else {
@@ -238,7 +256,8 @@ impl RequestLog {
     }
 }
 
-/// Batches not yet stored, and how many entries they hold.
+/// Batches not yet stored (a thread's, or those a refused write kept), and how many entries
+/// they hold.
 #[derive(Default)]
 struct Pending {
     batches: Vec<RequestBatch>,

@@ -1,17 +1,19 @@
 //! How spans leave. A span that ends is encoded ([`super::otlp`]) by the thread that ends it,
-//! into a buffer of that thread's own, and copied onto the end of a bounded batch (one lock,
-//! held for the copy; the exporting thread is woken only when a batch is full): its record never
-//! moves, and is freed on the thread that made it. A thread of its own takes a
-//! batch when one is full, or what there is every scheduled delay (`OTEL_BSP_SCHEDULE_DELAY`),
-//! wraps it and posts it on the server's runtime. Every span dropped is counted
-//! ([`TRACE_SPANS_DROPPED`](crate::telemetry::registry::TRACE_SPANS_DROPPED)): those refused
-//! because the list is full, and those of a batch the collector did not take.
+//! straight onto the end of that thread's own batch ([`slots`]): its record never moves, and is
+//! freed on the thread that made it. A batch that is full joins the batches ready to be sent (a
+//! bounded list; the exporting thread is woken then). A thread of its own posts each ready
+//! batch, and every scheduled delay (`OTEL_BSP_SCHEDULE_DELAY`) takes what the threads' batches
+//! hold, on the server's runtime. Every span dropped is counted
+//! ([`TRACE_SPANS_DROPPED`](crate::telemetry::registry::TRACE_SPANS_DROPPED)): those of a batch
+//! that found the list full, those ended as the batcher stopped, and those of a batch the
+//! collector did not take.
 //!
 //! The SDK's batch processor moved each span through a channel and again into its batch (about
 //! 2,000 instructions a request of copying alone), and dropped spans silently when its queue was
 //! full.
 
-use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -20,6 +22,10 @@ use axum::http::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use super::context::Ids;
 use super::otlp;
 use super::span::Record;
+
+mod slots;
+
+use slots::{Batch, Slots};
 
 /// Spans in one export unless `OTEL_BSP_MAX_EXPORT_BATCH_SIZE` says otherwise.
 const BATCH: usize = 512;
@@ -31,7 +37,8 @@ const DELAY: Duration = Duration::from_secs(5);
 const RETRY: Duration = Duration::from_secs(1);
 
 /// A batcher posting to the OTLP/HTTP `endpoint` (each post given at most `timeout`), holding at
-/// most `queue` spans not yet taken for export; every span dropped is counted in `dropped`.
+/// most `queue` spans ready to be sent (besides each thread's batch being filled); every span
+/// dropped is counted in `dropped`.
 /// `resource` is the resource's fields, encoded ([`otlp::resource`]). Posts run on the current
 /// Tokio runtime.
 pub(super) fn bounded(
@@ -67,18 +74,7 @@ pub(super) fn bounded(
     let delay = env("OTEL_BSP_SCHEDULE_DELAY")
         .map_or(DELAY, Duration::from_millis)
         .max(Duration::from_millis(1));
-    let room = otlp::room(resource.len());
-    let shared = Arc::new(Shared {
-        pending: Mutex::new(Pending::new(room, FIRST_SPAN_BYTES * batch, batch)),
-        wake: Condvar::new(),
-        exported: Condvar::new(),
-        queue,
-        batch,
-        delay,
-        dropped,
-        resource,
-        room,
-    });
+    let shared = Arc::new(Shared::new(queue, batch, delay, dropped, resource));
     let sender = Sender {
         client,
         url,
@@ -118,13 +114,6 @@ fn parse_headers(text: &str) -> HeaderMap {
     headers
 }
 
-thread_local! {
-    /// Where a thread encodes a span before it joins the batch: the batch's lock is then held
-    /// for a copy, not for the encoding. Held while encoding, the two request threads waited on
-    /// each other (futex calls per request +42 %, context switches +24 %, with traces on).
-    static SCRATCH: RefCell<Vec<u8>> = RefCell::new(Vec::with_capacity(FIRST_SPAN_BYTES));
-}
-
 /// Where each span goes when it ends.
 pub(super) struct Batcher {
     shared: Arc<Shared>,
@@ -132,16 +121,21 @@ pub(super) struct Batcher {
 
 /// What the request path and the exporting thread share.
 struct Shared {
-    pending: Mutex<Pending>,
-    /// Wakes the exporting thread: a batch is full, or it should stop.
+    /// Each thread's batch being filled.
+    slots: Slots,
+    ready: Mutex<Ready>,
+    /// Wakes the exporting thread: a batch is ready, or it should stop.
     wake: Condvar,
     /// Signalled once the exporting thread has sent what was left and stopped.
     exported: Condvar,
-    /// Most spans waiting; past it, new ones are dropped.
-    queue: usize,
+    /// Set as the batcher stops: spans that end afterwards are dropped. Only read on the
+    /// request path (a line each core keeps a copy of).
+    stopping: AtomicBool,
+    /// Most batches ready at once; past it, a batch filled is dropped.
+    most_ready: usize,
     /// Spans in one export.
     batch: usize,
-    /// The longest a span waits.
+    /// The longest a span waits in a thread's batch.
     delay: Duration,
     dropped: metrics::Counter,
     /// The resource's fields, encoded once (every export repeats them).
@@ -150,94 +144,101 @@ struct Shared {
     room: usize,
 }
 
-/// Bytes a span is guessed to take before any is known (the first batch's buffer).
+/// Bytes a span is guessed to take before any is known (a thread's first batch's space).
 const FIRST_SPAN_BYTES: usize = 512;
 
-/// The spans ended and not yet taken for export.
-struct Pending {
-    /// The spans, encoded, after room for the messages around them ([`otlp::room`]).
-    spans: Vec<u8>,
-    /// Where each span ends in `spans`.
-    ends: Vec<usize>,
+/// The batches full and not yet taken for export.
+struct Ready {
+    batches: VecDeque<Batch>,
     /// Asked to stop, and stopped (the exporting thread sent what was left and ended).
     stop: bool,
     stopped: bool,
 }
 
-impl Pending {
-    /// Takes the first batch (at most `batch` spans, after `room` bytes), and how many spans it
-    /// holds; none when nothing is pending. The spans past it (they came while the exporting
-    /// thread woke) are copied into the buffer that follows, a few hundred bytes; taken whole,
-    /// a batch and a few would be copied and posted as two.
-    fn take(&mut self, batch: usize, room: usize) -> Option<(Vec<u8>, usize)> {
-        let count = self.ends.len().min(batch);
-        let end = *self.ends.get(count.checked_sub(1)?)?;
-        // The next spans go into a buffer with as much room as this one had (spans keep coming
-        // while this thread wakes: a buffer made for one batch would be grown, all its spans
-        // copied, on a request's path).
-        let (bytes, spans) = (self.spans.capacity(), self.ends.capacity());
-        let mut next = Pending::new(room, bytes.saturating_sub(room), spans);
-        next.spans.extend_from_slice(&self.spans[end..]);
-        let moved = end - room;
-        next.ends
-            .extend(self.ends[count..].iter().map(|at| at - moved));
-        self.spans.truncate(end);
-        self.ends = next.ends;
-        Some((std::mem::replace(&mut self.spans, next.spans), count))
-    }
-
-    /// Nothing pending: room for the messages around, and for `bytes` of `spans` spans.
-    fn new(room: usize, bytes: usize, spans: usize) -> Self {
-        let mut buffer = Vec::with_capacity(room + bytes);
-        buffer.resize(room, 0);
-        Pending {
-            spans: buffer,
-            ends: Vec::with_capacity(spans),
-            stop: false,
-            stopped: false,
+impl Shared {
+    /// Batches of `batch` spans, at most `queue` spans of them ready at once.
+    fn new(
+        queue: usize,
+        batch: usize,
+        delay: Duration,
+        dropped: metrics::Counter,
+        resource: Vec<u8>,
+    ) -> Self {
+        let room = otlp::room(resource.len());
+        Shared {
+            slots: Slots::new(room, FIRST_SPAN_BYTES * batch),
+            ready: Mutex::new(Ready {
+                batches: VecDeque::new(),
+                stop: false,
+                stopped: false,
+            }),
+            wake: Condvar::new(),
+            exported: Condvar::new(),
+            stopping: AtomicBool::new(false),
+            most_ready: (queue / batch.max(1)).max(1),
+            batch,
+            delay,
+            dropped,
+            resource,
+            room,
         }
     }
-}
 
-impl Shared {
-    fn lock(&self) -> MutexGuard<'_, Pending> {
-        self.pending.lock().unwrap_or_else(PoisonError::into_inner)
+    fn lock(&self) -> MutexGuard<'_, Ready> {
+        self.ready.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Adds a full batch to those ready, waking the exporting thread; drops it (counted) when
+    /// as many as may wait are ready or the batcher stopped. Returns whether it was kept.
+    fn ready(&self, batch: Batch) -> bool {
+        let mut ready = self.lock();
+        if ready.batches.len() >= self.most_ready || ready.stop {
+            drop(ready);
+            self.dropped.increment(batch.count as u64);
+            return false;
+        }
+        ready.batches.push_back(batch);
+        drop(ready);
+        self.wake.notify_one();
+        true
     }
 }
 
 impl Batcher {
-    /// Queues an ended span, `ids`'s as `record` holds it, or drops it (counted) when the
-    /// queue is full or the batcher stopped.
+    /// Encodes an ended span, `ids`'s as `record` holds it, onto this thread's batch, or drops
+    /// it (counted) once the batcher stopped.
     pub(super) fn push(&self, ids: &Ids, record: &Record) {
-        SCRATCH.with_borrow_mut(|span| {
-            span.clear();
-            otlp::span(ids, record, span);
-            let shared = &self.shared;
-            let mut pending = shared.lock();
-            if pending.ends.len() >= shared.queue || pending.stop {
-                drop(pending);
-                shared.dropped.increment(1);
-                return;
+        let shared = &self.shared;
+        let pushed = shared.slots.with_mine(|batch| {
+            // Read under the batch's lock: a span ending as the batcher stops is in the batch
+            // the stop takes, or dropped here, never left behind.
+            if shared.stopping.load(Ordering::Relaxed) {
+                return None;
             }
-            pending.spans.extend_from_slice(span);
-            let end = pending.spans.len();
-            pending.ends.push(end);
-            if pending.ends.len() == shared.batch {
-                shared.wake.notify_one();
-            }
+            otlp::span(ids, record, &mut batch.spans);
+            batch.count += 1;
+            Some((batch.count >= shared.batch).then(|| batch.take(shared.room)))
         });
+        match pushed {
+            None => shared.dropped.increment(1),
+            Some(Some(full)) => {
+                shared.ready(full);
+            }
+            Some(None) => {}
+        }
     }
 
     /// Sends what is queued and stops the exporting thread, waiting for it at most `timeout`;
     /// spans that end afterwards are dropped.
     pub(super) fn shutdown(&self, timeout: Duration) -> Result<(), String> {
         let shared = &self.shared;
-        let mut pending = shared.lock();
-        pending.stop = true;
+        shared.stopping.store(true, Ordering::Relaxed);
+        let mut ready = shared.lock();
+        ready.stop = true;
         shared.wake.notify_one();
-        let (_pending, waited) = shared
+        let (_ready, waited) = shared
             .exported
-            .wait_timeout_while(pending, timeout, |p| !p.stopped)
+            .wait_timeout_while(ready, timeout, |r| !r.stopped)
             .unwrap_or_else(PoisonError::into_inner);
         match waited.timed_out() {
             true => Err(format!(
@@ -262,33 +263,58 @@ struct Sender {
 }
 
 impl Sender {
-    /// Exports until asked to stop, then exports what is left and says it stopped.
+    /// Exports each batch as it is ready, and what the threads' batches hold every delay,
+    /// until asked to stop; then exports what is left, in the order it ended, and says it
+    /// stopped.
     fn run(mut self) {
         let shared = self.shared.clone();
+        let mut collect_at = Instant::now() + shared.delay;
         loop {
-            let (taken, stop, drained) = {
-                let idle = |p: &mut Pending| p.ends.len() < shared.batch && !p.stop;
-                let (mut pending, _) = shared
+            let (next, stop) = {
+                let wait = collect_at.saturating_duration_since(Instant::now());
+                let idle = |r: &mut Ready| r.batches.is_empty() && !r.stop;
+                let (mut ready, _) = shared
                     .wake
-                    .wait_timeout_while(shared.lock(), shared.delay, idle)
+                    .wait_timeout_while(shared.lock(), wait, idle)
                     .unwrap_or_else(PoisonError::into_inner);
-                let taken = pending.take(shared.batch, shared.room);
-                (taken, pending.stop, pending.ends.is_empty())
+                (ready.batches.pop_front(), ready.stop)
             };
-            if let Some((spans, count)) = taken {
-                self.export(spans, count);
+            if let Some(batch) = next {
+                self.export(batch);
             }
-            if stop && drained {
+            if stop {
+                loop {
+                    let Some(batch) = shared.lock().batches.pop_front() else {
+                        break;
+                    };
+                    self.export(batch);
+                }
+                self.export_waiting();
                 shared.lock().stopped = true;
                 shared.exported.notify_all();
                 return;
             }
+            if Instant::now() >= collect_at {
+                self.export_waiting();
+                collect_at = Instant::now() + shared.delay;
+            }
         }
     }
 
-    /// Wraps and posts one batch of `count` spans, written after the room at `body`'s start;
-    /// its spans are counted as dropped unless the collector took it.
-    fn export(&mut self, mut body: Vec<u8>, count: usize) {
+    /// Exports what the threads' batches hold.
+    fn export_waiting(&mut self) {
+        for batch in self.shared.slots.collect(self.shared.batch) {
+            self.export(batch);
+        }
+    }
+
+    /// Wraps and posts one batch; its spans are counted as dropped unless the collector took
+    /// it.
+    fn export(&mut self, batch: Batch) {
+        let Batch {
+            spans: mut body,
+            count,
+        } = batch;
         if self.retry_at.is_some_and(|at| Instant::now() < at) {
             self.shared.dropped.increment(count as u64);
             return;

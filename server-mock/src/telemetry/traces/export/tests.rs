@@ -1,4 +1,5 @@
-//! The batcher's own tests: batches taken past their size, the exporter's headers.
+//! The batcher's own tests: each thread's batches, joined and sent in order; the bound on
+//! batches ready; the exporter's headers.
 
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use prost::Message;
@@ -7,8 +8,21 @@ use super::super::attributes::Attributes;
 use super::super::span::Kind;
 use super::*;
 
-/// Queues onto `pending` a span of one trace for each of `names`, as the request threads do.
-fn end_spans<const N: usize>(pending: &mut Pending, names: [&str; N]) {
+/// A batcher's shared part with batches of `batch` spans, at most `queue` spans ready.
+fn shared(queue: usize, batch: usize) -> Arc<Shared> {
+    let resource = Attributes::resource().bytes().to_vec();
+    Arc::new(Shared::new(
+        queue,
+        batch,
+        DELAY,
+        metrics::Counter::noop(),
+        resource,
+    ))
+}
+
+/// Ends a span of one trace for each of `names` on the calling thread, as the request threads
+/// do.
+fn end_spans(batcher: &Batcher, names: &[&str]) {
     let ids = Ids {
         trace: [1; 16],
         span: [2; 8],
@@ -18,7 +32,7 @@ fn end_spans<const N: usize>(pending: &mut Pending, names: [&str; N]) {
     for name in names {
         let record = Record {
             parent: None,
-            name: name.into(),
+            name: (*name).into(),
             kind: Kind::Internal,
             start: 1,
             end: 2,
@@ -26,35 +40,61 @@ fn end_spans<const N: usize>(pending: &mut Pending, names: [&str; N]) {
             events: Vec::new(),
             error: None,
         };
-        otlp::span(&ids, &record, &mut pending.spans);
-        pending.ends.push(pending.spans.len());
+        batcher.push(&ids, &record);
     }
 }
 
+/// The names of a batch's spans, decoded from what the collector would be sent by the
+/// generated types.
+fn names(shared: &Shared, batch: Batch) -> String {
+    let Batch { mut spans, count } = batch;
+    let start = otlp::wrap(&shared.resource, &mut spans);
+    let request = ExportTraceServiceRequest::decode(&spans[start..]).unwrap();
+    let spans = &request.resource_spans[0].scope_spans[0].spans;
+    assert_eq!(spans.len(), count);
+    spans.iter().map(|span| span.name.as_str()).collect()
+}
+
 #[test]
-fn spans_taken_past_a_batch_leave_a_batch_at_a_time_in_order_none_lost() {
-    let resource = Attributes::resource().bytes().to_vec();
-    let room = otlp::room(resource.len());
-    // Five spans ended before the exporting thread took them (it was late): batches of 2.
-    let mut pending = Pending::new(room, 0, 0);
-    end_spans(&mut pending, ["a", "b", "c", "d", "e"]);
-    let mut batches = Vec::new();
-    while let Some((mut body, count)) = pending.take(2, room) {
-        // What the collector would be sent, decoded by the generated types.
-        let start = otlp::wrap(&resource, &mut body);
-        let request = ExportTraceServiceRequest::decode(&body[start..]).unwrap();
-        let spans = &request.resource_spans[0].scope_spans[0].spans;
-        assert_eq!(spans.len(), count);
-        batches.push(
-            spans
-                .iter()
-                .map(|span| span.name.as_str())
-                .collect::<String>(),
-        );
-    }
-    assert_eq!(batches, ["ab", "cd", "e"]);
-    assert!(pending.ends.is_empty());
-    assert_eq!(pending.spans.len(), room, "only the room is left");
+fn each_threads_batch_is_ready_when_full_and_what_waits_is_joined_in_order() {
+    let shared = shared(100, 3);
+    let batcher = Batcher {
+        shared: shared.clone(),
+    };
+    end_spans(&batcher, &["a", "b", "c", "d"]);
+    std::thread::scope(|scope| {
+        scope.spawn(|| end_spans(&batcher, &["x"]));
+    });
+    // The first thread's first three are ready; its fourth and the other thread's wait.
+    let ready: Vec<Batch> = shared.lock().batches.drain(..).collect();
+    let ready: Vec<String> = ready.into_iter().map(|b| names(&shared, b)).collect();
+    assert_eq!(ready, ["abc"]);
+    let waiting: Vec<String> = (shared.slots.collect(3).into_iter())
+        .map(|b| names(&shared, b))
+        .collect();
+    assert_eq!(waiting, ["dx"]);
+    // Taken: nothing waits, and the exited thread's batch is forgotten.
+    assert!(shared.slots.collect(3).is_empty());
+    end_spans(&batcher, &["e"]);
+    let waiting: Vec<String> = (shared.slots.collect(1).into_iter())
+        .map(|b| names(&shared, b))
+        .collect();
+    assert_eq!(waiting, ["e"]);
+}
+
+#[test]
+fn batches_past_the_bound_are_dropped_not_queued() {
+    // Room for two spans ready: one batch of two.
+    let shared = shared(2, 2);
+    let batcher = Batcher {
+        shared: shared.clone(),
+    };
+    end_spans(&batcher, &["a", "b"]);
+    assert_eq!(shared.lock().batches.len(), 1);
+    end_spans(&batcher, &["c"]);
+    let full = shared.slots.collect(2).pop().unwrap();
+    assert!(!shared.ready(full), "a second batch is past the bound");
+    assert_eq!(shared.lock().batches.len(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -78,19 +118,14 @@ async fn spans_waiting_when_the_batcher_stops_all_leave_a_batch_at_a_time() {
     let url = format!("http://{}/v1/traces", listener.local_addr().unwrap());
     tokio::spawn(async move { axum::serve(listener, app).await });
 
-    let resource = Attributes::resource().bytes().to_vec();
-    let room = otlp::room(resource.len());
-    let shared = Arc::new(Shared {
-        pending: Mutex::new(Pending::new(room, 0, 0)),
-        wake: Condvar::new(),
-        exported: Condvar::new(),
-        queue: 100,
-        batch: 2,
-        delay: DELAY,
-        dropped: metrics::Counter::noop(),
-        resource,
-        room,
-    });
+    let shared = shared(100, 2);
+    let batcher = Batcher {
+        shared: shared.clone(),
+    };
+    // Five spans ended before the batcher is asked to stop: batches of 2, 2 and 1, the last
+    // still in its thread's batch.
+    end_spans(&batcher, &["a", "b", "c", "d", "e"]);
+    shared.lock().stop = true;
     let sender = Sender {
         client: reqwest::Client::new(),
         url: reqwest::Url::parse(&url).unwrap(),
@@ -98,12 +133,6 @@ async fn spans_waiting_when_the_batcher_stops_all_leave_a_batch_at_a_time() {
         shared: shared.clone(),
         retry_at: None,
     };
-    // Five spans waiting as the batcher is asked to stop: batches of 2, 2 and 1.
-    {
-        let mut pending = shared.lock();
-        end_spans(&mut pending, ["a", "b", "c", "d", "e"]);
-        pending.stop = true;
-    }
     tokio::task::spawn_blocking(move || sender.run())
         .await
         .unwrap();
