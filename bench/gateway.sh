@@ -15,10 +15,13 @@
 # collector that takes every batch (traces: sample 1, the mock upstream's /v1/traces) and to one
 # that is down (traces_down: a closed port), the last two without the request log.
 # TAIL=only runs the low-load part alone (with BASELINE or AB, for each build in turn).
+# CEILING=only (with BASELINE or AB) runs only the ceilings, whole then streamed, in ROUNDS
+# rounds, each build's read against the first's round by round: the median and quartiles of
+# those ratios (use many short rounds, say ROUNDS=40 with 2 s runs, on a machine that drifts).
 # ANTHROPIC=only runs only the load to an Anthropic model (see anthropic_beside).
 # DIALECTS=only runs only the inbound dialects side by side on a simulated model (see dialects).
 #
-# Usage: [ROUNDS=3] [IDLE=poll] [BASELINE=BIN] [AB=metrics|observe] [TAIL=only] [ANTHROPIC=only] [DIALECTS=only] bench/gateway.sh [SECONDS_PER_RUN]
+# Usage: [ROUNDS=3] [IDLE=poll] [BASELINE=BIN] [AB=metrics|observe] [TAIL=only] [CEILING=only] [ANTHROPIC=only] [DIALECTS=only] bench/gateway.sh [SECONDS_PER_RUN]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
@@ -109,6 +112,14 @@ by_round() {
   python3 -c 'import statistics, sys
 a, b = ([float(x) for x in s.split()] for s in sys.argv[1:])
 print("%.3f" % statistics.median(x / y for x, y in zip(a, b)))' "$1" "$2"
+}
+# quartiles "A1 A2 ..." "B1 B2 ..." -> "median M (quartiles Q1 to Q3)" of the rounds' A over B
+quartiles() {
+  python3 -c 'import statistics, sys
+a, b = ([float(x) for x in s.split()] for s in sys.argv[1:])
+r = [x / y for x, y in zip(a, b)]
+q = statistics.quantiles(r, n=4) if len(r) > 1 else [r[0]] * 3
+print("median %.3f (quartiles %.3f to %.3f)" % (statistics.median(r), q[0], q[2]))' "$1" "$2"
 }
 # paired "P50,P99,RPS ..." "P50,P99,RPS ..." -> the median over rounds of the first's p50 over
 # the second's (the two lists in round order)
@@ -264,6 +275,41 @@ if [ -n "${BASELINE:-}" ] || [ "${AB:-}" = metrics ] || [ "${AB:-}" = observe ];
         line+=" $name p99 $(median 1 ${p99s[$name]// /$'\n'}) ms, added p99 $(median 1 ${added[$name]// /$'\n'}) ms;"
       done
       echo "$line"
+    done
+    exit 0
+  fi
+  if [ "${CEILING:-}" = only ]; then
+    # The ceilings alone, in many short rounds: this machine's speed moves by several per cent
+    # from one run to the next, so each build's ceiling is read against the first build's in
+    # the same round, and the median and quartiles of those ratios are printed.
+    echo "machine: $(nproc) cores, $idle; oha -c 32, ${secs}s per run, $rounds rounds, order rotating, ceilings only" >&2
+    printf '%-9s %5s  %-12s %11s\n' mode round build ceiling
+    for mode in whole streamed; do
+      body=$whole; [ "$mode" = streamed ] && body=$streamed
+      for t in "${targets[@]}"; do   # warm-up, each
+        read -r _ addr k <<<"$t"; key=$k run "http://$addr/v1/chat/completions" "$body" -c 32 >/dev/null
+      done
+      declare -A ceils=()
+      for round in $(seq 1 "$rounds"); do
+        for i in $(seq 0 $((n - 1))); do
+          read -r name addr k <<<"${targets[$(( (i + round) % n ))]}"
+          read -r _ _ rps ok < <(key=$k run "http://$addr/v1/chat/completions" "$body" -c 32)
+          [ "$ok" = 1.0000 ] || { echo "failed requests at $addr's ceiling ($ok)" >&2; exit 1; }
+          ceils[$name]+="$rps "
+          printf '%-9s %5s  %-12s %11s\n' "$mode" "$round" "$name" "$rps"
+        done
+      done
+      read -r first _ <<<"${targets[0]}"
+      line="$mode, $rounds rounds:"
+      for t in "${targets[@]}"; do
+        read -r name _ <<<"$t"
+        # shellcheck disable=SC2086
+        line+=" $name ceiling $(median 1 ${ceils[$name]// /$'\n'}) req/s"
+        [ "$name" != "$first" ] && line+=" (vs $first round by round: $(quartiles "${ceils[$name]}" "${ceils[$first]}"))"
+        line+=";"
+      done
+      echo "$line"
+      unset ceils
     done
     exit 0
   fi

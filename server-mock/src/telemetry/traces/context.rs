@@ -44,7 +44,9 @@ impl Ids {
             }
         }
         text[53..55].copy_from_slice(if self.sampled { b"01" } else { b"00" });
-        let value = HeaderValue::from_bytes(&text).ok()?;
+        // Owned as it is, counted: the upstream request clones the value, and a value copied
+        // into a `Vec`'s bytes would be given a shared count then (a second allocation).
+        let value = HeaderValue::from_maybe_shared(bytes::Bytes::from_owner(text)).ok()?;
         Some((TRACEPARENT, value))
     }
 }
