@@ -106,15 +106,10 @@ median() {
   local col=$1; shift
   printf '%s\n' "$@" | awk -v c="$col" '{print $c}' | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'
 }
-# by_round "A1 A2 ..." "B1 B2 ..." -> the median over rounds of A's over B's, each round's pair
-# measured minutes apart at most (this machine's speed drifts by more than that within a run)
+# by_round "A1 A2 ..." "B1 B2 ..." -> "median M (quartiles Q1 to Q3)" of the rounds' A over B,
+# each round's pair measured minutes apart at most (this machine's speed drifts by more than
+# that within a run)
 by_round() {
-  python3 -c 'import statistics, sys
-a, b = ([float(x) for x in s.split()] for s in sys.argv[1:])
-print("%.3f" % statistics.median(x / y for x, y in zip(a, b)))' "$1" "$2"
-}
-# quartiles "A1 A2 ..." "B1 B2 ..." -> "median M (quartiles Q1 to Q3)" of the rounds' A over B
-quartiles() {
   python3 -c 'import statistics, sys
 a, b = ([float(x) for x in s.split()] for s in sys.argv[1:])
 r = [x / y for x, y in zip(a, b)]
@@ -236,8 +231,15 @@ if [ -n "${BASELINE:-}" ] || [ "${AB:-}" = metrics ] || [ "${AB:-}" = observe ];
     start_other baseline "$BASELINE"
   fi
   # measure ADDR KEY BODY -> "added_p50_ms ceiling_rps" against the direct run just before it
+  # ("- ceiling_rps" with CEILING=only: the ceiling alone)
   measure() {
     local addr=$1 k=$2 body=$3 dp50 gp50 ok rps
+    if [ "${CEILING:-}" = only ]; then
+      read -r _ _ rps ok < <(key=$k run "http://$addr/v1/chat/completions" "$body" -c 32)
+      [ "$ok" = 1.0000 ] || { echo "failed requests at $addr's ceiling ($ok)" >&2; exit 1; }
+      echo "- $rps"
+      return
+    fi
     read -r dp50 _ _ _ < <(run "http://$upstream/v1/chat/completions" "$body" -c 32 -q 2000 --latency-correction)
     read -r gp50 _ _ ok < <(key=$k run "http://$addr/v1/chat/completions" "$body" -c 32 -q 2000 --latency-correction)
     [ "$ok" = 1.0000 ] || { echo "failed requests at $addr ($ok)" >&2; exit 1; }
@@ -278,42 +280,7 @@ if [ -n "${BASELINE:-}" ] || [ "${AB:-}" = metrics ] || [ "${AB:-}" = observe ];
     done
     exit 0
   fi
-  if [ "${CEILING:-}" = only ]; then
-    # The ceilings alone, in many short rounds: this machine's speed moves by several per cent
-    # from one run to the next, so each build's ceiling is read against the first build's in
-    # the same round, and the median and quartiles of those ratios are printed.
-    echo "machine: $(nproc) cores, $idle; oha -c 32, ${secs}s per run, $rounds rounds, order rotating, ceilings only" >&2
-    printf '%-9s %5s  %-12s %11s\n' mode round build ceiling
-    for mode in whole streamed; do
-      body=$whole; [ "$mode" = streamed ] && body=$streamed
-      for t in "${targets[@]}"; do   # warm-up, each
-        read -r _ addr k <<<"$t"; key=$k run "http://$addr/v1/chat/completions" "$body" -c 32 >/dev/null
-      done
-      declare -A ceils=()
-      for round in $(seq 1 "$rounds"); do
-        for i in $(seq 0 $((n - 1))); do
-          read -r name addr k <<<"${targets[$(( (i + round) % n ))]}"
-          read -r _ _ rps ok < <(key=$k run "http://$addr/v1/chat/completions" "$body" -c 32)
-          [ "$ok" = 1.0000 ] || { echo "failed requests at $addr's ceiling ($ok)" >&2; exit 1; }
-          ceils[$name]+="$rps "
-          printf '%-9s %5s  %-12s %11s\n' "$mode" "$round" "$name" "$rps"
-        done
-      done
-      read -r first _ <<<"${targets[0]}"
-      line="$mode, $rounds rounds:"
-      for t in "${targets[@]}"; do
-        read -r name _ <<<"$t"
-        # shellcheck disable=SC2086
-        line+=" $name ceiling $(median 1 ${ceils[$name]// /$'\n'}) req/s"
-        [ "$name" != "$first" ] && line+=" (vs $first round by round: $(quartiles "${ceils[$name]}" "${ceils[$first]}"))"
-        line+=";"
-      done
-      echo "$line"
-      unset ceils
-    done
-    exit 0
-  fi
-  echo "machine: $(nproc) cores, $idle; oha -c 32, ${secs}s per run, $rounds rounds, order rotating; ${BASELINE:+baseline $BASELINE}" >&2
+  echo "machine: $(nproc) cores, $idle; oha -c 32, ${secs}s per run, $rounds rounds, order rotating${CEILING:+, ceilings only}; ${BASELINE:+baseline $BASELINE}" >&2
   printf '%-9s %5s  %-12s %10s %11s\n' mode round build added_p50 ceiling
   for mode in whole streamed; do
     body=$whole; [ "$mode" = streamed ] && body=$streamed
@@ -335,6 +302,11 @@ if [ -n "${BASELINE:-}" ] || [ "${AB:-}" = metrics ] || [ "${AB:-}" = observe ];
       read -r name _ <<<"$t"
       # shellcheck disable=SC2086
       m50=$(median 1 ${p50s[$name]// /$'\n'}); mc=$(median 1 ${ceils[$name]// /$'\n'})
+      if [ "${CEILING:-}" = only ]; then
+        line+=" $name ceiling $mc req/s;"
+        [ "$name" != "$first" ] && line+=" ($name vs $first round by round: $(by_round "${ceils[$name]}" "${ceils[$first]}"));"
+        continue
+      fi
       line+=" $name added p50 $m50 ms, ceiling $mc req/s;"
       if [ "$name" != "$first" ]; then
         # shellcheck disable=SC2086

@@ -77,8 +77,7 @@ async fn messages(Json(body): Json<Value>) -> Response {
 /// gateway, and gathering each batch (about 600 KB) into one new buffer cost it 0.2 page faults
 /// and about 2 us more CPU a traced request than this (BENCHMARKS.md, twelfth measurement),
 /// charged to the gateway's ceiling though a collector is no part of the gateway.
-async fn traces(batch: axum::body::Body) -> Response {
-    let mut batch = batch;
+async fn traces(mut batch: axum::body::Body) -> Response {
     while let Some(piece) = batch.frame().await {
         if piece.is_err() {
             return axum::http::StatusCode::BAD_REQUEST.into_response();

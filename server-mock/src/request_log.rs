@@ -3,10 +3,10 @@
 //! it, the caller's credential, the model that answered, tokens and credits, the status) and
 //! written into its workspace's pending batch ([`RequestBatch`]) when the last hand on it lets
 //! go: when a whole answer is sent, or when a stream ends. Each thread fills batches of its own
-//! ([`PerThread`]: the request threads never write the same memory); a flush takes them all. Batches are stored like the ledger's
-//! records, never on a request's path, and entries deleted past their retention by a background
-//! task in bounded batches. Bodies are kept (redacted, capped) only for a workspace whose
-//! settings say so ([`choices::Choices`]).
+//! ([`PerThread`]: the request threads never write the same memory); a flush takes them all.
+//! Batches are stored like the ledger's records, never on a request's path, and entries deleted
+//! past their retention by a background task in bounded batches. Bodies are kept (redacted,
+//! capped) only for a workspace whose settings say so ([`choices::Choices`]).
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
